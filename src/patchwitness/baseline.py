@@ -1,0 +1,221 @@
+"""What the task looks like before any patch: outcomes at the SHA, the census, the pytest config.
+
+Computed in its own fresh checkout, validated (a failing id that is green at the SHA makes the task
+invalid), and reusable: every patch to the same task is judged against the same baseline. Because it
+is amortised over many patches, it may run the suite several times and mark tests whose outcome
+varies as flaky; a flaky test never makes a transition on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from patchwitness import __version__
+from patchwitness.census.items import Inventory
+from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
+from patchwitness.errors import InvalidTask
+from patchwitness.model import Outcome, TestRun
+from patchwitness.pytest_config import PytestConfig
+from patchwitness.suite import Suite, SuiteRun
+from patchwitness.task import Task
+from patchwitness.workspace import Workspace
+
+
+@dataclass
+class Baseline:
+    key: str
+    outcomes: dict[str, Outcome]
+    collected: list[str]
+    hooks: dict[str, list[str]]
+    inventory: Inventory
+    pytest_config: PytestConfig
+    run: TestRun
+    flaky: list[str] = field(default_factory=list)
+    runs: int = 1
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "key": self.key,
+            "outcomes": self.outcomes,
+            "collected": self.collected,
+            "hooks": self.hooks,
+            "inventory": self.inventory.to_json(),
+            "pytest_config": {
+                "source": self.pytest_config.source,
+                "python_files": list(self.pytest_config.python_files),
+                "python_classes": list(self.pytest_config.python_classes),
+                "python_functions": list(self.pytest_config.python_functions),
+                "testpaths": list(self.pytest_config.testpaths),
+                "addopts": list(self.pytest_config.addopts),
+            },
+            "run": self.run.model_dump(),
+            "flaky": self.flaky,
+            "runs": self.runs,
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Baseline:
+        cfg = data["pytest_config"]
+        return cls(
+            key=data["key"],
+            outcomes=data["outcomes"],
+            collected=data["collected"],
+            hooks=data["hooks"],
+            inventory=Inventory.from_json(data["inventory"]),
+            pytest_config=PytestConfig(
+                source=cfg["source"],
+                python_files=tuple(cfg["python_files"]),
+                python_classes=tuple(cfg["python_classes"]),
+                python_functions=tuple(cfg["python_functions"]),
+                testpaths=tuple(cfg["testpaths"]),
+                addopts=tuple(cfg["addopts"]),
+            ),
+            run=TestRun.model_validate(data["run"]),
+            flaky=data.get("flaky", []),
+            runs=data.get("runs", 1),
+            extra=data.get("extra", {}),
+        )
+
+
+class BaselineCache(Protocol):
+    def get(self, key: str) -> Baseline | None: ...
+
+    def put(self, baseline: Baseline) -> None: ...
+
+
+class NoCache:
+    def get(self, key: str) -> Baseline | None:
+        return None
+
+    def put(self, baseline: Baseline) -> None:
+        return None
+
+
+class DiskCache:
+    """Baselines as JSON files named by their key, written atomically."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def get(self, key: str) -> Baseline | None:
+        path = self.root / f"{key}.json"
+        try:
+            return Baseline.from_json(json.loads(path.read_text()))
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def put(self, baseline: Baseline) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(baseline.to_json(), handle)
+        os.replace(tmp, self.root / f"{baseline.key}.json")
+
+
+def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str) -> str:
+    """Keyed by what determines the baseline: SHA, commands, setup, versions. Never by a path."""
+    parts = {
+        "grader": __version__,
+        "sha": task.sha,
+        "language": task.language,
+        "test_cmd": task.test_cmd,
+        "cwd": task.options.cwd,
+        "setup": task.options.setup,
+        "timeout": task.timeout,
+        "census": task.options.census.model_dump(),
+        "cpp": task.options.cpp.model_dump() if task.language == "cpp" else None,
+        "coverage": task.options.coverage.model_dump(),
+        "versions": suite.versions(),
+        "runs": runs,
+        "sandbox": sandbox,
+    }
+    canonical = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:24]
+
+
+def scan_options(task: Task, config: PytestConfig) -> ScanOptions:
+    return ScanOptions(
+        pytest=config,
+        golden_prefix=task.options.census.golden_prefix,
+        exclude=tuple(task.options.census.exclude),
+    )
+
+
+def compute(task: Task, suite: Suite, key: str, runs: int = 1) -> Baseline:
+    with Workspace.create(task.repo, task.sha) as ws:
+        config = read_root_config(ws.repo)
+        # The census is taken before anything runs: tests may write files into the tree.
+        inventory = scan_tree(ws.repo, scan_options(task, config))
+        results: list[SuiteRun] = []
+        for index in range(max(1, runs)):
+            scratch = ws.new_dir(f"baseline-{index}")
+            result = suite.run(ws.repo, scratch)
+            validate_run(task, result)
+            results.append(result)
+    first = results[0]
+    flaky = sorted(
+        {
+            i
+            for r in results[1:]
+            for i in set(r.outcomes) | set(first.outcomes)
+            if r.outcomes.get(i) != first.outcomes.get(i)
+        }
+    )
+    baseline = Baseline(
+        key=key,
+        outcomes=dict(first.outcomes),
+        collected=list(first.run.collected),
+        hooks=first.hooks,
+        inventory=inventory,
+        pytest_config=config,
+        run=first.run,
+        flaky=flaky,
+        runs=len(results),
+        extra={"build": first.build.model_dump() if first.build else None},
+    )
+    validate_failing(task, baseline)
+    return baseline
+
+
+def validate_run(task: Task, result: SuiteRun) -> None:
+    if result.timed_out:
+        raise InvalidTask(f"the test command does not finish at the SHA within {task.timeout}s")
+    if result.build_failed:
+        raise InvalidTask(
+            "the project does not build at the SHA: "
+            + (result.problems[0] if result.problems else "build failed")
+        )
+    if not result.started:
+        raise InvalidTask(
+            "the test command did not produce the grader's report at the SHA: "
+            + "; ".join(result.problems[:2])
+        )
+    if not result.outcomes:
+        raise InvalidTask("no tests were collected at the SHA")
+
+
+def validate_failing(task: Task, baseline: Baseline) -> None:
+    for nodeid in task.failing_ids:
+        if baseline.outcomes.get(nodeid) == "passed":
+            raise InvalidTask(f"failing id is green at the SHA: {nodeid}")
+        if nodeid in baseline.flaky:
+            raise InvalidTask(f"failing id is flaky at the SHA: {nodeid}")
+
+
+def obtain(task: Task, suite: Suite, cache: BaselineCache, runs: int, sandbox: str) -> Baseline:
+    key = baseline_key(task, suite, runs, sandbox)
+    cached = cache.get(key)
+    if cached is not None:
+        validate_failing(task, cached)
+        return cached
+    baseline = compute(task, suite, key, runs)
+    cache.put(baseline)
+    return baseline

@@ -1,0 +1,203 @@
+"""Walking a tree and inventorying both languages. The I/O half of the census.
+
+Which files count: Python test files as the repository's pytest config finds them plus every
+conftest.py; every C++ source and header (seed 000 counts `assert(` in production code too), minus
+vendored, build and generated trees. A file that cannot be read or parsed is listed as unreadable
+rather than skipped: the census fails closed on what it cannot see.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from patchwitness.census.items import Inventory, Item, sort_key
+from patchwitness.census.python import inventory_python
+from patchwitness.pytest_config import CONFIG_FILES, PytestConfig, read_pytest_config
+
+SKIP_DIRS = {
+    ".git",
+    "build",
+    "_deps",
+    "third_party",
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    "dist",
+    ".eggs",
+    ".hg",
+    ".svn",
+}
+SKIP_DIR_GLOBS = ("cmake-build-*", "*.egg-info", "build-*")
+CPP_EXT = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
+PY_INFRA = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
+PARALLEL_THRESHOLD = 400  # files; below this a process pool costs more than it saves
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    pytest: PytestConfig = field(default_factory=PytestConfig)
+    golden_prefix: str = "GOLDEN_"
+    exclude: tuple[str, ...] = ()
+    jobs: int = 0  # 0 = one per core
+
+
+def read_root_config(root: Path) -> PytestConfig:
+    files = {}
+    for name in CONFIG_FILES:
+        path = root / name
+        if path.is_file() and not path.is_symlink():
+            try:
+                files[name] = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+    return read_pytest_config(files)
+
+
+def _skip_dir(name: str) -> bool:
+    return name in SKIP_DIRS or any(fnmatch.fnmatch(name, g) for g in SKIP_DIR_GLOBS)
+
+
+def _suffix(rel: str) -> str:
+    name = rel.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def wanted(rel: str, options: ScanOptions) -> str | None:
+    """'py', 'cpp', 'cmake' or 'config' when the census reads this file, else None."""
+    if any(fnmatch.fnmatch(rel, g) for g in options.exclude):
+        return None
+    if any(_skip_dir(part) for part in rel.split("/")[:-1]):
+        return None
+    name = rel.rsplit("/", 1)[-1]
+    suffix = _suffix(rel)
+    if suffix == ".py":
+        if name in PY_INFRA or options.pytest.is_test_file(rel):
+            return "py"
+        return None
+    if suffix in CPP_EXT:
+        return "cpp"
+    if name == "CMakeLists.txt" or suffix == ".cmake":
+        return "cmake"
+    if name in CONFIG_FILES or name == ".coveragerc":
+        return "config"
+    return None
+
+
+def walk(root: Path, options: ScanOptions) -> list[str]:
+    """Repository-relative paths the census reads, never following symlinks out of the tree."""
+    out: list[str] = []
+    root_str = str(root)
+    for dirpath, dirnames, filenames in os.walk(root_str, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not _skip_dir(d))
+        base = os.path.relpath(dirpath, root_str)
+        for name in sorted(filenames):
+            rel = name if base == "." else f"{base}/{name}".replace(os.sep, "/")
+            if wanted(rel, options):
+                out.append(rel)
+    return out
+
+
+@dataclass
+class FileResult:
+    rel: str
+    items: list[Item]
+    digest: str | None  # set when the file is test or test infrastructure
+    unreadable: bool = False
+
+
+def read_inside(root: Path, rel: str) -> bytes | None:
+    path = root / rel
+    try:
+        if path.is_symlink():
+            target = path.resolve(strict=True)
+            if root.resolve() not in target.parents:
+                return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def scan_file(root: Path, rel: str, options: ScanOptions) -> FileResult:
+    kind = wanted(rel, options)
+    data = read_inside(root, rel)
+    if data is None or kind is None:
+        return FileResult(rel, [], None, unreadable=data is None and kind is not None)
+    digest = hashlib.sha256(data).hexdigest()
+    if kind == "py":
+        name = rel.rsplit("/", 1)[-1]
+        try:
+            items = inventory_python(data, rel, options.pytest, test_file=name not in PY_INFRA)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return FileResult(rel, [], digest, unreadable=True)
+        return FileResult(rel, items, digest)
+    if kind == "cpp":
+        return _scan_cpp(rel, data, digest, options)
+    if kind == "cmake":
+        from patchwitness.census.cmake import registration_lines
+
+        text = data.decode("utf-8", "replace")
+        return FileResult(rel, [], digest if registration_lines(text) else None)
+    return FileResult(rel, [], digest)
+
+
+def _scan_cpp(rel: str, data: bytes, digest: str, options: ScanOptions) -> FileResult:
+    from patchwitness.census.cpp import inventory_cpp
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        # Source in another encoding is still scanned: macro names are ASCII either way.
+        text = data.decode("latin-1")
+    items = inventory_cpp(text, rel, golden_prefix=options.golden_prefix)
+    is_test = any(item.kind in ("test", "case", "skip") for item in items)
+    return FileResult(rel, items, digest if is_test else None)
+
+
+def _scan_chunk(args: tuple[str, list[str], ScanOptions]) -> list[FileResult]:
+    root, rels, options = args
+    return [scan_file(Path(root), rel, options) for rel in rels]
+
+
+def scan_paths(root: Path, rels: Iterable[str], options: ScanOptions) -> Inventory:
+    rels = [r for r in dict.fromkeys(rels) if wanted(r, options)]
+    jobs = options.jobs or os.cpu_count() or 1
+    if jobs > 1 and len(rels) >= PARALLEL_THRESHOLD:
+        size = max(64, len(rels) // (jobs * 8))
+        chunks = [(str(root), rels[i : i + size], options) for i in range(0, len(rels), size)]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = [r for chunk in pool.map(_scan_chunk, chunks) for r in chunk]
+    else:
+        results = [scan_file(root, rel, options) for rel in rels]
+    return _collect(root, results)
+
+
+def _collect(root: Path, results: list[FileResult]) -> Inventory:
+    items: list[Item] = []
+    hashes: dict[str, str] = {}
+    unreadable: list[str] = []
+    for result in results:
+        items.extend(result.items)
+        if result.digest is not None:
+            hashes[result.rel] = result.digest
+        if result.unreadable:
+            unreadable.append(result.rel)
+    items.sort(key=sort_key)
+    return Inventory(items, hashes, sorted(unreadable), str(root))
+
+
+def scan_tree(root: Path, options: ScanOptions | None = None) -> Inventory:
+    options = options or ScanOptions(pytest=read_root_config(root))
+    return scan_paths(root, walk(root, options), options)

@@ -1,0 +1,184 @@
+"""The command line: parse, call the API, render. No grading logic lives here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from patchwitness import __version__
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Grade AI-written patches and refuse false greens.",
+    pretty_exceptions_enable=False,
+)
+census_app = typer.Typer(no_args_is_help=True, help="Inventory tests and assertions (seed 000).")
+app.add_typer(census_app, name="census")
+
+# Tables are wide; when output goes to a file or a pipe, do not fold them to 80 columns.
+out = Console(width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+EXIT = {"accept": 0, "accept-with-review": 0, "reject": 1, "ungradable": 2}
+
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto | bwrap | none")]
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err.print(f"patchwitness: {message}", markup=False, highlight=False)
+    raise typer.Exit(code)
+
+
+def _sandbox(mode: str) -> None:
+    from patchwitness import sandbox
+
+    try:
+        sandbox.configure(mode)
+    except ValueError as exc:
+        _fail(str(exc))
+    for warning in sandbox.warnings():
+        err.print(f"[bold yellow]warning:[/] {warning}")
+
+
+@app.command()
+def grade(
+    task_dir: Annotated[Path, typer.Argument(help="task directory (seed layout + task.toml)")],
+    patch: Annotated[Path, typer.Argument(help="unified diff to grade")],
+    repo: Annotated[
+        Path | None,
+        typer.Option(help="repository (default: task.toml or the git repository holding TASK_DIR)"),
+    ] = None,
+    agent: Annotated[str, typer.Option(help="name of the agent that wrote the patch")] = "agent",
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the verdict here")] = None,
+    artifacts: Annotated[Path | None, typer.Option(help="save census artifacts here")] = None,
+    baseline_runs: Annotated[int, typer.Option(help="runs of the suite at the SHA")] = 1,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="recompute the baseline")] = False,
+    sandbox: SandboxOpt = "auto",
+) -> None:
+    """Grade one patch. Exit 0 accept, 1 reject, 2 could not grade."""
+    from patchwitness.api import GradeOptions
+    from patchwitness.api import grade as grade_patch
+    from patchwitness.baseline import NoCache
+    from patchwitness.report.terminal import render_verdict
+    from patchwitness.store import write_json_atomic
+
+    _sandbox(sandbox)
+    options = GradeOptions(
+        baseline_runs=baseline_runs, artifacts=artifacts, cache=NoCache() if no_cache else None
+    )
+    verdict = grade_patch(task_dir, patch, repo=repo, agent=agent, options=options)
+    if json_out is not None:
+        write_json_atomic(json_out, verdict.model_dump(mode="json"))
+    render_verdict(out, verdict)
+    if verdict.grade == "ungradable":
+        detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
+        err.print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
+    raise typer.Exit(EXIT[verdict.grade])
+
+
+@census_app.command("write")
+def census_write(
+    root: Annotated[Path, typer.Argument(help="tree to inventory")],
+    output: Annotated[Path, typer.Argument(help="census JSON to write")],
+    golden_prefix: Annotated[str, typer.Option(help="project-local assertion prefix")] = "GOLDEN_",
+    exclude: Annotated[
+        list[str] | None, typer.Option(help="glob of generated files to skip")
+    ] = None,
+) -> None:
+    """Inventory tests and assertions (Python and C++) under ROOT."""
+    from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
+    from patchwitness.store import write_json_atomic
+
+    if not root.is_dir():
+        _fail(f"not a directory: {root}")
+    options = ScanOptions(
+        pytest=read_root_config(root), golden_prefix=golden_prefix, exclude=tuple(exclude or ())
+    )
+    inventory = scan_tree(root.resolve(), options)
+    write_json_atomic(output, inventory.to_json())
+    out.print(len(inventory.items))
+
+
+@census_app.command("diff")
+def census_diff(
+    before: Annotated[Path, typer.Argument(help="census before the patch")],
+    after: Annotated[Path, typer.Argument(help="census after the patch")],
+    allow: Annotated[Path | None, typer.Argument(help='allowlist {"remove": [keys]}')] = None,
+) -> None:
+    """Compare two censuses. Exit 0 pass, 1 fail."""
+    from patchwitness.census.items import Inventory, diff_inventories
+    from patchwitness.task import parse_allowlist
+
+    def load(path: Path) -> Inventory:
+        try:
+            return Inventory.from_json(json.loads(path.read_text()))
+        except (OSError, ValueError) as exc:
+            _fail(f"{path}: {exc}")
+            raise  # unreachable
+
+    keys: list[str] = []
+    if allow is not None:
+        try:
+            keys, _ = parse_allowlist(allow.read_text(), str(allow))
+        except Exception as exc:  # InvalidTask or OSError: one line, no traceback
+            _fail(str(exc))
+    report = diff_inventories(load(before), load(after), keys).report()
+    sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    raise typer.Exit(1 if report["verdict"] == "fail" else 0)
+
+
+@app.command()
+def schema() -> None:
+    """Print the verdict JSON Schema."""
+    from patchwitness.model import verdict_schema
+
+    sys.stdout.write(json.dumps(verdict_schema(), indent=2) + "\n")
+
+
+@app.command()
+def tables() -> None:
+    """Print every decision table, in the order its rows are tried."""
+    from patchwitness.report.terminal import render_tables
+
+    render_tables(out)
+
+
+@app.command()
+def demo(
+    workdir: Annotated[
+        Path | None, typer.Option(help="build the demo here (default: a temporary directory)")
+    ] = None,
+    jobs: Annotated[int, typer.Option(help="parallel grades")] = 0,
+    language: Annotated[str, typer.Option(help="python | cpp | all")] = "all",
+    sandbox: SandboxOpt = "auto",
+) -> None:
+    """Build the embedded demo bag and grade every agent patch in it."""
+    from patchwitness.demo.run import run_demo
+
+    _sandbox(sandbox)
+    code = run_demo(out, workdir=workdir, jobs=jobs, language=language)
+    raise typer.Exit(code)
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    out.print(__version__)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("patchwitness: interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

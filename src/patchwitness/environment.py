@@ -1,0 +1,192 @@
+"""The task's test environment: built once per (SHA, setup command), reused by every later grade.
+
+The setup command (for example `python3 -m venv "$PW_ENV" && "$PW_ENV/bin/pip" install pytest`)
+runs at the locked SHA, in a checkout kept beside the environment, with `$PW_ENV` naming the
+directory it should fill. Grades then see that directory read-only, with `$PW_ENV/bin` first on
+PATH. The cache key is the SHA and the command (or, when task.toml lists `setup_depends_on`, the
+content of those files instead of the SHA), never a path.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from patchwitness import runner
+from patchwitness.errors import InvalidTask, ToolError
+from patchwitness.task import Task
+from patchwitness.workspace import Workspace, show_at
+
+COMPLETE = "complete.json"
+
+VERSION_PROBE = r"""
+import json, platform, sys
+info = {"python": platform.python_version(), "implementation": platform.python_implementation(),
+        "executable": sys.executable}
+try:
+    import pytest
+    info["pytest"] = pytest.__version__
+except Exception as exc:
+    info["pytest"] = None
+    info["pytest_error"] = repr(exc)
+plugins = set()
+try:
+    from importlib.metadata import entry_points
+    eps = entry_points()
+    group = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
+    for ep in group:
+        dist = getattr(ep, "dist", None)
+        plugins.add(f"{dist.name}=={dist.version}" if dist else ep.value)
+except Exception:
+    pass
+info["plugins"] = sorted(plugins)
+print(json.dumps(info))
+"""
+
+
+def cache_root() -> Path:
+    configured = os.environ.get("PATCHWITNESS_CACHE")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "patchwitness"
+
+
+def base_python_bin() -> str:
+    """The bin directory of the interpreter patchwitness runs on (its base install, not a venv).
+
+    Shims such as pyenv's live outside /usr and need their own machinery; the real interpreter
+    directory does not.
+    """
+    return str(Path(sys.base_prefix) / "bin")
+
+
+@dataclass
+class Environment:
+    key: str
+    path: Path | None
+    source: Path | None = None
+    versions: dict = field(default_factory=dict)
+    setup_log: str = ""
+
+    @property
+    def bin_dirs(self) -> list[str]:
+        dirs = []
+        if self.path is not None and (self.path / "bin").is_dir():
+            dirs.append(str(self.path / "bin"))
+        dirs.append(base_python_bin())
+        return dirs
+
+    @property
+    def readable(self) -> list[Path]:
+        return [p for p in (self.path, self.source) if p is not None]
+
+
+def env_key(task: Task) -> str:
+    digest = hashlib.sha256()
+    digest.update((task.options.setup or "").encode())
+    digest.update(b"\0")
+    depends = task.options.setup_depends_on
+    if depends is None:
+        digest.update(task.sha.encode())
+    else:
+        for rel in sorted(depends):
+            digest.update(rel.encode() + b"\0")
+            digest.update(show_at(task.repo, task.sha, rel) or b"<missing>")
+            digest.update(b"\0")
+    digest.update(base_python_bin().encode())
+    digest.update(runner.confinement().name.encode())
+    return digest.hexdigest()[:24]
+
+
+def prepare(task: Task) -> Environment:
+    """Return the task's environment, building it first if no grade has yet."""
+    key = env_key(task)
+    if not task.options.setup:
+        return Environment(key=key, path=None, versions=probe_versions(None, task))
+    home = cache_root() / "envs" / key
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = home / COMPLETE
+        if done.exists():
+            meta = json.loads(done.read_text())
+            return Environment(
+                key=key,
+                path=home / "env",
+                source=home / "src",
+                versions=meta.get("versions", {}),
+                setup_log=meta.get("log", ""),
+            )
+        return _build(task, key, home)
+
+
+def _build(task: Task, key: str, home: Path) -> Environment:
+    for stale in ("env", "src"):
+        shutil.rmtree(home / stale, ignore_errors=True)
+    env_dir = home / "env"
+    with Workspace.create(task.repo, task.sha) as ws:
+        result = runner.run(
+            runner.Request(
+                command=task.options.setup or "",
+                cwd=ws.repo,
+                timeout=task.options.setup_timeout,
+                env={"PW_ENV": str(env_dir)},
+                path_prepend=[base_python_bin()],
+                writable=[ws.repo, ws.home, home],
+                network=True,
+                home=ws.home,
+                limits=runner.Limits(memory_mb=8192, processes=512, file_size_mb=4096),
+            )
+        )
+        log = (result.stdout[-4000:] + result.stderr[-4000:]).decode("utf-8", "replace")
+        if not result.ok:
+            shutil.rmtree(env_dir, ignore_errors=True)
+            why = result.killed_reason or f"exit {result.returncode}"
+            last = log.strip().splitlines()[-1:] or [""]
+            raise InvalidTask(f"setup command failed ({why}): {last[0][:300]}")
+        # Keep the checkout the setup ran in: editable installs point into it. Grades put their
+        # own worktree first on PYTHONPATH, so it never shadows the code under grade.
+        shutil.move(str(ws.repo), str(home / "src"))
+    env = Environment(key=key, path=env_dir, source=home / "src", setup_log=log)
+    env.versions = probe_versions(env, task)
+    (home / COMPLETE).write_text(json.dumps({"versions": env.versions, "log": log}))
+    return env
+
+
+def probe_versions(env: Environment | None, task: Task) -> dict:
+    """Interpreter, pytest and pytest plugin versions as the test command will see them."""
+    bin_dirs = env.bin_dirs if env is not None else [base_python_bin()]
+    python = next(
+        (
+            str(Path(d) / n)
+            for d in bin_dirs
+            for n in ("python", "python3")
+            if (Path(d) / n).exists()
+        ),
+        None,
+    )
+    if python is None:
+        return {}
+    scratch = cache_root() / "scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    result = runner.run(
+        runner.Request(
+            command=[python, "-c", VERSION_PROBE],
+            cwd=scratch,
+            timeout=60,
+            path_prepend=bin_dirs,
+            home=scratch,
+        )
+    )
+    if not result.ok:
+        raise ToolError(f"cannot read interpreter versions: {result.stderr[-300:]!r}")
+    try:
+        return json.loads(result.stdout.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise ToolError("cannot read interpreter versions") from None

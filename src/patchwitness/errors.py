@@ -1,0 +1,25 @@
+"""The ways a grade can end before the gates judge the patch. Each maps to one label."""
+
+from __future__ import annotations
+
+
+class GradeStop(Exception):
+    """A grade ends early with `label`; the message is the one-line reason shown to the user."""
+
+    label = "error"
+    grade = "ungradable"
+
+
+class InvalidTask(GradeStop):
+    label = "invalid-task"
+    grade = "ungradable"
+
+
+class ApplyFailed(GradeStop):
+    label = "apply-failed"
+    grade = "reject"
+
+
+class ToolError(GradeStop):
+    label = "error"
+    grade = "ungradable"

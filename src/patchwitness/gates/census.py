@@ -1,0 +1,84 @@
+"""The census gate (seed 000): inventory diff plus goldens, through the census table. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchwitness import policy
+from patchwitness.census.items import CensusDiff
+from patchwitness.model import CensusFacts, CensusGate, WeakenedTest
+
+
+@dataclass(frozen=True)
+class CensusInput:
+    allow_test_edits: bool = False
+    unreadable: int = 0
+    redefinitions: int = 0
+    removed_tests: int = 0
+    removed_asserts: int = 0
+    disabled: int = 0
+    infra_edits: int = 0
+    goldens_red: bool = False
+    allowlisted: int = 0
+    added: int = 0
+
+
+def census_input(diff: CensusDiff, allow_test_edits: bool, goldens_red: bool) -> CensusInput:
+    removed_tests = sum(
+        1 for k in diff.unexpected_removals if k.split("|", 1)[0] in ("test", "case")
+    )
+    return CensusInput(
+        allow_test_edits=allow_test_edits,
+        unreadable=len(diff.unreadable),
+        redefinitions=len(diff.macro_redefinitions),
+        removed_tests=removed_tests,
+        removed_asserts=len(diff.unexpected_removals) - removed_tests,
+        disabled=len(diff.disabled),
+        infra_edits=len(diff.infra_edits),
+        goldens_red=goldens_red,
+        allowlisted=len(diff.allowlisted_removals),
+        added=len(diff.added),
+    )
+
+
+def census_facts(diff: CensusDiff, artifacts: dict[str, str] | None = None) -> CensusFacts:
+    return CensusFacts(
+        before=diff.before,
+        after=diff.after,
+        before_assertions=diff.before_assertions,
+        after_assertions=diff.after_assertions,
+        removed=diff.removed,
+        added=diff.added,
+        unexpected_removals=diff.unexpected_removals,
+        allowlisted_removals=diff.allowlisted_removals,
+        weakened=[WeakenedTest(**w) for w in diff.weakened],
+        disabled=diff.disabled,
+        macro_redefinitions=diff.macro_redefinitions,
+        infra_edits=diff.infra_edits,
+        unreadable=diff.unreadable,
+        artifacts=artifacts or {},
+    )
+
+
+def decide(
+    diff: CensusDiff, inputs: CensusInput, artifacts: dict[str, str] | None = None
+) -> CensusGate:
+    row = policy.first_row(policy.CENSUS_TABLE, inputs)
+    detail = row.when
+    if row.id in ("witness-deleted", "closed-failure"):
+        detail = "removed: " + ", ".join(diff.unexpected_removals[:5])
+    elif row.id == "machinery-redefined":
+        detail = "redefined: " + ", ".join(diff.macro_redefinitions[:5])
+    elif row.id == "witness-disabled":
+        detail = "disabled: " + ", ".join(diff.disabled[:5])
+    elif row.id == "infra-edited":
+        detail = "infrastructure edited: " + ", ".join(diff.infra_edits[:5])
+    elif row.id == "unreadable":
+        detail = "cannot read: " + ", ".join(diff.unreadable[:5])
+    return CensusGate(
+        status=row.status,
+        row=row.id,
+        effect=row.effect,
+        detail=detail,
+        facts=census_facts(diff, artifacts),
+    )

@@ -1,0 +1,162 @@
+"""The assertion-drift gate (seed 002): the four numbers, the extras, and the print label. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchwitness import policy
+from patchwitness.census.items import CensusDiff, split_key
+from patchwitness.classify import GRADER, INFRA, TEST, Classified
+from patchwitness.model import DriftFacts, DriftGate, Outcome, PristineFacts
+
+
+@dataclass(frozen=True)
+class DriftInput:
+    """The facts the drift table reads, reduced to what its conditions need."""
+
+    allow_test_edits: bool = False
+    tests_changed: bool = False
+    grader_files_edited: bool = False
+    report_tampered: bool = False
+    tests_removed: int = 0
+    assertion_delta: int = 0
+    weakened: int = 0
+    skips_added: int = 0
+    pass_to_fail: int = 0
+    fail_to_pass: int = 0
+    gaming: int = 0
+
+
+def transitions(
+    before: dict[str, Outcome],
+    after: dict[str, Outcome],
+    failing: list[str],
+    flaky: set[str] = frozenset(),  # type: ignore[assignment]
+) -> tuple[list[str], list[str], list[str]]:
+    """(fail_to_pass, pass_to_fail, still_failing). A flaky id never counts on its own.
+
+    pass_to_fail: passed before, anything but passed after (failed, error, missing, skipped,
+    xfailed, or gone). fail_to_pass: listed as failing, passed after (xpassed is not passed).
+    """
+    f2p = [i for i in failing if after.get(i) == "passed" and i not in flaky]
+    still = [i for i in failing if after.get(i) != "passed"]
+    p2f = sorted(
+        i
+        for i, o in before.items()
+        if o == "passed" and after.get(i) != "passed" and i not in flaky
+    )
+    return f2p, p2f, still
+
+
+RED = ("failed", "error", "missing")
+
+
+def goldens_red(
+    before: dict[str, Outcome],
+    after: dict[str, Outcome],
+    failing: list[str],
+    flaky: set[str] = frozenset(),
+) -> bool:  # type: ignore[assignment]
+    """Seed 000's 'a golden fails': a test that should pass is present and red after the patch.
+
+    A test that vanished or was skipped is not a failing golden; it is the census's business.
+    """
+    should_pass = {i for i, o in before.items() if o == "passed"} | set(failing)
+    return any(after.get(i) in RED for i in should_pass - set(flaky))
+
+
+def drift_facts(
+    *,
+    before: dict[str, Outcome],
+    after: dict[str, Outcome],
+    failing: list[str],
+    census: CensusDiff,
+    classes: dict[str, Classified],
+    flaky: set[str] = frozenset(),  # type: ignore[assignment]
+    pristine: PristineFacts | None = None,
+) -> DriftFacts:
+    f2p, p2f, still = transitions(before, after, failing, flaky)
+    weakened = sorted({f"{w['file']}::{w['scope']}" for w in census.weakened})
+    return DriftFacts(
+        failing_ids=list(failing),
+        fail_to_pass=f2p,
+        pass_to_fail=p2f,
+        still_failing=still,
+        tests_removed=sorted(set(before) - set(after)),
+        tests_added=sorted(set(after) - set(before)),
+        assertion_delta=census.after_assertions - census.before_assertions,
+        weakened=weakened,
+        skips_added=[_skip_label(k) for k in census.disabled],
+        test_hash_changed=bool(census.test_files_changed),
+        test_files_edited=sorted(p for p, c in classes.items() if c.kind == TEST),
+        infra_files_edited=sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER)),
+        flaky=sorted(flaky),
+        before=dict(sorted(before.items())),
+        after=dict(sorted(after.items())),
+        pristine=pristine or PristineFacts(),
+    )
+
+
+def _skip_label(key: str) -> str:
+    _, file, scope, name, _ = split_key(key)
+    return f"{file}::{scope} {name}" if scope else f"{file} {name}"
+
+
+def drift_input(
+    facts: DriftFacts, allow_test_edits: bool, grader_edited: bool, tampered: bool, gaming: int = 0
+) -> DriftInput:
+    return DriftInput(
+        allow_test_edits=allow_test_edits,
+        tests_changed=bool(
+            facts.test_files_edited or facts.infra_files_edited or facts.test_hash_changed
+        ),
+        grader_files_edited=grader_edited,
+        report_tampered=tampered,
+        tests_removed=len(facts.tests_removed),
+        assertion_delta=facts.assertion_delta,
+        weakened=len(facts.weakened),
+        skips_added=len(facts.skips_added),
+        pass_to_fail=len(facts.pass_to_fail),
+        fail_to_pass=len(facts.fail_to_pass),
+        gaming=gaming,
+    )
+
+
+def detail(row_id: str, facts: DriftFacts) -> str:
+    """The row's reason with the ids that made it fire."""
+
+    def few(ids: list[str]) -> str:
+        return ", ".join(ids[:5]) + (f" (+{len(ids) - 5} more)" if len(ids) > 5 else "")
+
+    match row_id:
+        case "tests-removed":
+            return f"tests removed: {few(facts.tests_removed)}"
+        case "assertion-loss":
+            return f"assertion_delta = {facts.assertion_delta}"
+        case "weakened":
+            return f"weakened: {few(facts.weakened)}"
+        case "skips-added":
+            return f"skips added: {few(facts.skips_added)}"
+        case "test-edit-forbidden":
+            return (
+                f"edited without leave: {few(facts.test_files_edited + facts.infra_files_edited)}"
+            )
+        case "pass-to-fail":
+            return f"pass_to_fail: {few(facts.pass_to_fail)}"
+        case "fail-to-pass":
+            extra = f"; still failing: {few(facts.still_failing)}" if facts.still_failing else ""
+            return f"fail_to_pass: {few(facts.fail_to_pass)}{extra}"
+        case "no-op":
+            return "no listed failing id passes and nothing else changed state"
+    return ""
+
+
+def decide(facts: DriftFacts, inputs: DriftInput) -> DriftGate:
+    row = policy.first_row(policy.DRIFT_TABLE, inputs)
+    return DriftGate(
+        status=row.status,
+        row=row.id,
+        effect=row.effect,
+        detail=detail(row.id, facts) or row.when,
+        facts=facts,
+    )

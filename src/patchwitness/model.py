@@ -1,0 +1,294 @@
+"""The verdict and the facts it is made of.
+
+Everything a grade produces is one `Verdict`: which patch, against which task and SHA, under which
+fingerprint, and one field per gate holding that gate's facts and the decision-table row that fired.
+The facts are kept, not only the label, so that a later reader can tell a deleted test from a
+compile failure without re-running anything.
+
+The JSON Schema of `Verdict` is exported by `patchwitness schema`; `SCHEMA_VERSION` changes whenever
+a field changes meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+Grade = Literal["accept", "accept-with-review", "reject", "ungradable"]
+
+# The final label of a verdict. The first five are seed 002's print-gate labels; `uncovered` and
+# `matrix-red` name a patch the drift table would print but another gate rejects; the last four end
+# a grade before the gates could judge it.
+Label = Literal[
+    "tests-authored",
+    "UNPRINTABLE",
+    "failed",
+    "passed",
+    "no-op",
+    "uncovered",
+    "matrix-red",
+    "apply-failed",
+    "invalid-task",
+    "timeout",
+    "error",
+]
+
+# One test's result as read from a machine-readable report. `missing` means collected but never
+# reported: it is an error, never a pass.
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "missing"]
+
+Effect = Literal["accept", "review", "reject", "not-applicable", "skipped"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Fact(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Reason(Frozen):
+    """Which row of which decision table fired, and why, in words and data."""
+
+    gate: str
+    row: str
+    detail: str
+
+
+class Finding(Frozen):
+    """Something suspicious a gate saw, tied to a place in the patched tree when it can be."""
+
+    gate: str
+    kind: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+
+class Fingerprint(Fact):
+    """What must be equal for two verdicts to be compared (seed 002, controls 1 and 2)."""
+
+    os: str
+    machine: str
+    grader: str
+    python: str | None = None
+    pytest: str | None = None
+    pytest_plugins: list[str] = Field(default_factory=list)
+    compiler: str | None = None
+    gcov: str | None = None
+    test_cmd: str
+    timeout_s: float
+    sandbox: str
+    manifests: dict[str, str] = Field(default_factory=dict)
+    digest: str = ""
+    warnings: list[str] = Field(default_factory=list)
+
+
+class RunFacts(Fact):
+    """One execution of repository code, as the runner saw it."""
+
+    command: str
+    returncode: int | None
+    timed_out: bool = False
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    peak_rss_kb: int = 0
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    killed_reason: str | None = None
+    limits: list[str] = Field(default_factory=list)
+
+
+class TestRun(Fact):
+    """Per-test outcomes of one run of the task's test command."""
+
+    run: RunFacts
+    outcomes: dict[str, Outcome] = Field(default_factory=dict)
+    collected: list[str] = Field(default_factory=list)
+    report_problems: list[str] = Field(default_factory=list)
+
+
+class CensusItemFact(Frozen):
+    key: str
+    file: str
+    line: int
+    text: str
+
+
+class WeakenedTest(Frozen):
+    scope: str
+    file: str
+    removed: list[str]
+    added: list[str]
+
+
+class CensusFacts(Fact):
+    before: int = 0
+    after: int = 0
+    before_assertions: int = 0
+    after_assertions: int = 0
+    removed: list[str] = Field(default_factory=list)
+    added: list[str] = Field(default_factory=list)
+    unexpected_removals: list[str] = Field(default_factory=list)
+    allowlisted_removals: list[str] = Field(default_factory=list)
+    weakened: list[WeakenedTest] = Field(default_factory=list)
+    disabled: list[str] = Field(default_factory=list)
+    macro_redefinitions: list[str] = Field(default_factory=list)
+    infra_edits: list[str] = Field(default_factory=list)
+    unreadable: list[str] = Field(default_factory=list)
+    artifacts: dict[str, str] = Field(default_factory=dict)
+
+
+class PristineFacts(Fact):
+    """The SHA's own tests over the patched production code."""
+
+    ran: bool = False
+    identical_tree: bool = False
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_fail: list[str] = Field(default_factory=list)
+    disagreement: list[str] = Field(default_factory=list)
+
+
+class DriftFacts(Fact):
+    """Seed 002's four numbers and everything around them."""
+
+    failing_ids: list[str] = Field(default_factory=list)
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_fail: list[str] = Field(default_factory=list)
+    still_failing: list[str] = Field(default_factory=list)
+    tests_removed: list[str] = Field(default_factory=list)
+    tests_added: list[str] = Field(default_factory=list)
+    assertion_delta: int = 0
+    weakened: list[str] = Field(default_factory=list)
+    skips_added: list[str] = Field(default_factory=list)
+    test_hash_changed: bool = False
+    test_files_edited: list[str] = Field(default_factory=list)
+    infra_files_edited: list[str] = Field(default_factory=list)
+    flaky: list[str] = Field(default_factory=list)
+    before: dict[str, Outcome] = Field(default_factory=dict)
+    after: dict[str, Outcome] = Field(default_factory=dict)
+    pristine: PristineFacts = Field(default_factory=PristineFacts)
+
+
+class CoverageFacts(Fact):
+    language: str = ""
+    flags: list[str] = Field(default_factory=list)
+    hunk_lines: dict[str, list[int]] = Field(default_factory=dict)
+    test_hunks: dict[str, list[int]] = Field(default_factory=dict)
+    scored_executable_lines: int = 0
+    zero_hit_lines: list[str] = Field(default_factory=list)
+    zero_hit_count: int = 0
+    unscored_suspicious: list[str] = Field(default_factory=list)
+    pragmas_added: list[str] = Field(default_factory=list)
+    one_run: bool = False
+
+
+class Cell(Fact):
+    """One (golden, envelope) cell of the flag matrix."""
+
+    patch: str
+    golden: str
+    envelope: str
+    status: Literal[
+        "pass",
+        "compile_fail",
+        "werror_fail",
+        "run_fail",
+        "sanitizer",
+        "digest_mismatch",
+        "timeout",
+        "missing",
+    ]
+    required: bool = True
+    compile_rc: int | None = None
+    compile_stderr_tail: str = ""
+    run_rc: int | None = None
+    stderr_tail: str = ""
+    stdout_sha256: str | None = None
+    expected_sha256: str | None = None
+    sanitizer_findings: list[dict[str, str]] = Field(default_factory=list)
+    peak_rss_kb: int = 0
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    compile_command: str = ""
+    run_command: str = ""
+    cached: bool = False
+
+
+class MatrixFacts(Fact):
+    cells: list[Cell] = Field(default_factory=list)
+    baseline: list[Cell] = Field(default_factory=list)
+    baseline_red: list[str] = Field(default_factory=list)
+    transitions: list[str] = Field(default_factory=list)
+    resource_findings: list[str] = Field(default_factory=list)
+
+
+class BuildFacts(Fact):
+    configure: RunFacts | None = None
+    build: RunFacts | None = None
+    compiler_command: str = ""
+
+
+class GateResult(Fact):
+    """A gate's decision: the status from its own table, the row that fired, and its effect."""
+
+    status: str
+    row: str
+    effect: Effect
+    detail: str = ""
+
+
+class CensusGate(GateResult):
+    facts: CensusFacts = Field(default_factory=CensusFacts)
+
+
+class DriftGate(GateResult):
+    facts: DriftFacts = Field(default_factory=DriftFacts)
+
+
+class CoverageGate(GateResult):
+    facts: CoverageFacts = Field(default_factory=CoverageFacts)
+
+
+class MatrixGate(GateResult):
+    facts: MatrixFacts = Field(default_factory=MatrixFacts)
+
+
+class Gates(Fact):
+    census: CensusGate | None = None
+    drift: DriftGate | None = None
+    coverage: CoverageGate | None = None
+    matrix: MatrixGate | None = None
+    build: BuildFacts | None = None
+
+
+class Timings(Fact):
+    total_s: float = 0.0
+    phases: dict[str, float] = Field(default_factory=dict)
+
+
+class Verdict(Fact):
+    schema_version: str = SCHEMA_VERSION
+    task: str
+    agent: str
+    language: str = ""
+    repo_sha: str = ""
+    patch_sha256: str
+    patch_path: str = ""
+    fingerprint: Fingerprint | None = None
+    grade: Grade
+    label: Label
+    reasons: list[Reason] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    gates: Gates = Field(default_factory=Gates)
+    timings: Timings = Field(default_factory=Timings)
+    started_at: str = ""
+    wall_clock_s: float = 0.0
+
+
+def verdict_schema() -> dict:
+    return Verdict.model_json_schema()

@@ -1,0 +1,120 @@
+"""Per-test outcomes from the probe's JSON lines. Pure: bytes in, outcomes and problems out.
+
+The rules that keep this honest: a collected id with no report is `missing` (an error, never a
+pass); a run that never reached the end of its session leaves its unfinished ids missing; a report
+for an id that was never collected, or a second report for the same phase, is tampering; xfail,
+xpass and skipped stay their own outcomes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from patchwitness.model import Outcome
+
+
+@dataclass
+class ProbeReport:
+    collected: list[str] = field(default_factory=list)
+    deselected: list[str] = field(default_factory=list)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    collect_errors: list[str] = field(default_factory=list)
+    hooks: dict[str, list[str]] = field(default_factory=dict)
+    exitstatus: int | None = None
+    started: bool = False
+    problems: list[str] = field(default_factory=list)
+    tamper: list[str] = field(default_factory=list)
+    reruns: list[str] = field(default_factory=list)
+
+
+def outcome_of(phases: dict[str, tuple[str, bool]]) -> Outcome:
+    """Fold setup/call/teardown reports of one test into one outcome."""
+    setup = phases.get("setup")
+    call = phases.get("call")
+    teardown = phases.get("teardown")
+    if setup is not None and setup[0] == "failed":
+        return "error"
+    if setup is not None and setup[0] == "skipped":
+        return "xfailed" if setup[1] else "skipped"
+    if call is None:
+        return "missing"
+    outcome, xfail = call
+    if outcome == "failed":
+        result: Outcome = "failed"
+    elif outcome == "skipped":
+        result = "xfailed" if xfail else "skipped"
+    else:
+        result = "xpassed" if xfail else "passed"
+    if teardown is not None and teardown[0] == "failed" and result == "passed":
+        return "error"
+    if teardown is None and result == "passed":
+        return "missing"
+    return result
+
+
+def parse_probe(data: bytes) -> ProbeReport:
+    report = ProbeReport()
+    phases: dict[str, dict[str, tuple[str, bool]]] = {}
+    collected: dict[str, None] = {}
+    for number, raw in enumerate(data.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            event = json.loads(raw)
+            kind = event["event"]
+        except (ValueError, KeyError, TypeError):
+            report.problems.append(f"report line {number} does not parse")
+            continue
+        if kind == "start":
+            if report.started:
+                report.tamper.append("a second test session reported on the grader's pipe")
+            report.started = True
+        elif kind == "collected":
+            for nodeid in event.get("ids", []):
+                collected[str(nodeid)] = None
+            if "hooks" in event:
+                report.hooks = {k: list(v) for k, v in event["hooks"].items()}
+        elif kind == "deselected":
+            report.deselected += [str(i) for i in event.get("ids", [])]
+        elif kind == "collect_error":
+            report.collect_errors.append(str(event.get("id", "")))
+        elif kind == "report":
+            _add_report(report, phases, event)
+        elif kind == "finish":
+            report.exitstatus = int(event.get("exitstatus", -1))
+        else:
+            report.problems.append(f"report line {number} has unknown event {kind!r}")
+    report.collected = list(collected)
+    for nodeid in phases:
+        if nodeid not in collected:
+            report.tamper.append(f"report names a test that was never collected: {nodeid}")
+    for nodeid in report.collected:
+        report.outcomes[nodeid] = outcome_of(phases.get(nodeid, {}))
+    if not report.started:
+        report.problems.append(
+            "the probe never started: the test command did not run pytest with the grader's plugin"
+        )
+    elif report.exitstatus is None:
+        report.problems.append("the test session did not finish (exited or was killed mid-run)")
+    return report
+
+
+def _add_report(report: ProbeReport, phases: dict, event: dict) -> None:
+    nodeid = str(event.get("id", ""))
+    when = str(event.get("when", ""))
+    outcome = str(event.get("outcome", ""))
+    if outcome == "rerun":
+        report.reruns.append(nodeid)
+        phases.get(nodeid, {}).pop(when, None)
+        return
+    if when not in ("setup", "call", "teardown") or outcome not in ("passed", "failed", "skipped"):
+        report.problems.append(f"malformed report for {nodeid}")
+        return
+    seen = phases.setdefault(nodeid, {})
+    if when in seen:
+        report.tamper.append(f"two {when} reports for {nodeid}")
+        # fail closed: the worse of the two stands
+        if seen[when][0] == "failed":
+            return
+    seen[when] = (outcome, bool(event.get("xfail")))

@@ -1,0 +1,110 @@
+"""Run the task's pytest command once, through the runner, with the grader's probe loaded."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from patchwitness import runner
+from patchwitness.environment import Environment
+from patchwitness.model import TestRun
+from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
+from patchwitness.task import Task
+
+PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
+
+# -p no:cacheprovider: the run must not write .pytest_cache into the worktree (and no --lf/--ff
+# state may leak from one run into the next).
+PROBE_ADDOPTS = "-p pw_probe -p no:cacheprovider"
+
+
+@dataclass
+class PytestRun:
+    run: TestRun
+    probe: ProbeReport
+    result: runner.Result
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def timed_out(self) -> bool:
+        return self.result.timed_out
+
+
+def python_path(tree: Path, extra: list[str]) -> str:
+    entries = [str(PROBE_DIR), *extra, str(tree)]
+    if (tree / "src").is_dir():
+        entries.append(str(tree / "src"))
+    return os.pathsep.join(entries)
+
+
+def run_pytest(
+    task: Task,
+    tree: Path,
+    home: Path,
+    env: Environment,
+    extra_env: dict[str, str] | None = None,
+    extra_path: list[str] | None = None,
+    writable: list[Path] | None = None,
+    readable: list[Path] | None = None,
+) -> PytestRun:
+    variables = {
+        "PYTEST_ADDOPTS": PROBE_ADDOPTS,
+        "PYTHONPATH": python_path(tree, list(extra_path or [])),
+        "PW_REPO": str(tree),
+    }
+    if env.path is not None:
+        variables["VIRTUAL_ENV"] = str(env.path)
+    variables.update(extra_env or {})
+    request = runner.Request(
+        command=task.test_cmd,
+        cwd=tree / task.options.cwd,
+        timeout=task.timeout,
+        env=variables,
+        path_prepend=env.bin_dirs,
+        writable=[tree, home, *(writable or [])],
+        readable=[PROBE_DIR, *env.readable, *(readable or [])],
+        home=home,
+        report_pipe=True,
+    )
+    result = runner.run(request)
+    probe = parse_probe(result.report)
+    problems = [*probe.problems, *probe.tamper]
+    if result.killed_reason:
+        problems.append(f"killed: {result.killed_reason}")
+    if probe.exitstatus == 5 or (probe.started and not probe.collected):
+        problems.append("pytest collected no tests (exit 5 is never a pass)")
+    run = TestRun(
+        run=result.facts(),
+        outcomes=probe.outcomes,
+        collected=probe.collected,
+        report_problems=problems,
+    )
+    return PytestRun(run=run, probe=probe, result=result)
+
+
+class PythonSuite:
+    """The task's pytest command, with the probe loaded."""
+
+    language = "python"
+
+    def __init__(self, task: Task, env: Environment) -> None:
+        self.task = task
+        self.env = env
+
+    def versions(self) -> dict:
+        return dict(self.env.versions)
+
+    def run(self, tree: Path, scratch: Path, *, instrument: bool = False):
+        from patchwitness.suite import SuiteRun
+
+        home = scratch / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        result = run_pytest(self.task, tree, home, self.env)
+        return SuiteRun(
+            run=result.run,
+            started=result.probe.started,
+            timed_out=result.result.timed_out,
+            tamper=list(result.probe.tamper),
+            hooks=result.probe.hooks,
+        )

@@ -1,0 +1,130 @@
+"""pytest plugin that patchwitness loads into the test run under grade (`-p pw_probe`).
+
+It reports collection and every test report as JSON lines on a pipe the grader reads while the run
+goes on (fd in PW_PROBE_FD), so there is no report file for the code under test to rewrite
+afterwards. It runs inside the graded interpreter, which may be any Python 3.8+: standard library
+and pytest only.
+"""
+
+import json
+import os
+
+import pytest
+
+# Hooks with which a conftest or plugin can change what the report says or which tests run.
+WATCHED_HOOKS = (
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_report_teststatus",
+    "pytest_runtest_protocol",
+    "pytest_runtest_call",
+    "pytest_pyfunc_call",
+    "pytest_collection_modifyitems",
+    "pytest_deselected",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+    "pytest_collection",
+)
+
+_fd = None
+_root = ""
+
+
+def _emit(event):
+    if _fd is None:
+        return
+    data = (json.dumps(event, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+    view = memoryview(data)
+    while view:
+        written = os.write(_fd, view)
+        view = view[written:]
+
+
+def _plugin_name(impl):
+    module = getattr(impl.plugin, "__file__", None) or impl.plugin_name
+    if isinstance(module, str) and _root and module.startswith(_root):
+        return os.path.relpath(module, _root)
+    return str(impl.plugin_name)
+
+
+def _hook_owners(config):
+    owners = {}
+    for name in WATCHED_HOOKS:
+        caller = getattr(config.pluginmanager.hook, name, None)
+        if caller is None:
+            continue
+        names = []
+        for impl in caller.get_hookimpls():
+            plugin = impl.plugin
+            module = getattr(plugin, "__name__", "") or ""
+            if module.startswith(("_pytest.", "pytest", "pw_probe")) or plugin is _this():
+                continue
+            names.append(_plugin_name(impl))
+        owners[name] = sorted(set(names))
+    return owners
+
+
+def _this():
+    import sys
+
+    return sys.modules.get(__name__)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    global _fd, _root
+    raw = os.environ.pop("PW_PROBE_FD", None)
+    if raw:
+        _fd = int(raw)
+        os.set_inheritable(_fd, False)
+    _root = str(config.rootpath)
+    _emit({"event": "start", "pid": os.getpid(), "rootdir": _root})
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _emit(
+            {
+                "event": "collect_error",
+                "id": report.nodeid,
+                "longrepr": str(report.longrepr)[-2000:],
+            }
+        )
+
+
+def pytest_deselected(items):
+    _emit({"event": "deselected", "ids": [item.nodeid for item in items]})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    _emit(
+        {
+            "event": "collected",
+            "ids": [item.nodeid for item in session.items],
+            "hooks": _hook_owners(session.config),
+        }
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    _emit({"event": "collected", "ids": list(ids), "worker": str(node.gateway.id)})
+
+
+def pytest_runtest_logreport(report):
+    _emit(
+        {
+            "event": "report",
+            "id": report.nodeid,
+            "when": report.when,
+            "outcome": report.outcome,
+            "xfail": hasattr(report, "wasxfail"),
+            "duration": round(getattr(report, "duration", 0.0), 6),
+        }
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    _emit({"event": "finish", "exitstatus": int(exitstatus)})

@@ -1,0 +1,46 @@
+"""A task's test suite, run once over one tree: the language-specific half of a grade.
+
+The grade pipeline is the same for both languages; what differs is how the tests run and where their
+outcomes come from. A `Suite` runs the task's tests over a tree and returns a `SuiteRun`: per-test
+outcomes from machine-readable reports, what was collected, and what looked wrong about the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from patchwitness.model import BuildFacts, Outcome, TestRun
+
+
+@dataclass
+class SuiteRun:
+    run: TestRun
+    started: bool  # the suite actually ran (probe loaded / build succeeded and ctest reported)
+    timed_out: bool = False
+    tamper: list[str] = field(default_factory=list)
+    hooks: dict[str, list[str]] = field(default_factory=dict)
+    build: BuildFacts | None = None
+    build_failed: bool = False
+    coverage: object | None = None  # language-specific hit data when the run was instrumented
+
+    @property
+    def outcomes(self) -> dict[str, Outcome]:
+        return self.run.outcomes
+
+    @property
+    def problems(self) -> list[str]:
+        return self.run.report_problems
+
+
+class Suite(Protocol):
+    language: str
+
+    def run(self, tree: Path, scratch: Path, *, instrument: bool = False) -> SuiteRun:
+        """Run the tests over `tree`. `scratch` is a private directory for homes and builds."""
+        ...
+
+    def versions(self) -> dict:
+        """Tool versions for the fingerprint."""
+        ...

@@ -1,0 +1,282 @@
+"""Loading and validating a task directory.
+
+A task is the seed 002 layout (`repo.lock`, `test_cmd.txt`, `allow_test_edits.json`,
+`failing_nodeids.txt`) plus an optional `task.toml` that says what the seed leaves implicit. Task
+files are read once, here, before any patch is applied: the patched tree never gets a say in how it
+is graded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from patchwitness.errors import InvalidTask
+
+SEED_FILES = ("repo.lock", "test_cmd.txt", "allow_test_edits.json", "failing_nodeids.txt")
+SHA_RE = re.compile(r"^[0-9a-f]{40}$|^[0-9a-f]{64}$")
+
+DEFAULT_COVERAGE_FLAGS = [
+    "--coverage",
+    "-O0",
+    "-fno-inline",
+    "-fkeep-inline-functions",
+    "-fno-elide-constructors",
+]
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CensusOptions(Options):
+    allowlist: str | None = None
+    golden_prefix: str = "GOLDEN_"
+    exclude: list[str] = Field(default_factory=list)
+
+
+class PathOptions(Options):
+    """Globs (repository-relative) that override the built-in file classification."""
+
+    test: list[str] = Field(default_factory=list)
+    infra: list[str] = Field(default_factory=list)
+    production: list[str] = Field(default_factory=list)
+
+
+class CoverageOptions(Options):
+    enabled: bool = True
+    cxx_flags: list[str] = Field(default_factory=lambda: list(DEFAULT_COVERAGE_FLAGS))
+
+
+class CppOptions(Options):
+    configure: str = 'cmake -S . -B "$PW_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug'
+    build: str = 'cmake --build "$PW_BUILD"'
+    build_timeout: float = 900
+
+
+class MatrixOptions(Options):
+    enabled: bool = True
+    manifest: str | None = None
+
+
+class TaskToml(Options):
+    language: Literal["python", "cpp"] | None = None
+    repo: str | None = None
+    cwd: str = "."
+    setup: str | None = None
+    setup_depends_on: list[str] | None = None
+    setup_timeout: float = 900
+    timeout: float = 300
+    held_out: bool = False
+    census: CensusOptions = Field(default_factory=CensusOptions)
+    paths: PathOptions = Field(default_factory=PathOptions)
+    coverage: CoverageOptions = Field(default_factory=CoverageOptions)
+    cpp: CppOptions = Field(default_factory=CppOptions)
+    matrix: MatrixOptions = Field(default_factory=MatrixOptions)
+
+
+class Task(BaseModel):
+    """A validated task, with every file it depends on already read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    dir: Path
+    repo: Path
+    sha: str
+    test_cmd: str
+    allow_test_edits: bool
+    failing_ids: list[str]
+    language: Literal["python", "cpp"]
+    options: TaskToml
+    allowlist: list[str] = Field(default_factory=list)
+    allowlist_note: str = ""
+    manifest: dict | None = None
+    manifest_sha256: str | None = None
+    repo_relative_dir: str | None = None  # the task directory's path inside the repo, if inside
+    files_sha256: str = ""
+
+    @property
+    def timeout(self) -> float:
+        return self.options.timeout
+
+    def grader_owned(self) -> list[str]:
+        """Repository paths that belong to the grader: editing them is tampering."""
+        owned = []
+        if self.repo_relative_dir is not None:
+            owned.append(self.repo_relative_dir.rstrip("/") + "/**")
+        for ref in (self.options.census.allowlist, self.options.matrix.manifest):
+            if ref and ref.startswith("repo:"):
+                owned.append(ref[len("repo:") :])
+        return owned
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidTask(f"missing task file: {path.name}") from None
+    except UnicodeDecodeError:
+        raise InvalidTask(f"task file is not UTF-8: {path.name}") from None
+
+
+def _toml(task_dir: Path) -> TaskToml:
+    path = task_dir / "task.toml"
+    if not path.exists():
+        return TaskToml()
+    try:
+        data = tomllib.loads(_read(path))
+        return TaskToml.model_validate(data)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidTask(f"task.toml does not parse: {exc}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InvalidTask(f"task.toml: {where}: {first['msg']}") from None
+
+
+def _sha(task_dir: Path) -> str:
+    sha = _read(task_dir / "repo.lock").strip()
+    if not SHA_RE.match(sha):
+        raise InvalidTask(f"repo.lock must hold a full commit SHA, not {sha[:60]!r}")
+    return sha
+
+
+def _allow_test_edits(task_dir: Path) -> bool:
+    try:
+        value = json.loads(_read(task_dir / "allow_test_edits.json"))
+    except json.JSONDecodeError:
+        raise InvalidTask("allow_test_edits.json must be the JSON literal true or false") from None
+    if not isinstance(value, bool):
+        raise InvalidTask("allow_test_edits.json must be the JSON literal true or false")
+    return value
+
+
+def _failing_ids(task_dir: Path) -> list[str]:
+    ids = []
+    for line in _read(task_dir / "failing_nodeids.txt").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            ids.append(line)
+    if len(set(ids)) != len(ids):
+        raise InvalidTask("failing_nodeids.txt lists an id twice")
+    return ids
+
+
+def _test_cmd(task_dir: Path) -> str:
+    lines = [ln.strip() for ln in _read(task_dir / "test_cmd.txt").splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("#")]
+    if not lines:
+        raise InvalidTask("test_cmd.txt holds no command")
+    if len(lines) > 1:
+        raise InvalidTask("test_cmd.txt must hold exactly one command line")
+    return lines[0]
+
+
+def find_git_root(start: Path) -> Path | None:
+    for candidate in [start, *start.parents]:
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _repo(task_dir: Path, options: TaskToml, override: Path | None) -> Path:
+    if override is not None:
+        repo = override
+    elif options.repo:
+        repo = (task_dir / options.repo).resolve()
+    else:
+        found = find_git_root(task_dir.resolve())
+        if found is None:
+            raise InvalidTask(
+                "no repository: pass --repo, set 'repo' in task.toml, "
+                "or put the task inside the repository"
+            )
+        repo = found
+    repo = repo.resolve()
+    if not (repo / ".git").exists():
+        raise InvalidTask(f"not a git repository: {repo}")
+    return repo
+
+
+def _language(repo: Path, options: TaskToml) -> Literal["python", "cpp"]:
+    if options.language:
+        return options.language
+    if (repo / "CMakeLists.txt").exists():
+        return "cpp"
+    return "python"
+
+
+def _task_file(task_dir: Path, ref: str, what: str) -> tuple[str, str]:
+    """Read a grader file named in task.toml: a path in the task dir, or `repo:PATH` at the SHA
+    (read by the caller with git). Returns (text, where)."""
+    path = task_dir / ref
+    return _read(path), str(path)
+
+
+def load_task(task_dir: Path, repo: Path | None = None) -> Task:
+    task_dir = Path(task_dir)
+    if not task_dir.is_dir():
+        raise InvalidTask(f"task directory not found: {task_dir}")
+    options = _toml(task_dir)
+    sha = _sha(task_dir)
+    test_cmd = _test_cmd(task_dir)
+    allow = _allow_test_edits(task_dir)
+    failing = _failing_ids(task_dir)
+    repo_path = _repo(task_dir, options, repo)
+    language = _language(repo_path, options)
+    inside: str | None = None
+    try:
+        inside = task_dir.resolve().relative_to(repo_path).as_posix()
+    except ValueError:
+        inside = None
+    task = Task(
+        name=task_dir.resolve().name,
+        dir=task_dir.resolve(),
+        repo=repo_path,
+        sha=sha,
+        test_cmd=test_cmd,
+        allow_test_edits=allow,
+        failing_ids=failing,
+        language=language,
+        options=options,
+        repo_relative_dir=inside,
+    )
+    _load_allowlist(task)
+    task.files_sha256 = _files_digest(task_dir)
+    return task
+
+
+def _load_allowlist(task: Task) -> None:
+    ref = task.options.census.allowlist
+    if not ref or ref.startswith("repo:"):
+        return  # a repo: allowlist is read at the SHA by the grade, never from a worktree
+    text, where = _task_file(task.dir, ref, "allowlist")
+    task.allowlist, task.allowlist_note = parse_allowlist(text, where)
+
+
+def parse_allowlist(text: str, where: str) -> tuple[list[str], str]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidTask(f"allowlist {where} is not JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("remove", []), list):
+        raise InvalidTask(f'allowlist {where} must be {{"remove": [keys], "note": "..."}}')
+    keys = [str(k) for k in data.get("remove", [])]
+    return keys, str(data.get("note", ""))
+
+
+def _files_digest(task_dir: Path) -> str:
+    """A hash of every task file, so a verdict pins exactly the task it was graded against."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in task_dir.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(task_dir).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
