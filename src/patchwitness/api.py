@@ -95,6 +95,7 @@ def grade(
 def stopped(
     task: str, agent: str, data: bytes, stop: GradeStop, patch_path: str = "", **extra
 ) -> Verdict:
+    extra.setdefault("started_at", datetime.now(UTC).isoformat(timespec="seconds"))
     return Verdict(
         task=task,
         agent=agent,
@@ -103,7 +104,6 @@ def stopped(
         grade=stop.grade,
         label=stop.label,
         reasons=[Reason(gate="grade", row=stop.label, detail=str(stop))],
-        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         **extra,
     )
 

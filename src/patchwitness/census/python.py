@@ -290,9 +290,14 @@ class _Inventory:
     def marks(self, value: ast.expr | None, scope: str, owner: ast.AST) -> None:
         if value is None:
             return
+        seen: set[int] = set()
         for sub in ast.walk(value):
+            if id(sub) in seen or not isinstance(sub, ast.Attribute | ast.Call):
+                continue
             name = self.canonical(dotted(sub))
-            if isinstance(sub, ast.Attribute | ast.Call) and name.endswith(SKIP_DECORATORS):
+            if name.endswith(SKIP_DECORATORS):
+                if isinstance(sub, ast.Call):
+                    seen.add(id(sub.func))  # the mark and its call are one marker
                 self.add("skip", scope, _short_mark(name), _unparse(sub), owner)
 
     def expressions(self, node: ast.expr, scope: str) -> None:
@@ -308,6 +313,8 @@ class _Inventory:
         if name in ASSERT_CALLS or name.startswith(("numpy.testing.assert", "numpy.testing.utils")):
             self.add("assert", scope, name, args, node)
         elif (last.startswith("assert") or last == "fail") and "." in raw:
+            if _tautological_call(last, node):
+                return
             receiver = raw.split(".", 1)[0]
             label = last if receiver in ("self", "cls") else raw
             self.add("assert", scope, label, args, node)
@@ -315,8 +322,24 @@ class _Inventory:
             self.add("skip", scope, name if name in SKIP_CALLS else "skipTest", args, node)
         elif last in ("applymarker", "add_marker"):
             self.marks(node, scope, node)
-        elif last == "setattr" and _sets_assertion(node):
-            self.add("define", scope, f"setattr:{args[:60]}", args, node)
+        elif name in ("pytest.param", "param"):
+            for keyword in node.keywords:
+                if keyword.arg == "marks":
+                    self.marks(keyword.value, scope, node)
+        elif last == "setattr" and (target := _assertion_target(node)):
+            self.add("define", scope, f"setattr:{target}", args, node)
+
+
+def _tautological_call(method: str, node: ast.Call) -> bool:
+    """`assertTrue(True)`, `assertEqual(x, x)`: calls that cannot fail witness nothing."""
+    args = node.args
+    if method in ("assertTrue", "assert_") and len(args) == 1:
+        return _is_tautology(args[0])
+    if method == "assertFalse" and len(args) == 1:
+        return _is_constant_false(args[0])
+    if method in ("assertEqual", "assertEquals", "assertIs") and len(args) >= 2:
+        return _unparse(args[0]) == _unparse(args[1])
+    return False
 
 
 def _call_args(node: ast.Call) -> str:
@@ -338,17 +361,16 @@ def _is_assertion_name(name: str) -> bool:
     return name.startswith(("assert", "fail", "skip")) or name in {"approx", "raises", "warns"}
 
 
-def _sets_assertion(node: ast.Call) -> bool:
+def _assertion_target(node: ast.Call) -> str | None:
+    """The assertion name a setattr(...) call overwrites, if it overwrites one."""
     for arg in node.args[:2]:
-        if (
-            isinstance(arg, ast.Constant)
-            and isinstance(arg.value, str)
-            and _is_assertion_name(arg.value.rsplit(".", 1)[-1])
-        ):
-            return True
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            name = arg.value.rsplit(".", 1)[-1]
+            if _is_assertion_name(name):
+                return name
         if isinstance(arg, ast.Attribute) and _is_assertion_name(arg.attr):
-            return True
-    return False
+            return arg.attr
+    return None
 
 
 def _has_init(node: ast.ClassDef) -> bool:

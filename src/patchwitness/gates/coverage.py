@@ -1,0 +1,130 @@
+"""The coverage gate (seed 001): did the existing tests execute every patched executable line? Pure.
+
+Language-specific collectors (coverage_python.py, coverage_cpp.py) turn a run into `FileLines`
+per repository-relative path; this module joins them with the hunk and applies the table. Paths are
+matched exactly, never by basename.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from patchwitness import policy
+from patchwitness.model import CoverageFacts, CoverageGate
+from patchwitness.patch import FileChange
+
+ZERO_HIT_LIMIT = 50
+PY_SOURCE = {".py"}
+CPP_SOURCE = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp",
+              ".tpp"}
+_PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
+_CPP_NOT_CODE = re.compile(r"^\s*(//.*|/\*.*|\*.*|\*/\s*|[{}();]*\s*|#\s*(include|pragma).*)?$")
+
+
+@dataclass(frozen=True)
+class FileLines:
+    """What the coverage tool knows about one file: executable lines and their hit counts."""
+
+    hits: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def executable(self) -> set[int]:
+        return set(self.hits)
+
+
+@dataclass(frozen=True)
+class CoverageInput:
+    touches_source: bool = True
+    goldens_red: bool = False
+    data_found: bool = True
+    scored: int = 0
+    zero_hits: int = 0
+    unscored: int = 0
+
+
+def source_suffixes(language: str) -> set[str]:
+    return PY_SOURCE if language == "python" else CPP_SOURCE | PY_SOURCE
+
+
+def looks_like_code(text: str, path: str) -> bool:
+    pattern = _PY_NOT_CODE if path.endswith(".py") else _CPP_NOT_CODE
+    return not pattern.match(text.rstrip("\n"))
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def patched_sources(changes: list[FileChange], language: str) -> list[FileChange]:
+    """Production changes to executable source that alter at least one code line."""
+    wanted = source_suffixes(language)
+    out = []
+    for change in changes:
+        if _suffix(change.path) not in wanted or change.status == "removed":
+            continue
+        lines = list(change.added) + list(change.removed)
+        if any(looks_like_code(text, change.path) for _, text in lines):
+            out.append(change)
+    return out
+
+
+def lines_to_score(change: FileChange, data: FileLines | None) -> list[int]:
+    """The patched lines of one file: added code lines, and for a pure deletion the nearest
+    executable lines on each side of the hole."""
+    lines = {n for n, text in change.added if looks_like_code(text, change.path)}
+    if data is not None:
+        executable = sorted(data.executable)
+        for hole in change.deletion_holes:
+            above = [n for n in executable if n <= hole]
+            below = [n for n in executable if n > hole]
+            if above:
+                lines.add(above[-1])
+            if below:
+                lines.add(below[0])
+    return sorted(lines)
+
+
+def score(changes: list[FileChange], data: dict[str, FileLines]) -> CoverageFacts:
+    facts = CoverageFacts()
+    zero: list[str] = []
+    for change in changes:
+        file_data = data.get(change.path)
+        lines = lines_to_score(change, file_data)
+        facts.hunk_lines[change.path] = lines
+        if file_data is None:
+            facts.unscored_suspicious += [f"{change.path}:{n}" for n in lines]
+            continue
+        for n in lines:
+            if n not in file_data.hits:
+                continue  # not executable: a comment, a brace, a declaration
+            facts.scored_executable_lines += 1
+            if file_data.hits[n] == 0:
+                zero.append(f"{change.path}:{n}")
+    facts.zero_hit_count = len(zero)
+    facts.zero_hit_lines = zero[:ZERO_HIT_LIMIT]
+    return facts
+
+
+def decide(facts: CoverageFacts, *, touches_source: bool, goldens_red: bool,
+           data_found: bool) -> CoverageGate:
+    inputs = CoverageInput(
+        touches_source=touches_source,
+        goldens_red=goldens_red,
+        data_found=data_found,
+        scored=facts.scored_executable_lines,
+        zero_hits=facts.zero_hit_count,
+        unscored=len(facts.unscored_suspicious),
+    )
+    row = policy.first_row(policy.COVERAGE_TABLE, inputs)
+    detail = row.when
+    if row.id == "zero-hits":
+        detail = f"{facts.zero_hit_count} patched line(s) never ran: " + ", ".join(
+            facts.zero_hit_lines[:5])
+    elif row.id == "unscored-suspicious":
+        detail = "no line data for: " + ", ".join(facts.unscored_suspicious[:5])
+    elif row.id == "all-hit":
+        detail = f"all {facts.scored_executable_lines} scored patched line(s) ran"
+    return CoverageGate(status=row.status, row=row.id, effect=row.effect, detail=detail,
+                        facts=facts)

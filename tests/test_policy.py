@@ -1,0 +1,210 @@
+"""Every row of every decision table fires, and only where it should; the final grade combines."""
+
+from __future__ import annotations
+
+import pytest
+
+from patchwitness import policy
+from patchwitness.gates.census import CensusInput
+from patchwitness.gates.coverage import CoverageInput
+from patchwitness.gates.drift import DriftInput
+
+DRIFT_ROWS = [
+    # (facts, expected row, expected status, expected effect)
+    (
+        DriftInput(
+            grader_files_edited=True, allow_test_edits=True, tests_changed=True, fail_to_pass=1
+        ),
+        "grader-files-edited",
+        "UNPRINTABLE",
+        "reject",
+    ),
+    (
+        DriftInput(report_tampered=True, allow_test_edits=True, tests_changed=True),
+        "report-tampered",
+        "UNPRINTABLE",
+        "reject",
+    ),
+    (
+        DriftInput(allow_test_edits=True, tests_changed=True, tests_removed=3, assertion_delta=-2),
+        "tests-authored",
+        "tests-authored",
+        "accept",
+    ),
+    (DriftInput(tests_removed=1, fail_to_pass=1), "tests-removed", "UNPRINTABLE", "reject"),
+    (DriftInput(assertion_delta=-1, fail_to_pass=1), "assertion-loss", "UNPRINTABLE", "reject"),
+    (DriftInput(weakened=1, fail_to_pass=1), "weakened", "UNPRINTABLE", "reject"),
+    (DriftInput(skips_added=1, fail_to_pass=1), "skips-added", "UNPRINTABLE", "reject"),
+    (
+        DriftInput(tests_changed=True, fail_to_pass=1),
+        "test-edit-forbidden",
+        "UNPRINTABLE",
+        "reject",
+    ),
+    (DriftInput(gaming=1, fail_to_pass=1), "gaming-code", "UNPRINTABLE", "reject"),
+    (DriftInput(pass_to_fail=2, fail_to_pass=1), "pass-to-fail", "failed", "reject"),
+    (DriftInput(fail_to_pass=1), "fail-to-pass", "passed", "accept"),
+    (DriftInput(), "no-op", "no-op", "reject"),
+    # a fail-to-pass with drift is not "passed": here assertion_delta > 0 without a test edit
+    (DriftInput(fail_to_pass=1, assertion_delta=2), "no-op", "no-op", "reject"),
+]
+
+
+@pytest.mark.parametrize(
+    ("facts", "row", "status", "effect"),
+    DRIFT_ROWS,
+    ids=[f"{r[1]}-{i}" for i, r in enumerate(DRIFT_ROWS)],
+)
+def test_drift_row(facts, row, status, effect):
+    fired = policy.first_row(policy.DRIFT_TABLE, facts)
+    assert (fired.id, fired.status, fired.effect) == (row, status, effect)
+
+
+def test_every_drift_row_is_exercised():
+    assert {r[1] for r in DRIFT_ROWS} == {row.id for row in policy.DRIFT_TABLE}
+
+
+def test_drift_statuses_are_the_seed_labels():
+    assert {row.status for row in policy.DRIFT_TABLE} == {
+        "UNPRINTABLE",
+        "tests-authored",
+        "failed",
+        "passed",
+        "no-op",
+    }
+
+
+CENSUS_ROWS = [
+    (CensusInput(unreadable=1, allow_test_edits=True), "unreadable", "fail", "reject"),
+    (CensusInput(redefinitions=1, allow_test_edits=True), "machinery-redefined", "fail", "reject"),
+    (CensusInput(removed_tests=1, removed_asserts=2), "witness-deleted", "fail", "reject"),
+    (CensusInput(removed_asserts=1), "closed-failure", "fail", "reject"),
+    (CensusInput(disabled=1), "witness-disabled", "fail", "reject"),
+    (CensusInput(infra_edits=1), "infra-edited", "fail", "reject"),
+    (CensusInput(goldens_red=True, added=2), "real-regression", "pass", "reject"),
+    (
+        CensusInput(allow_test_edits=True, removed_tests=1, infra_edits=1),
+        "authored-shrink",
+        "review",
+        "review",
+    ),
+    (CensusInput(allowlisted=1, added=1), "intentional-shrink", "review", "review"),
+    (CensusInput(added=3), "inventory-grew", "pass", "accept"),
+    (CensusInput(), "contract-held", "pass", "accept"),
+]
+
+
+@pytest.mark.parametrize(
+    ("facts", "row", "status", "effect"), CENSUS_ROWS, ids=[r[1] for r in CENSUS_ROWS]
+)
+def test_census_row(facts, row, status, effect):
+    fired = policy.first_row(policy.CENSUS_TABLE, facts)
+    assert (fired.id, fired.status, fired.effect) == (row, status, effect)
+
+
+def test_every_census_row_is_exercised():
+    assert {r[1] for r in CENSUS_ROWS} == {row.id for row in policy.CENSUS_TABLE}
+
+
+def test_census_allowlisted_removal_with_red_goldens_is_a_regression():
+    fired = policy.first_row(policy.CENSUS_TABLE, CensusInput(allowlisted=1, goldens_red=True))
+    assert fired.id == "real-regression"
+
+
+COVERAGE_ROWS = [
+    (
+        CoverageInput(touches_source=False, goldens_red=True),
+        "no-executable-source",
+        "not-applicable",
+        "not-applicable",
+    ),
+    (
+        CoverageInput(touches_source=True, goldens_red=True, data_found=True, scored=3),
+        "goldens-red",
+        "reject",
+        "reject",
+    ),
+    (CoverageInput(touches_source=True, data_found=False), "no-data", "reject", "reject"),
+    (
+        CoverageInput(touches_source=True, data_found=True, scored=0),
+        "nothing-scored",
+        "reject",
+        "reject",
+    ),
+    (
+        CoverageInput(touches_source=True, data_found=True, scored=4, zero_hits=1),
+        "zero-hits",
+        "reject",
+        "reject",
+    ),
+    (
+        CoverageInput(touches_source=True, data_found=True, scored=4, unscored=2),
+        "unscored-suspicious",
+        "reject",
+        "reject",
+    ),
+    (CoverageInput(touches_source=True, data_found=True, scored=4), "all-hit", "accept", "accept"),
+]
+
+
+@pytest.mark.parametrize(
+    ("facts", "row", "status", "effect"), COVERAGE_ROWS, ids=[r[1] for r in COVERAGE_ROWS]
+)
+def test_coverage_row(facts, row, status, effect):
+    fired = policy.first_row(policy.COVERAGE_TABLE, facts)
+    assert (fired.id, fired.status, fired.effect) == (row, status, effect)
+
+
+def test_every_coverage_row_is_exercised():
+    assert {r[1] for r in COVERAGE_ROWS} == {row.id for row in policy.COVERAGE_TABLE}
+
+
+def g(gate, effect, status="x", row="r"):
+    return policy.GateOutcome(gate, row, status, effect)
+
+
+FINAL_ROWS = [
+    ([g("drift", "accept", "passed"), g("census", "accept")], ("accept", "passed")),
+    ([g("drift", "reject", "UNPRINTABLE"), g("census", "reject")], ("reject", "UNPRINTABLE")),
+    ([g("drift", "reject", "no-op"), g("coverage", "reject")], ("reject", "no-op")),
+    (
+        [g("drift", "accept", "passed"), g("census", "reject", "fail", "witness-deleted")],
+        ("reject", "UNPRINTABLE"),
+    ),
+    (
+        [g("drift", "accept", "passed"), g("census", "reject", "pass", "real-regression")],
+        ("reject", "failed"),
+    ),
+    (
+        [g("drift", "accept", "passed"), g("census", "accept"), g("coverage", "reject")],
+        ("reject", "uncovered"),
+    ),
+    (
+        [
+            g("drift", "accept", "passed"),
+            g("census", "accept"),
+            g("coverage", "accept"),
+            g("matrix", "reject"),
+        ],
+        ("reject", "matrix-red"),
+    ),
+    (
+        [g("drift", "accept", "passed"), g("coverage", "reject"), g("matrix", "reject")],
+        ("reject", "uncovered"),
+    ),
+    (
+        [g("drift", "accept", "tests-authored"), g("census", "review")],
+        ("accept-with-review", "tests-authored"),
+    ),
+    ([g("drift", "accept", "passed"), g("coverage", "not-applicable")], ("accept", "passed")),
+]
+
+
+@pytest.mark.parametrize(("outcomes", "expected"), FINAL_ROWS)
+def test_final_grade(outcomes, expected):
+    assert policy.final_grade(outcomes) == expected
+
+
+def test_final_grade_needs_drift():
+    with pytest.raises(ValueError):
+        policy.final_grade([g("census", "accept")])

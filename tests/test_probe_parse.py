@@ -1,0 +1,156 @@
+"""Per-test outcomes from the probe's JSON lines, and what counts as tampering."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from patchwitness.outcomes.pytest_probe import outcome_of, parse_probe
+
+
+@pytest.mark.parametrize(
+    ("phases", "outcome"),
+    [
+        (
+            {"setup": ("passed", False), "call": ("passed", False), "teardown": ("passed", False)},
+            "passed",
+        ),
+        (
+            {"setup": ("passed", False), "call": ("failed", False), "teardown": ("passed", False)},
+            "failed",
+        ),
+        ({"setup": ("failed", False), "teardown": ("passed", False)}, "error"),
+        ({"setup": ("skipped", False), "teardown": ("passed", False)}, "skipped"),
+        ({"setup": ("skipped", True), "teardown": ("passed", False)}, "xfailed"),
+        (
+            {"setup": ("passed", False), "call": ("skipped", True), "teardown": ("passed", False)},
+            "xfailed",
+        ),
+        (
+            {"setup": ("passed", False), "call": ("passed", True), "teardown": ("passed", False)},
+            "xpassed",
+        ),
+        (
+            {"setup": ("passed", False), "call": ("skipped", False), "teardown": ("passed", False)},
+            "skipped",
+        ),
+        (
+            {"setup": ("passed", False), "call": ("passed", False), "teardown": ("failed", False)},
+            "error",
+        ),
+        ({"setup": ("passed", False)}, "missing"),  # died during the call
+        ({"setup": ("passed", False), "call": ("passed", False)}, "missing"),  # died after
+        ({}, "missing"),
+    ],
+)
+def test_outcome_of(phases, outcome):
+    assert outcome_of(phases) == outcome
+
+
+def lines(*events) -> bytes:
+    return "".join(json.dumps(e) + "\n" for e in events).encode()
+
+
+def report(nodeid, when, outcome, xfail=False):
+    return {"event": "report", "id": nodeid, "when": when, "outcome": outcome, "xfail": xfail}
+
+
+def full(nodeid, call="passed"):
+    return [
+        report(nodeid, "setup", "passed"),
+        report(nodeid, "call", call),
+        report(nodeid, "teardown", "passed"),
+    ]
+
+
+def test_a_clean_run():
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a", "t::b"]},
+        *full("t::a"),
+        *full("t::b", "failed"),
+        {"event": "finish", "exitstatus": 1},
+    )
+    parsed = parse_probe(data)
+    assert parsed.outcomes == {"t::a": "passed", "t::b": "failed"}
+    assert parsed.problems == [] and parsed.tamper == []
+    assert parsed.exitstatus == 1
+
+
+def test_collected_but_never_reported_is_missing():
+    data = lines({"event": "start"}, {"event": "collected", "ids": ["t::a", "t::b"]}, *full("t::a"))
+    parsed = parse_probe(data)
+    assert parsed.outcomes == {"t::a": "passed", "t::b": "missing"}
+    assert any("did not finish" in p for p in parsed.problems)
+
+
+def test_report_for_an_uncollected_test_is_tamper():
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a"]},
+        *full("t::a"),
+        *full("t::ghost"),
+        {"event": "finish", "exitstatus": 0},
+    )
+    parsed = parse_probe(data)
+    assert "t::ghost" not in parsed.outcomes
+    assert parsed.tamper == ["report names a test that was never collected: t::ghost"]
+
+
+def test_a_second_report_for_a_phase_is_tamper_and_the_failure_stands():
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a"]},
+        report("t::a", "setup", "passed"),
+        report("t::a", "call", "failed"),
+        report("t::a", "call", "passed"),
+        report("t::a", "teardown", "passed"),
+        {"event": "finish", "exitstatus": 0},
+    )
+    parsed = parse_probe(data)
+    assert parsed.outcomes == {"t::a": "failed"}
+    assert parsed.tamper == ["two call reports for t::a"]
+
+
+def test_reruns_are_not_tamper():
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a"]},
+        report("t::a", "setup", "passed"),
+        report("t::a", "call", "rerun"),
+        *full("t::a"),
+        {"event": "finish", "exitstatus": 0},
+    )
+    parsed = parse_probe(data)
+    assert parsed.outcomes == {"t::a": "passed"}
+    assert parsed.reruns == ["t::a"]
+
+
+def test_nothing_at_all_is_a_problem_not_a_pass():
+    parsed = parse_probe(b"")
+    assert parsed.outcomes == {}
+    assert not parsed.started
+    assert any("never started" in p for p in parsed.problems)
+
+
+def test_garbage_lines_are_problems():
+    parsed = parse_probe(b'{"event": "start"}\nnot json\n{"event": "weird"}\n')
+    assert len(parsed.problems) == 3  # two bad lines, and the session never finished
+
+
+def test_hooks_and_deselection_are_kept():
+    data = lines(
+        {"event": "start"},
+        {"event": "deselected", "ids": ["t::x"]},
+        {
+            "event": "collected",
+            "ids": [],
+            "hooks": {"pytest_runtest_makereport": ["tests/conftest.py"]},
+        },
+        {"event": "finish", "exitstatus": 5},
+    )
+    parsed = parse_probe(data)
+    assert parsed.deselected == ["t::x"]
+    assert parsed.hooks == {"pytest_runtest_makereport": ["tests/conftest.py"]}
+    assert parsed.exitstatus == 5
