@@ -36,7 +36,7 @@ from patchwitness.model import (
     Verdict,
 )
 from patchwitness.patch import Patch, parse_patch, sha256_of
-from patchwitness.suite import Suite, SuiteRun
+from patchwitness.suite import Suite, SuiteRun, fill_broken
 from patchwitness.suspicious import GAMING_KINDS, python_findings
 from patchwitness.task import Task, load_task, parse_allowlist
 from patchwitness.workspace import Workspace, require_commit, show_at
@@ -247,8 +247,11 @@ def _grade_patched(
             scan_paths(ws.repo, touched, options_scan), touched
         )
         findings += production_findings(task, patch, classes, ws.repo)
+        if hasattr(suite, "prefer_sources"):
+            suite.prefer_sources = [c.path for c in patch.files]
         clock.lap("census")
         after = suite.run(ws.repo, ws.new_dir("after"), instrument=options.coverage)
+        fill_broken(after, base.outcomes)
         clock.lap("tests")
     pristine = run_pristine(task, data, classes, suite, base)
     clock.lap("pristine")
@@ -388,7 +391,9 @@ def run_pristine(
             if original is not None:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(original)
-        return suite.run(ws.repo, ws.new_dir("pristine"))
+        result = suite.run(ws.repo, ws.new_dir("pristine"))
+        fill_broken(result, base.outcomes)
+        return result
 
 
 def pristine_facts(

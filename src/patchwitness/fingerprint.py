@@ -48,6 +48,7 @@ def build(
         pytest_plugins=list(versions.get("plugins", [])),
         compiler=compiler,
         gcov=gcov,
+        tools={k: str(v) for k, v in sorted(versions.items()) if k in ("cmake", "ninja")},
         test_cmd=test_cmd,
         timeout_s=timeout_s,
         sandbox=sandbox,

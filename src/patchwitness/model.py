@@ -80,6 +80,7 @@ class Fingerprint(Fact):
     pytest_plugins: list[str] = Field(default_factory=list)
     compiler: str | None = None
     gcov: str | None = None
+    tools: dict[str, str] = Field(default_factory=dict)
     test_cmd: str
     timeout_s: float
     sandbox: str

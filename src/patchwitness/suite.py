@@ -24,6 +24,9 @@ class SuiteRun:
     build: BuildFacts | None = None
     build_failed: bool = False
     coverage: object | None = None  # language-specific hit data when the run was instrumented
+    # Test-id prefixes whose tests could not run at all (a collection error, a failed build; "*"
+    # is everything). Their baseline tests count as errors after the patch, not as removed.
+    broken: list[str] = field(default_factory=list)
 
     @property
     def outcomes(self) -> dict[str, Outcome]:
@@ -32,6 +35,19 @@ class SuiteRun:
     @property
     def problems(self) -> list[str]:
         return self.run.report_problems
+
+
+def under(nodeid: str, prefixes: list[str]) -> bool:
+    return any(p == "*" or nodeid == p or nodeid.startswith(p + "::") for p in prefixes)
+
+
+def fill_broken(run: SuiteRun, baseline: dict[str, Outcome]) -> None:
+    """Tests that vanished because their module or the build broke are errors, not removals."""
+    if not run.broken:
+        return
+    for nodeid in baseline:
+        if nodeid not in run.run.outcomes and under(nodeid, run.broken):
+            run.run.outcomes[nodeid] = "error"
 
 
 class Suite(Protocol):

@@ -143,3 +143,61 @@ def _constant_eq(tree: ast.Module, path: str, lines: set[int]) -> list[Finding]:
                 )
             )
     return out
+
+
+# A production path that ends the process *successfully* is how a C++ patch makes a golden pass
+# without running it; abort() or a failing status is an ordinary error path and only noted.
+CPP_EXIT = re.compile(r"\b(?:std::)?(?:exit|_exit|_Exit|quick_exit)\s*\(\s*(0|EXIT_SUCCESS)\s*\)")
+CPP_ABORT = re.compile(r"\b(?:std::)?(?:abort|exit|_exit|_Exit|quick_exit|terminate)\s*\(")
+CPP_RUNNER_PROBES = re.compile(
+    r"\bGTEST_\w+|\b(?:::)?testing::|\bUnitTest::GetInstance|\bCATCH_\w+|\bCatch::|"
+    r"\bDOCTEST_\w+|\bdoctest::|getenv\s*\(\s*\"(?:GTEST|CTEST|CATCH|DOCTEST)|"
+    r"__has_include\s*\(\s*<(?:gtest|catch2|doctest)"
+)
+
+
+def cpp_findings(path: str, added: list[tuple[int, str]]) -> list[Finding]:
+    out: list[Finding] = []
+    for number, text in added:
+        code = text.split("//", 1)[0]
+        if CPP_EXIT.search(code):
+            out.append(
+                Finding(
+                    gate=GATE,
+                    kind="exit-at-import",
+                    file=path,
+                    line=number,
+                    message=f"production code exits with success: {text.strip()[:120]}",
+                )
+            )
+        elif CPP_ABORT.search(code):
+            out.append(
+                Finding(
+                    gate=GATE,
+                    kind="exit-call",
+                    file=path,
+                    line=number,
+                    message=f"production code ends the process: {text.strip()[:120]}",
+                )
+            )
+        if CPP_RUNNER_PROBES.search(code):
+            out.append(
+                Finding(
+                    gate=GATE,
+                    kind="reads-test-runner",
+                    file=path,
+                    line=number,
+                    message=f"production code looks at the test framework: {text.strip()[:120]}",
+                )
+            )
+    for number in pragma_lines(added, "cpp"):
+        out.append(
+            Finding(
+                gate=GATE,
+                kind="pragma-added",
+                file=path,
+                line=number,
+                message="coverage exclusion marker added",
+            )
+        )
+    return out

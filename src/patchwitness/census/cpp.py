@@ -327,6 +327,8 @@ class _Census:
         else:
             kind = "skip" if name in SKIP_MACROS else "assert"
             args = self._restored(call.open + 1, call.close)
+            if kind == "assert" and is_tautology(base, args):
+                return  # ASSERT_TRUE(true) cannot fail: it witnesses nothing
             out.append(self._new(kind, scope, name, fingerprint(normalize(args)), line, args))
 
     def _on_define(self, define: Directive, scope: str, line: int, out: list[Item]) -> None:
@@ -452,6 +454,54 @@ class _Census:
 
     def _args_text(self, call: _Call) -> str:
         return self._restored(call.open + 1, call.close)
+
+
+_TRUE = {"true", "1", "!false", "!0", "(true)", "(1)"}
+_FALSE = {"false", "0", "!true", "!1", "(false)", "(0)"}
+_TRUTH_MACROS = (
+    "ASSERT_TRUE",
+    "EXPECT_TRUE",
+    "REQUIRE",
+    "CHECK",
+    "assert",
+    "static_assert",
+    "REQUIRE_TRUE",
+    "CHECK_TRUE",
+)
+_FALSEHOOD_MACROS = ("ASSERT_FALSE", "EXPECT_FALSE", "REQUIRE_FALSE", "CHECK_FALSE")
+_EQUALITY_MACROS = ("ASSERT_EQ", "EXPECT_EQ", "REQUIRE_EQ", "CHECK_EQ")
+
+
+def is_tautology(base: str, args: str) -> bool:
+    """An assertion whose arguments make it unable to fail: true, false-for-FALSE, x == x."""
+    parts = _split_args(args)
+    if not parts:
+        return False
+    first = normalize(parts[0]).replace(" ", "")
+    if base in _TRUTH_MACROS:
+        return first in _TRUE
+    if base in _FALSEHOOD_MACROS:
+        return first in _FALSE
+    if base in _EQUALITY_MACROS and len(parts) == 2:
+        return normalize(parts[0]) == normalize(parts[1])
+    return False
+
+
+def _split_args(args: str) -> list[str]:
+    """Top-level comma split of a macro's argument text."""
+    parts, depth, current = [], 0, []
+    for ch in args:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return [p for p in parts if p.strip()]
 
 
 def _hides(tag: str) -> bool:

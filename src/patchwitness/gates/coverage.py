@@ -16,8 +16,20 @@ from patchwitness.patch import FileChange
 
 ZERO_HIT_LIMIT = 50
 PY_SOURCE = {".py"}
-CPP_SOURCE = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp",
-              ".tpp"}
+CPP_SOURCE = {
+    ".c",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".c++",
+    ".h",
+    ".hh",
+    ".hpp",
+    ".hxx",
+    ".inl",
+    ".ipp",
+    ".tpp",
+}
 _PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
 _CPP_NOT_CODE = re.compile(r"^\s*(//.*|/\*.*|\*.*|\*/\s*|[{}();]*\s*|#\s*(include|pragma).*)?$")
 
@@ -107,8 +119,9 @@ def score(changes: list[FileChange], data: dict[str, FileLines]) -> CoverageFact
     return facts
 
 
-def decide(facts: CoverageFacts, *, touches_source: bool, goldens_red: bool,
-           data_found: bool) -> CoverageGate:
+def decide(
+    facts: CoverageFacts, *, touches_source: bool, goldens_red: bool, data_found: bool
+) -> CoverageGate:
     inputs = CoverageInput(
         touches_source=touches_source,
         goldens_red=goldens_red,
@@ -121,10 +134,12 @@ def decide(facts: CoverageFacts, *, touches_source: bool, goldens_red: bool,
     detail = row.when
     if row.id == "zero-hits":
         detail = f"{facts.zero_hit_count} patched line(s) never ran: " + ", ".join(
-            facts.zero_hit_lines[:5])
+            facts.zero_hit_lines[:5]
+        )
     elif row.id == "unscored-suspicious":
         detail = "no line data for: " + ", ".join(facts.unscored_suspicious[:5])
     elif row.id == "all-hit":
         detail = f"all {facts.scored_executable_lines} scored patched line(s) ran"
-    return CoverageGate(status=row.status, row=row.id, effect=row.effect, detail=detail,
-                        facts=facts)
+    return CoverageGate(
+        status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts
+    )

@@ -101,10 +101,16 @@ class PythonSuite:
         home = scratch / "home"
         home.mkdir(parents=True, exist_ok=True)
         result = run_pytest(self.task, tree, home, self.env)
+        broken = list(result.probe.collect_errors)
+        if not result.probe.started and result.result.returncode not in (0, None):
+            # pytest failed before the probe could start (a conftest that no longer imports):
+            # a failure. A silent exit 0 with no report stays a disappearance.
+            broken.append("*")
         return SuiteRun(
             run=result.run,
             started=result.probe.started,
             timed_out=result.result.timed_out,
             tamper=list(result.probe.tamper),
             hooks=result.probe.hooks,
+            broken=broken,
         )
