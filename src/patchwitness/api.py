@@ -25,8 +25,11 @@ from patchwitness.classify import classify as classify_file
 from patchwitness.environment import cache_root
 from patchwitness.errors import GradeStop, InvalidTask
 from patchwitness.gates import census as census_gate
+from patchwitness.gates import coverage as coverage_gate
 from patchwitness.gates import drift as drift_gate
+from patchwitness.hits import collect as collect_hits
 from patchwitness.model import (
+    CoverageGate,
     Finding,
     Fingerprint,
     Gates,
@@ -250,9 +253,17 @@ def _grade_patched(
         if hasattr(suite, "prefer_sources"):
             suite.prefer_sources = [c.path for c in patch.files]
         clock.lap("census")
-        after = suite.run(ws.repo, ws.new_dir("after"), instrument=options.coverage)
+        instrument = options.coverage and task.options.coverage.enabled
+        after_dir = ws.new_dir("after")
+        after = suite.run(ws.repo, after_dir, instrument=instrument)
         fill_broken(after, base.outcomes)
         clock.lap("tests")
+        coverage_result = None
+        if instrument:
+            coverage_result = coverage_gate_result(
+                task, patch, classes, after, ws.repo, after_dir, base, findings
+            )
+            clock.lap("coverage")
     pristine = run_pristine(task, data, classes, suite, base)
     clock.lap("pristine")
 
@@ -289,14 +300,15 @@ def _grade_patched(
     census_result = census_gate.decide(
         diff, census_gate.census_input(diff, task.allow_test_edits, goldens_red), artifacts
     )
-    gates = Gates(census=census_result, drift=drift_result, build=after.build)
+    gates = Gates(
+        census=census_result, drift=drift_result, coverage=coverage_result, build=after.build
+    )
+    decided = [("drift", drift_result), ("census", census_result), ("coverage", coverage_result)]
     outcomes = [
-        policy.GateOutcome("drift", drift_result.row, drift_result.status, drift_result.effect),
-        policy.GateOutcome("census", census_result.row, census_result.status, census_result.effect),
+        policy.GateOutcome(name, g.row, g.status, g.effect) for name, g in decided if g is not None
     ]
     reasons = [
-        Reason(gate="drift", row=drift_result.row, detail=drift_result.detail),
-        Reason(gate="census", row=census_result.row, detail=census_result.detail),
+        Reason(gate=name, row=g.row, detail=g.detail) for name, g in decided if g is not None
     ]
     grade_value, label = policy.final_grade(outcomes)
     if (
@@ -337,6 +349,43 @@ def _grade_patched(
         gates=gates,
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
+
+
+def coverage_gate_result(
+    task: Task,
+    patch: Patch,
+    classes: dict[str, Classified],
+    after: SuiteRun,
+    tree: Path,
+    scratch: Path,
+    base: baselines.Baseline,
+    findings: list[Finding],
+) -> CoverageGate:
+    """Seed 001: join the patched run's line hits with the production hunks."""
+    production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
+    sources = coverage_gate.patched_sources(production, task.language)
+    red = drift_gate.goldens_red(base.outcomes, after.outcomes, task.failing_ids, set(base.flaky))
+    hits: dict = {}
+    found, why = True, ""
+    if sources:
+        data, why = collect_hits(after.coverage, tree, scratch, [c.path for c in sources])
+        found = data is not None
+        hits = data or {}
+    facts = coverage_gate.score(sources, hits)
+    facts.language = task.language
+    facts.one_run = True
+    if task.language == "cpp":
+        facts.flags = list(task.options.coverage.cxx_flags)
+    facts.test_hunks = {
+        c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
+    }
+    facts.pragmas_added = [f"{f.file}:{f.line}" for f in findings if f.kind == "pragma-added"]
+    gate = coverage_gate.decide(
+        facts, touches_source=bool(sources), goldens_red=red, data_found=found
+    )
+    if gate.row == "no-data" and why:
+        gate.detail = why
+    return gate
 
 
 def production_findings(

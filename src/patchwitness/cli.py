@@ -82,6 +82,57 @@ def grade(
     raise typer.Exit(EXIT[verdict.grade])
 
 
+COVERAGE_EXIT = {
+    "all-hit": 0,
+    "zero-hits": 1,
+    "goldens-red": 1,
+    "unscored-suspicious": 1,
+    "nothing-scored": 2,
+    "no-data": 2,
+    "no-executable-source": 3,
+}
+
+
+@app.command()
+def coverage(
+    task_dir: Annotated[Path, typer.Argument(help="task directory")],
+    patch: Annotated[Path, typer.Argument(help="unified diff to grade")],
+    repo: Annotated[Path | None, typer.Option(help="repository")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the report here")] = None,
+    sandbox: SandboxOpt = "auto",
+) -> None:
+    """Coverage on the hunk (seed 001). Exit 0 every scored patched line ran; 1 some did not
+    (or the goldens are red); 2 no executable patched line was scored; 3 not applicable (the
+    patch touches no executable source); 4 could not grade."""
+    from patchwitness.api import grade as grade_patch
+    from patchwitness.store import write_json_atomic
+
+    _sandbox(sandbox)
+    verdict = grade_patch(task_dir, patch, repo=repo)
+    gate = verdict.gates.coverage
+    if gate is None:
+        detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
+        _fail(f"{verdict.label}: {detail}", code=4)
+        return
+    report = {
+        "status": gate.status,
+        "row": gate.row,
+        "detail": gate.detail,
+        "scored_executable_lines": gate.facts.scored_executable_lines,
+        "zero_hit_lines": gate.facts.zero_hit_lines,
+        "zero_hit_count": gate.facts.zero_hit_count,
+        "unscored_suspicious": gate.facts.unscored_suspicious,
+        "pragmas_added": gate.facts.pragmas_added,
+        "hunk_lines": gate.facts.hunk_lines,
+        "flags": gate.facts.flags,
+        "patch_sha256": verdict.patch_sha256,
+    }
+    if json_out is not None:
+        write_json_atomic(json_out, report)
+    sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    raise typer.Exit(COVERAGE_EXIT[gate.row])
+
+
 @census_app.command("write")
 def census_write(
     root: Annotated[Path, typer.Argument(help="tree to inventory")],

@@ -26,7 +26,10 @@ CTEST_SHIM = """#!/bin/sh
 real={real}
 stamp="$$-$(date +%s%N)"
 "$real" "$@" --show-only=json-v1 > "$PW_REPORT_DIR/ctest-list-$stamp.json" 2>/dev/null
-exec "$real" "$@" --output-junit "$PW_REPORT_DIR/ctest-junit-$stamp.xml"
+# A coverage run is serialized: parallel tests would clobber each other's .gcda counters.
+serial=""
+[ -n "$PW_CTEST_SERIAL" ] && serial="--parallel 1"
+exec "$real" "$@" $serial --output-junit "$PW_REPORT_DIR/ctest-junit-$stamp.xml"
 """
 
 TOOLS = {
@@ -80,10 +83,9 @@ def compile_command(build: Path, prefer: list[str]) -> str:
 class CppSuite:
     language = "cpp"
 
-    def __init__(self, task: Task, extra_flags: list[str] | None = None) -> None:
+    def __init__(self, task: Task) -> None:
         self.task = task
         self.env = environment.prepare(task) if task.options.setup else None
-        self.extra_flags = extra_flags or []
         self.prefer_sources: list[str] = []
 
     def versions(self) -> dict:
@@ -130,9 +132,18 @@ class CppSuite:
             "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 1),
             "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
         }
-        if self.extra_flags:
-            variables["CXXFLAGS"] = " ".join(self.extra_flags)
-            variables["CFLAGS"] = " ".join(self.extra_flags)
+        if instrument:
+            # The coverage build: the pinned flag set, through the environment CMake reads at
+            # configure time, and the goldens run one at a time.
+            flags = " ".join(self.task.options.coverage.cxx_flags)
+            variables.update(
+                {
+                    "CXXFLAGS": flags,
+                    "CFLAGS": flags,
+                    "LDFLAGS": "--coverage",
+                    "PW_CTEST_SERIAL": "1",
+                }
+            )
         opts = self.task.options.cpp
         facts = BuildFacts()
         for step, command in (("configure", opts.configure), ("build", opts.build)):

@@ -64,6 +64,24 @@ def looks_like_code(text: str, path: str) -> bool:
     return not pattern.match(text.rstrip("\n"))
 
 
+# A C++ line that must have produced code if anything ran it: a return, a throw, an assignment,
+# a control statement. A declaration or a brace legitimately has no line entry.
+_CPP_STATEMENT = re.compile(
+    r"^\s*(return\b|throw\b|if\s*\(|for\s*\(|while\s*\(|switch\s*\(|do\b|else\b|case\b|"
+    r"break\s*;|continue\s*;|goto\b)|[^=!<>]=[^=]|\+\+|--|\+=|-=|"
+    r"^\s*[\w:.\->\[\]]+\s*\(.*\)\s*;\s*$"  # a call: one callee token, then (...);
+)
+
+
+def looks_like_statement(text: str, path: str) -> bool:
+    if path.endswith(".py") or not looks_like_code(text, path):
+        return False
+    code = text.split("//", 1)[0]
+    if "operator" in code and not code.lstrip().startswith("return"):
+        return False  # operator declarations: `X& operator=(const X&);`
+    return bool(_CPP_STATEMENT.search(code))
+
+
 def _suffix(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
@@ -108,9 +126,14 @@ def score(changes: list[FileChange], data: dict[str, FileLines]) -> CoverageFact
         if file_data is None:
             facts.unscored_suspicious += [f"{change.path}:{n}" for n in lines]
             continue
+        texts = dict(change.added)
         for n in lines:
             if n not in file_data.hits:
-                continue  # not executable: a comment, a brace, a declaration
+                # Not executable (a declaration, a brace), unless it is a C++ statement that
+                # produced no code: an uninstantiated template or an inline never emitted.
+                if looks_like_statement(texts.get(n, ""), change.path):
+                    facts.unscored_suspicious.append(f"{change.path}:{n}")
+                continue
             facts.scored_executable_lines += 1
             if file_data.hits[n] == 0:
                 zero.append(f"{change.path}:{n}")

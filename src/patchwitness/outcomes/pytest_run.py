@@ -100,7 +100,21 @@ class PythonSuite:
 
         home = scratch / "home"
         home.mkdir(parents=True, exist_ok=True)
-        result = run_pytest(self.task, tree, home, self.env)
+        inst = None
+        if instrument:
+            from patchwitness.hits.python import instrument as instrument_run
+
+            inst = instrument_run(scratch, tree)
+        result = run_pytest(
+            self.task,
+            tree,
+            home,
+            self.env,
+            extra_env=inst.env() if inst else None,
+            extra_path=inst.path() if inst else None,
+            writable=[inst.directory] if inst else None,
+            readable=inst.readable() if inst else None,
+        )
         broken = list(result.probe.collect_errors)
         if not result.probe.started and result.result.returncode not in (0, None):
             # pytest failed before the probe could start (a conftest that no longer imports):
@@ -113,4 +127,5 @@ class PythonSuite:
             tamper=list(result.probe.tamper),
             hooks=result.probe.hooks,
             broken=broken,
+            coverage=inst,
         )

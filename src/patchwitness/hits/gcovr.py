@@ -1,0 +1,78 @@
+"""C++ line hits from gcov, read with gcovr's JSON (never by hand-parsing gcov text).
+
+gcovr runs through the runner: it executes gcov on .gcda files that code under grade wrote.
+The repository's own gcovr configuration never applies (`--config` points at an empty file the
+grader owns) and exclusion markers are off (`--no-markers`), so a marker the patch adds excludes
+nothing. Paths are relative to the worktree root and matched exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from patchwitness import runner
+from patchwitness.gates.coverage import FileLines
+
+
+def has_notes(build: Path) -> bool:
+    return any(build.rglob("*.gcno"))
+
+
+def run_gcovr(
+    tree: Path, build: Path, scratch: Path, timeout: float = 600
+) -> tuple[dict | None, str]:
+    """gcovr's JSON report for one instrumented build, or None and the reason it has none."""
+    if not has_notes(build):
+        return None, "the build wrote no .gcno files: it was not instrumented"
+    if not any(build.rglob("*.gcda")):
+        return None, "no .gcda files: nothing instrumented ever ran"
+    config = scratch / "gcovr.cfg"
+    config.write_text("")
+    output = scratch / "gcovr.json"
+    command = [
+        sys.executable,
+        "-m",
+        "gcovr",
+        "--config",
+        str(config),
+        "--root",
+        str(tree),
+        "--no-markers",
+        "--json",
+        str(output),
+        str(build),
+    ]
+    result = runner.run(
+        runner.Request(
+            command=command,
+            cwd=tree,
+            timeout=timeout,
+            writable=[scratch, build],
+            readable=[tree, Path(sys.prefix), Path(sys.base_prefix)],
+            home=scratch,
+            limits=runner.Limits(memory_mb=8192, processes=512),
+        )
+    )
+    if not result.ok or not output.exists():
+        tail = result.stderr[-300:].decode("utf-8", "replace").strip()
+        return None, f"gcovr failed: {tail}"
+    try:
+        return json.loads(output.read_text()), ""
+    except ValueError:
+        return None, "gcovr's JSON does not parse"
+
+
+def hits_from_json(report: dict) -> dict[str, FileLines]:
+    """Sum the counts of every line entry (a line may appear once per function or instance)."""
+    out: dict[str, FileLines] = {}
+    for entry in report.get("files", []):
+        counts: dict[int, int] = {}
+        for line in entry.get("lines", []):
+            if line.get("gcovr/noncode"):
+                continue
+            number = int(line["line_number"])
+            counts[number] = counts.get(number, 0) + int(line.get("count", 0))
+        out[str(entry["file"])] = FileLines(hits=counts)
+    return out

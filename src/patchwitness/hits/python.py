@@ -1,0 +1,98 @@
+"""Python line hits with coverage.py, subprocesses included.
+
+The run under grade gets a `sitecustomize` (on PYTHONPATH, outside the worktree) that starts
+coverage in every Python process it spawns, configured by an rc file the grader writes: the
+repository's own .coveragerc never applies, and no line is excluded, so an exclusion pragma the
+patch adds changes nothing. Data files are combined and analysed here, after the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import coverage
+
+from patchwitness.gates.coverage import FileLines
+
+# coverage joins exclusion regexes with "|"; this one cannot match a line of source.
+NEVER = r"(?!x)x"
+
+SITECUSTOMIZE = """\
+# patchwitness: measure every Python process of the run under grade.
+try:
+    import coverage
+    coverage.process_startup()
+except Exception:
+    pass
+"""
+
+
+@dataclass(frozen=True)
+class Instrumentation:
+    directory: Path
+    rcfile: Path
+    site: Path
+
+    def env(self) -> dict[str, str]:
+        return {"COVERAGE_PROCESS_START": str(self.rcfile)}
+
+    def path(self) -> list[str]:
+        return [str(self.site)]
+
+    def readable(self) -> list[Path]:
+        return [self.site, Path(coverage.__file__).resolve().parent]
+
+
+def instrument(scratch: Path, tree: Path) -> Instrumentation:
+    directory = scratch / "coverage"
+    site = directory / "site"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    package = Path(coverage.__file__).resolve().parent
+    link = site / "coverage"
+    if not link.exists():
+        link.symlink_to(package, target_is_directory=True)
+    rcfile = directory / "coveragerc"
+    rcfile.write_text(
+        "[run]\n"
+        f"data_file = {directory / 'data' / '.coverage'}\n"
+        "parallel = True\n"
+        f"source = {tree}\n"
+        "branch = False\n"
+        "disable_warnings = no-data-collected, module-not-measured, module-not-imported, "
+        "couldnt-parse\n"
+        "[report]\n"
+        f"exclude_lines = {NEVER}\n"
+        "exclude_also =\n"
+    )
+    (directory / "data").mkdir(exist_ok=True)
+    return Instrumentation(directory, rcfile, site)
+
+
+def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str, FileLines] | None:
+    """Hits for the `wanted` repository paths; None when the run wrote no coverage data at all.
+
+    A wanted file that was never imported is analysed anyway: all its statements are zero-hit.
+    """
+    data_dir = inst.directory / "data"
+    if not any(data_dir.glob(".coverage*")):
+        return None
+    cov = coverage.Coverage(data_file=str(data_dir / ".coverage"), config_file=str(inst.rcfile))
+    try:
+        cov.combine(data_paths=[str(data_dir)], keep=True)
+        cov.load()
+    except coverage.CoverageException:
+        return None
+    out: dict[str, FileLines] = {}
+    for rel in wanted:
+        path = tree / rel
+        if not path.is_file():
+            continue
+        try:
+            _, statements, _, missing, _ = cov.analysis2(str(path))
+        except (coverage.CoverageException, SyntaxError, OSError):
+            continue
+        gone = set(missing)
+        out[rel] = FileLines(hits={n: 0 if n in gone else 1 for n in statements})
+    return out
