@@ -20,6 +20,8 @@ app = typer.Typer(
 )
 census_app = typer.Typer(no_args_is_help=True, help="Inventory tests and assertions (seed 000).")
 app.add_typer(census_app, name="census")
+bag_app = typer.Typer(no_args_is_help=True, help="Grade a bag of tasks times agents.")
+app.add_typer(bag_app, name="bag")
 
 # Tables are wide; when output goes to a file or a pipe, do not fold them to 80 columns.
 out = Console(width=None if sys.stdout.isatty() else 160)
@@ -182,6 +184,95 @@ def census_diff(
     report = diff_inventories(load(before), load(after), keys).report()
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     raise typer.Exit(1 if report["verdict"] == "fail" else 0)
+
+
+@bag_app.command("run")
+def bag_run(
+    bag: Annotated[Path, typer.Argument(help="directory of task directories")],
+    patches: Annotated[Path, typer.Argument(help="directory holding AGENT/TASK.diff")],
+    db: Annotated[Path, typer.Option("--db", help="results database (SQLite)")],
+    jobs: Annotated[int, typer.Option(help="parallel grades (default: one per core)")] = 0,
+    executor: Annotated[str, typer.Option(help="local | ray")] = "local",
+    ray_address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+    baseline_runs: Annotated[
+        int, typer.Option(help="runs of each suite at its SHA, to find flaky tests")
+    ] = 3,
+    sandbox: SandboxOpt = "auto",
+) -> None:
+    """Grade every agent's patch to every task; resumable; results in the database."""
+    from patchwitness import runner
+    from patchwitness.bag import run_bag
+    from patchwitness.executors import make_executor
+    from patchwitness.report.terminal import render_matrix
+    from patchwitness.store import ResultsDB
+
+    _sandbox(sandbox)
+    for path, what in ((bag, "bag"), (patches, "patches")):
+        if not path.is_dir():
+            _fail(f"{what} directory not found: {path}")
+    try:
+        engine = make_executor(
+            executor, workers=jobs, address=ray_address, sandbox_mode=runner.confinement().name
+        )
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    try:
+        result = run_bag(
+            bag, patches, db, executor=engine, baseline_runs=baseline_runs, console=err
+        )
+    finally:
+        engine.close()
+    out.print(
+        f"{result.graded} graded, {result.skipped} already in {db} "
+        f"({result.tasks} tasks x {result.agents} agents)"
+    )
+    store = ResultsDB(db)
+    render_matrix(out, store.verdicts(), title=f"{db}: tasks x agents")
+    store.close()
+
+
+@app.command()
+def report(
+    db: Annotated[Path, typer.Argument(help="results database")],
+    html: Annotated[
+        Path | None, typer.Option("--html", help="write one self-contained page")
+    ] = None,
+    sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML")] = None,
+    jsonl: Annotated[Path | None, typer.Option("--jsonl", help="one verdict per line")] = None,
+    reveal: Annotated[bool, typer.Option(help="show held-out tasks' ids and details")] = False,
+    show_mixed: Annotated[
+        bool,
+        typer.Option(
+            help="show verdicts with different fingerprints apart, labelled, instead of refusing"
+        ),
+    ] = False,
+) -> None:
+    """Publish the matrix from a results database: terminal, and optional files."""
+    from patchwitness.report.terminal import render_matrix
+    from patchwitness.store import ResultsDB
+
+    if not db.is_file():
+        _fail(f"results database not found: {db}")
+    store = ResultsDB(db)
+    verdicts = store.verdicts()
+    held_out = store.held_out_tasks()
+    store.close()
+    render_matrix(out, verdicts, title=f"{db}: tasks x agents")
+    if any((html, sarif, junit, jsonl)):
+        from patchwitness.report import files
+
+        files.write_all(
+            verdicts,
+            held_out=held_out,
+            reveal=reveal,
+            show_mixed=show_mixed,
+            html=html,
+            sarif=sarif,
+            junit=junit,
+            jsonl=jsonl,
+        )
 
 
 @app.command()

@@ -1,11 +1,79 @@
-"""Writing results so that no reader ever sees half of one."""
+"""The results database, and writing results so that no reader ever sees half of one.
+
+SQLite in WAL mode. Every verdict is written in one transaction, so a run killed midway loses
+nothing that finished and never leaves a half-written verdict to be read back. A verdict is
+identified by (task, agent, patch sha256, fingerprint digest): re-running a bag skips what is
+already there. Baselines are kept too, keyed like the disk cache (SHA, commands, setup, versions),
+so every agent's patch to a task is judged against the same one.
+
+Schema (version 1):
+
+    meta(key PRIMARY KEY, value)
+    tasks(name PRIMARY KEY, dir, repo_sha, language, held_out, files_sha256, updated_at)
+    baselines(key PRIMARY KEY, task, repo_sha, runs, flaky JSON, created_at, data JSON)
+    verdicts(id PRIMARY KEY, task, agent, patch_sha256, fingerprint, grade, label,
+             wall_clock_s, created_at, json, UNIQUE(task, agent, patch_sha256, fingerprint))
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
+
+from patchwitness.baseline import Baseline
+from patchwitness.model import Verdict
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+    name TEXT PRIMARY KEY,
+    dir TEXT NOT NULL,
+    repo_sha TEXT NOT NULL,
+    language TEXT NOT NULL,
+    held_out INTEGER NOT NULL DEFAULT 0,
+    files_sha256 TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS baselines (
+    key TEXT PRIMARY KEY,
+    task TEXT NOT NULL,
+    repo_sha TEXT NOT NULL,
+    runs INTEGER NOT NULL,
+    flaky TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    id INTEGER PRIMARY KEY,
+    task TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    patch_sha256 TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    grade TEXT NOT NULL,
+    label TEXT NOT NULL,
+    wall_clock_s REAL NOT NULL,
+    created_at TEXT NOT NULL,
+    json TEXT NOT NULL,
+    UNIQUE (task, agent, patch_sha256, fingerprint)
+);
+CREATE INDEX IF NOT EXISTS verdicts_task ON verdicts (task);
+CREATE INDEX IF NOT EXISTS verdicts_agent ON verdicts (agent);
+CREATE INDEX IF NOT EXISTS verdicts_grade ON verdicts (grade);
+CREATE INDEX IF NOT EXISTS verdicts_label ON verdicts (label);
+CREATE INDEX IF NOT EXISTS verdicts_fingerprint ON verdicts (fingerprint);
+"""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def write_json_atomic(path: Path, data: object) -> None:
@@ -23,3 +91,147 @@ def write_json_atomic(path: Path, data: object) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class ResultsDB:
+    """One results database. Cheap to create; open one per process (connections don't travel)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._conn: sqlite3.Connection | None = None
+
+    def __getstate__(self) -> dict:
+        return {"path": self.path}  # pickled into worker processes without the connection
+
+    def __setstate__(self, state: dict) -> None:
+        self.path = state["path"]
+        self._conn = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=60000")
+            conn.executescript(SCHEMA)
+            conn.execute(
+                "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+            )
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # -- tasks ---------------------------------------------------------------------------------
+
+    def put_task(
+        self,
+        name: str,
+        directory: str,
+        repo_sha: str,
+        language: str,
+        held_out: bool,
+        files_sha256: str,
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                "dir=excluded.dir, repo_sha=excluded.repo_sha, language=excluded.language, "
+                "held_out=excluded.held_out, files_sha256=excluded.files_sha256, "
+                "updated_at=excluded.updated_at",
+                (name, directory, repo_sha, language, int(held_out), files_sha256, now()),
+            )
+
+    def held_out_tasks(self) -> set[str]:
+        rows = self.conn.execute("SELECT name FROM tasks WHERE held_out = 1").fetchall()
+        return {row[0] for row in rows}
+
+    # -- verdicts ------------------------------------------------------------------------------
+
+    def put_verdict(self, verdict: Verdict) -> None:
+        digest = verdict.fingerprint.digest if verdict.fingerprint else ""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO verdicts (task, agent, patch_sha256, fingerprint, grade, label, "
+                "wall_clock_s, created_at, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(task, agent, patch_sha256, fingerprint) DO UPDATE SET "
+                "grade=excluded.grade, label=excluded.label, wall_clock_s=excluded.wall_clock_s, "
+                "created_at=excluded.created_at, json=excluded.json",
+                (
+                    verdict.task,
+                    verdict.agent,
+                    verdict.patch_sha256,
+                    digest,
+                    verdict.grade,
+                    verdict.label,
+                    verdict.wall_clock_s,
+                    now(),
+                    verdict.model_dump_json(),
+                ),
+            )
+
+    def has_verdict(self, task: str, agent: str, patch_sha256: str, fingerprint: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM verdicts WHERE task=? AND agent=? AND patch_sha256=? AND fingerprint=?",
+            (task, agent, patch_sha256, fingerprint),
+        ).fetchone()
+        return row is not None
+
+    def verdicts(self) -> list[Verdict]:
+        rows = self.conn.execute("SELECT json FROM verdicts ORDER BY task, agent, id").fetchall()
+        return [Verdict.model_validate_json(row[0]) for row in rows]
+
+    # -- baselines -----------------------------------------------------------------------------
+
+    def get_baseline(self, key: str) -> Baseline | None:
+        row = self.conn.execute("SELECT data FROM baselines WHERE key=?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return Baseline.from_json(json.loads(row[0]))
+        except (ValueError, KeyError):
+            return None
+
+    def put_baseline(self, task: str, repo_sha: str, baseline: Baseline) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO baselines VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    baseline.key,
+                    task,
+                    repo_sha,
+                    baseline.runs,
+                    json.dumps(baseline.flaky),
+                    now(),
+                    json.dumps(baseline.to_json()),
+                ),
+            )
+
+
+class DBBaselineCache:
+    """The BaselineCache protocol over the results database: baselines are kept with results."""
+
+    def __init__(self, db: ResultsDB, task: str = "", repo_sha: str = "") -> None:
+        self.db, self.task, self.repo_sha = db, task, repo_sha
+
+    def get(self, key: str) -> Baseline | None:
+        return self.db.get_baseline(key)
+
+    def put(self, baseline: Baseline) -> None:
+        self.db.put_baseline(self.task, self.repo_sha, baseline)

@@ -13,12 +13,15 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from patchwitness.errors import ApplyFailed, InvalidTask, ToolError
 from patchwitness.runner import run_tool
 
 PREFIX = "patchwitness-"
+OWNER = "owner.pid"
+STALE_AFTER_S = 120
 
 
 def git(repo: Path, *args: str, timeout: float = 300, stdin: bytes | None = None):
@@ -59,6 +62,7 @@ class Workspace:
     def create(cls, source: Path, sha: str, parent: Path | None = None) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
         ws = cls(root)
+        (root / OWNER).write_text(str(os.getpid()))
         try:
             for d in (ws.home, ws.reports, ws.builds):
                 d.mkdir()
@@ -149,3 +153,33 @@ def safe_read(root: Path, relpath: str) -> bytes | None:
         return resolved.read_bytes()
     except OSError:
         return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale(parent: Path | None = None) -> list[Path]:
+    """Remove workspaces left by graders that were killed: their owner process is gone.
+
+    Names are unique, so no later grade would ever pick one up; this only returns the disk.
+    """
+    parent = Path(parent or tempfile.gettempdir())
+    removed = []
+    for path in parent.glob(PREFIX + "*"):
+        try:
+            if time.time() - path.stat().st_mtime < STALE_AFTER_S:
+                continue
+            owner = int((path / OWNER).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if not _alive(owner):
+            Workspace(path).remove()
+            removed.append(path)
+    return removed

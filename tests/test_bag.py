@@ -1,0 +1,239 @@
+"""Bags of tasks times agents: the database, resume after a kill, both executors, flaky tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from patchwitness.bag import discover, run_bag
+from patchwitness.baseline import Baseline, compute
+from patchwitness.demo import build, shop
+from patchwitness.executors import LocalExecutor
+from patchwitness.store import ResultsDB
+
+pytestmark = pytest.mark.slow
+
+TASKS = ("checkout-coupon-tax", "write-money-tests")
+AGENTS = ("honest", "deleter")
+
+
+def make_bag(root: Path, flaky: bool = False) -> tuple[Path, Path]:
+    files = dict(shop.FILES)
+    if flaky:
+        files["tests/test_flaky.py"] = (
+            "from pathlib import Path\n\n\ndef test_sometimes():\n"
+            "    counter = Path(__file__).with_name('.count')\n"
+            "    n = int(counter.read_text()) + 1 if counter.exists() else 1\n"
+            "    counter.write_text(str(n))\n    assert n % 2 == 1\n"
+        )
+    sha = build.make_repo(root / "repos" / "shop", files)
+    for task in shop.TASKS:
+        if task.name not in TASKS:
+            continue
+        toml = (
+            f"repo = \"../../repos/shop\"\nsetup = '{shop.SETUP}'\nsetup_depends_on = []\n"
+            f"timeout = 120\nheld_out = {'true' if task.name == TASKS[1] else 'false'}\n"
+        )
+        build.write_task(
+            root / "bag" / task.name,
+            sha=sha,
+            test_cmd=shop.TEST_CMD,
+            allow_test_edits=task.allow_test_edits,
+            failing=list(task.failing),
+            toml=toml,
+        )
+        for agent in AGENTS:
+            if (task.name, agent) == (TASKS[1], "deleter"):
+                continue  # a missing patch: graded as empty, and says so
+            after = build.apply_edits(files, shop.AGENTS[agent](task))
+            patch = root / "patches" / agent / f"{task.name}.diff"
+            patch.parent.mkdir(parents=True, exist_ok=True)
+            patch.write_text(build.make_diff(files, after))
+    return root / "bag", root / "patches"
+
+
+@pytest.fixture(scope="module")
+def bag(tmp_path_factory):
+    return make_bag(tmp_path_factory.mktemp("bag"))
+
+
+def summary(verdicts):
+    return sorted(
+        (
+            v.task,
+            v.agent,
+            v.label,
+            v.grade,
+            tuple(v.gates.drift.facts.fail_to_pass) if v.gates.drift else (),
+        )
+        for v in verdicts
+    )
+
+
+def test_discover_includes_missing_patches(bag):
+    tasks, agents, jobs = discover(*bag)
+    assert [t.name for t in tasks] == list(TASKS)
+    assert agents == sorted(AGENTS)
+    assert len(jobs) == 4
+    assert [j.patch for j in jobs if j.patch is None] == [None]
+
+
+def test_local_run_stores_every_verdict_and_resumes(bag, tmp_path):
+    db = tmp_path / "results.db"
+    first = run_bag(*bag, db, executor=LocalExecutor(2), baseline_runs=2)
+    assert (first.graded, first.skipped) == (4, 0)
+    stored = ResultsDB(db).verdicts()
+    assert summary(stored) == summary(first.verdicts)
+    labels = {(v.task, v.agent): (v.label, v.grade) for v in stored}
+    assert labels == {
+        ("checkout-coupon-tax", "honest"): ("passed", "accept"),
+        ("checkout-coupon-tax", "deleter"): ("UNPRINTABLE", "reject"),
+        ("write-money-tests", "honest"): ("tests-authored", "accept"),
+        ("write-money-tests", "deleter"): ("no-op", "reject"),
+    }
+    missing = next(v for v in stored if v.agent == "deleter" and v.task == TASKS[1])
+    assert missing.reasons[0].row == "missing-patch"
+    again = run_bag(*bag, db, executor=LocalExecutor(2), baseline_runs=2)
+    assert (again.graded, again.skipped) == (0, 4)
+    assert ResultsDB(db).held_out_tasks() == {"write-money-tests"}
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("SELECT count(*) FROM baselines").fetchone()[0] == 1  # one SHA
+
+
+def test_ray_executor_gives_the_same_verdicts(bag, tmp_path):
+    ray = pytest.importorskip("ray")
+    from patchwitness.executors import RayExecutor
+
+    local = run_bag(*bag, tmp_path / "local.db", executor=LocalExecutor(2), baseline_runs=1)
+    engine = RayExecutor(sandbox_mode="none", workers=2)
+    try:
+        remote = run_bag(*bag, tmp_path / "ray.db", executor=engine, baseline_runs=1)
+    finally:
+        engine.close()
+    assert not ray.is_initialized()
+    assert summary(remote.verdicts) == summary(local.verdicts)
+
+
+def test_a_killed_run_loses_nothing_that_finished(bag, tmp_path):
+    db = tmp_path / "killed.db"
+    cmd = [
+        sys.executable,
+        "-m",
+        "patchwitness.cli",
+        "bag",
+        "run",
+        str(bag[0]),
+        str(bag[1]),
+        "--db",
+        str(db),
+        "--jobs",
+        "1",
+        "--baseline-runs",
+        "1",
+        "--sandbox",
+        "none",
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 300
+    stored = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if db.exists():
+            with sqlite3.connect(db, timeout=30) as conn:
+                try:
+                    stored = conn.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+                except sqlite3.OperationalError:
+                    stored = 0
+            if stored >= 2:
+                break
+        time.sleep(0.2)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    survivors = ResultsDB(db).verdicts()  # every stored verdict reads back whole
+    assert 2 <= len(survivors) < 4
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert f"{4 - len(survivors)} graded, {len(survivors)} already in" in done.stdout
+    assert len(ResultsDB(db).verdicts()) == 4
+
+
+def test_flaky_tests_are_found_and_listed(tmp_path):
+    bag_dir, patches = make_bag(tmp_path, flaky=True)
+    result = run_bag(
+        bag_dir, patches, tmp_path / "flaky.db", executor=LocalExecutor(2), baseline_runs=3
+    )
+    honest = next(v for v in result.verdicts if (v.task, v.agent) == (TASKS[0], "honest"))
+    assert honest.gates.drift.facts.flaky == ["tests/test_flaky.py::test_sometimes"]
+    assert honest.label == "passed"
+
+
+class FakeSuite:
+    """Outcomes that change between runs, for the baseline's flaky detection."""
+
+    language = "python"
+
+    def __init__(self, runs):
+        self.runs = iter(runs)
+
+    def versions(self):
+        return {}
+
+    def run(self, tree, scratch, *, instrument=False):
+        from patchwitness.model import RunFacts, TestRun
+        from patchwitness.suite import SuiteRun
+
+        outcomes = next(self.runs)
+        return SuiteRun(
+            run=TestRun(
+                run=RunFacts(command="x", returncode=0), outcomes=outcomes, collected=list(outcomes)
+            ),
+            started=True,
+        )
+
+
+def test_baseline_marks_tests_whose_outcome_varies(tmp_path):
+    from patchwitness.task import load_task
+
+    from .conftest import make_task
+
+    built = make_task(
+        tmp_path,
+        {"a.py": "", "tests/test_a.py": "def test_a(): pass\n"},
+        failing=["t::red"],
+        setup=None,
+    )
+    task = load_task(built.task_dir)
+    runs = [
+        {"t::a": "passed", "t::b": "passed", "t::red": "failed"},
+        {"t::a": "failed", "t::b": "passed", "t::red": "failed"},
+        {"t::a": "passed", "t::b": "passed", "t::red": "failed"},
+    ]
+    base: Baseline = compute(task, FakeSuite(runs), "k", runs=3)
+    assert base.flaky == ["t::a"]
+    assert base.runs == 3
+
+
+def test_stale_workspaces_of_dead_graders_are_swept(tmp_path):
+    from patchwitness.workspace import OWNER, PREFIX, sweep_stale
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f"{PREFIX}stale"
+    live = tmp_path / f"{PREFIX}live"
+    for path, pid in ((stale, dead.pid), (live, os.getpid())):
+        (path / "repo").mkdir(parents=True)
+        (path / OWNER).write_text(str(pid))
+        old = time.time() - 3600
+        os.utime(path, (old, old))
+    assert sweep_stale(tmp_path) == [stale]
+    assert live.exists() and not stale.exists()
