@@ -44,6 +44,19 @@ DRIFT_ROWS = [
     (DriftInput(gaming=1, fail_to_pass=1), "gaming-code", "UNPRINTABLE", "reject"),
     (DriftInput(pass_to_fail=2, fail_to_pass=1), "pass-to-fail", "failed", "reject"),
     (DriftInput(fail_to_pass=1), "fail-to-pass", "passed", "accept"),
+    (DriftInput(gate_mode=True, assertion_delta=3), "gate-clean", "passed", "accept"),
+    (
+        DriftInput(
+            gate_mode=True,
+            pass_to_fail=0,
+            tests_removed=0,
+            assertion_delta=-1,
+            allow_test_edits=True,
+        ),
+        "assertion-loss",
+        "UNPRINTABLE",
+        "reject",
+    ),
     (DriftInput(), "no-op", "no-op", "reject"),
     # a fail-to-pass with drift is not "passed": here assertion_delta > 0 without a test edit
     (DriftInput(fail_to_pass=1, assertion_delta=2), "no-op", "no-op", "reject"),

@@ -294,7 +294,15 @@ def _grade_patched(
     gaming = sum(1 for f in findings if f.kind in GAMING_KINDS)
     grader_edited = any(c.kind == GRADER for c in classes.values())
     drift_result = drift_gate.decide(
-        drift, drift_gate.drift_input(drift, task.allow_test_edits, grader_edited, tampered, gaming)
+        drift,
+        drift_gate.drift_input(
+            drift,
+            allow_test_edits=task.allow_test_edits,
+            grader_edited=grader_edited,
+            tampered=tampered,
+            gaming=gaming,
+            gate_mode=task.options.mode == "gate",
+        ),
     )
     goldens_red = drift_gate.goldens_red(base.outcomes, after.outcomes, task.failing_ids, flaky)
     census_result = census_gate.decide(

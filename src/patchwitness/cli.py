@@ -61,6 +61,7 @@ def grade(
     artifacts: Annotated[Path | None, typer.Option(help="save census artifacts here")] = None,
     baseline_runs: Annotated[int, typer.Option(help="runs of the suite at the SHA")] = 1,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="recompute the baseline")] = False,
+    sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
     sandbox: SandboxOpt = "auto",
 ) -> None:
     """Grade one patch. Exit 0 accept, 1 reject, 2 could not grade."""
@@ -68,15 +69,13 @@ def grade(
     from patchwitness.api import grade as grade_patch
     from patchwitness.baseline import NoCache
     from patchwitness.report.terminal import render_verdict
-    from patchwitness.store import write_json_atomic
 
     _sandbox(sandbox)
     options = GradeOptions(
         baseline_runs=baseline_runs, artifacts=artifacts, cache=NoCache() if no_cache else None
     )
     verdict = grade_patch(task_dir, patch, repo=repo, agent=agent, options=options)
-    if json_out is not None:
-        write_json_atomic(json_out, verdict.model_dump(mode="json"))
+    _write_outputs(verdict, json_out, sarif)
     render_verdict(out, verdict)
     if verdict.grade == "ungradable":
         detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
@@ -184,6 +183,45 @@ def census_diff(
     report = diff_inventories(load(before), load(after), keys).report()
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     raise typer.Exit(1 if report["verdict"] == "fail" else 0)
+
+
+@app.command()
+def pr(
+    base: Annotated[str, typer.Option(help="the pull request's base (a ref or SHA)")],
+    head: Annotated[str, typer.Option(help="the pull request's head")] = "HEAD",
+    task: Annotated[
+        str, typer.Option(help="the task directory inside the repository, read at the base")
+    ] = ".patchwitness",
+    repo: Annotated[Path, typer.Option(help="the repository")] = Path("."),
+    agent: Annotated[str, typer.Option(help="name recorded in the verdict")] = "pr",
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the verdict here")] = None,
+    sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
+    sandbox: SandboxOpt = "auto",
+) -> None:
+    """Grade a pull request's diff against its base, with the base's own task directory.
+    Exit 0 accept, 1 reject, 2 could not grade."""
+    from patchwitness.pr import grade_pull_request
+    from patchwitness.report.terminal import render_verdict
+
+    _sandbox(sandbox)
+    verdict = grade_pull_request(repo, task, base, head, agent=agent)
+    _write_outputs(verdict, json_out, sarif)
+    render_verdict(out, verdict)
+    if verdict.grade == "ungradable":
+        detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
+        err.print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
+    raise typer.Exit(EXIT[verdict.grade])
+
+
+def _write_outputs(verdict, json_out: Path | None, sarif: Path | None) -> None:
+    from patchwitness.store import write_json_atomic
+
+    if json_out is not None:
+        write_json_atomic(json_out, verdict.model_dump(mode="json"))
+    if sarif is not None:
+        from patchwitness.report import files
+
+        files.write_all([verdict], sarif=sarif)
 
 
 @bag_app.command("run")

@@ -63,6 +63,10 @@ DRIFT_TABLE: list[Row] = [
     Row("fail-to-pass", "fail_to_pass > 0 and the two drift fields are 0",
         "passed", "accept",
         lambda f: f.fail_to_pass > 0 and f.tests_removed == 0 and f.assertion_delta == 0),
+    Row("gate-clean", "the task gates a pull request (mode = gate, nothing to fix): no test "
+        "broke, vanished or lost an assertion",
+        "passed", "accept", lambda f: f.gate_mode and f.pass_to_fail == 0
+        and f.tests_removed == 0 and f.assertion_delta >= 0),
     Row("no-op", "no node id changed state",
         "no-op", "reject", lambda f: True),
 ]

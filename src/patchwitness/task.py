@@ -47,6 +47,7 @@ class PathOptions(Options):
     test: list[str] = Field(default_factory=list)
     infra: list[str] = Field(default_factory=list)
     production: list[str] = Field(default_factory=list)
+    grader: list[str] = Field(default_factory=list)
 
 
 class CoverageOptions(Options):
@@ -67,6 +68,9 @@ class MatrixOptions(Options):
 
 class TaskToml(Options):
     language: Literal["python", "cpp"] | None = None
+    # benchmark: the seed's task, with failing ids to fix. gate: a pull request with nothing
+    # named to fix, accepted when nothing broke, vanished or weakened.
+    mode: Literal["benchmark", "gate"] = "benchmark"
     repo: str | None = None
     cwd: str = "."
     setup: str | None = None
@@ -108,7 +112,7 @@ class Task(BaseModel):
 
     def grader_owned(self) -> list[str]:
         """Repository paths that belong to the grader: editing them is tampering."""
-        owned = []
+        owned = list(self.options.paths.grader)
         if self.repo_relative_dir is not None:
             owned.append(self.repo_relative_dir.rstrip("/") + "/**")
         for ref in (self.options.census.allowlist, self.options.matrix.manifest):
@@ -126,19 +130,29 @@ def _read(path: Path) -> str:
         raise InvalidTask(f"task file is not UTF-8: {path.name}") from None
 
 
-def _toml(task_dir: Path) -> TaskToml:
+def _toml(task_dir: Path, defaults: dict | None = None) -> TaskToml:
+    """task.toml, over `defaults` (values a caller supplies when the file is silent)."""
     path = task_dir / "task.toml"
-    if not path.exists():
-        return TaskToml()
     try:
-        data = tomllib.loads(_read(path))
-        return TaskToml.model_validate(data)
+        data = tomllib.loads(_read(path)) if path.exists() else {}
+        merged = _merge(defaults or {}, data)
+        return TaskToml.model_validate(merged)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidTask(f"task.toml does not parse: {exc}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InvalidTask(f"task.toml: {where}: {first['msg']}") from None
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def _sha(task_dir: Path) -> str:
@@ -213,18 +227,18 @@ def _language(repo: Path, options: TaskToml) -> Literal["python", "cpp"]:
     return "python"
 
 
-def _task_file(task_dir: Path, ref: str, what: str) -> tuple[str, str]:
+def _task_file(task_dir: Path, ref: str) -> tuple[str, str]:
     """Read a grader file named in task.toml: a path in the task dir, or `repo:PATH` at the SHA
     (read by the caller with git). Returns (text, where)."""
     path = task_dir / ref
     return _read(path), str(path)
 
 
-def load_task(task_dir: Path, repo: Path | None = None) -> Task:
+def load_task(task_dir: Path, repo: Path | None = None, defaults: dict | None = None) -> Task:
     task_dir = Path(task_dir)
     if not task_dir.is_dir():
         raise InvalidTask(f"task directory not found: {task_dir}")
-    options = _toml(task_dir)
+    options = _toml(task_dir, defaults)
     sha = _sha(task_dir)
     test_cmd = _test_cmd(task_dir)
     allow = _allow_test_edits(task_dir)
@@ -257,7 +271,7 @@ def _load_allowlist(task: Task) -> None:
     ref = task.options.census.allowlist
     if not ref or ref.startswith("repo:"):
         return  # a repo: allowlist is read at the SHA by the grade, never from a worktree
-    text, where = _task_file(task.dir, ref, "allowlist")
+    text, where = _task_file(task.dir, ref)
     task.allowlist, task.allowlist_note = parse_allowlist(text, where)
 
 

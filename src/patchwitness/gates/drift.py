@@ -25,6 +25,7 @@ class DriftInput:
     pass_to_fail: int = 0
     fail_to_pass: int = 0
     gaming: int = 0
+    gate_mode: bool = False
 
 
 def transitions(
@@ -103,7 +104,13 @@ def _skip_label(key: str) -> str:
 
 
 def drift_input(
-    facts: DriftFacts, allow_test_edits: bool, grader_edited: bool, tampered: bool, gaming: int = 0
+    facts: DriftFacts,
+    *,
+    allow_test_edits: bool,
+    grader_edited: bool = False,
+    tampered: bool = False,
+    gaming: int = 0,
+    gate_mode: bool = False,
 ) -> DriftInput:
     return DriftInput(
         allow_test_edits=allow_test_edits,
@@ -119,6 +126,7 @@ def drift_input(
         pass_to_fail=len(facts.pass_to_fail),
         fail_to_pass=len(facts.fail_to_pass),
         gaming=gaming,
+        gate_mode=gate_mode,
     )
 
 
