@@ -4,7 +4,7 @@
 # missing package costs (a C++ task cannot build without a compiler; bwrap falls back loudly).
 set -u
 want=(bubblewrap:bwrap libgtest-dev:/usr/include/gtest/gtest.h catch2:/usr/include/catch2/catch.hpp
-      ripgrep:rg cmake:cmake ninja-build:ninja g++:g++ git:git)
+      ripgrep:rg cmake:cmake ninja-build:ninja g++:g++ git:git chromium:chromium)
 missing=()
 for pair in "${want[@]}"; do
   pkg=${pair%%:*}; probe=${pair#*:}

@@ -266,7 +266,9 @@ def bag_run(
         f"({result.tasks} tasks x {result.agents} agents)"
     )
     store = ResultsDB(db)
-    render_matrix(out, store.verdicts(), title=f"{db}: tasks x agents")
+    render_matrix(
+        out, store.verdicts(), title=f"{db}: tasks x agents", held_out=store.held_out_tasks()
+    )
     store.close()
 
 
@@ -297,7 +299,14 @@ def report(
     verdicts = store.verdicts()
     held_out = store.held_out_tasks()
     store.close()
-    render_matrix(out, verdicts, title=f"{db}: tasks x agents")
+    render_matrix(
+        out,
+        verdicts,
+        title=f"{db}: tasks x agents",
+        held_out=held_out,
+        reveal=reveal,
+        show_mixed=show_mixed,
+    )
     if any((html, sarif, junit, jsonl)):
         from patchwitness.report import files
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 from rich.console import Console
 from rich.table import Table
@@ -10,6 +11,7 @@ from rich.text import Text
 
 from patchwitness import policy
 from patchwitness.model import Verdict
+from patchwitness.report.matrix import Cell, Published, Section, printable_pass, publish
 
 LABEL_STYLE = {
     "passed": "bold green",
@@ -108,41 +110,98 @@ def summary_counts(verdicts: list[Verdict]) -> dict[str, dict[str, int]]:
     for v in verdicts:
         c = counts[v.agent]
         c["rows"] += 1
-        if v.label == "UNPRINTABLE":
-            c["unprintable"] += 1
-        drift = v.gates.drift
-        if (
-            v.label == "passed"
-            and drift is not None
-            and drift.facts.assertion_delta == 0
-            and not drift.facts.tests_removed
-        ):
-            c["printable_passes"] += 1
+        c["unprintable"] += v.label == "UNPRINTABLE"
+        c["printable_passes"] += printable_pass(v)
     return dict(counts)
 
 
-def render_matrix(console: Console, verdicts: list[Verdict], title: str = "") -> None:
-    tasks = sorted({v.task for v in verdicts})
-    agents = sorted({v.agent for v in verdicts})
-    cell = {(v.task, v.agent): v for v in verdicts}
-    table = Table(title=title or "tasks x agents", title_justify="left")
+def cell_text(cells: tuple[Cell, ...]) -> Text:
+    if not cells:
+        return Text("-", style="dim")
+    out = Text()
+    for n, cell in enumerate(cells):
+        if n:
+            out.append(", ")
+        out.append_text(label_text(cell.label))
+        # Wall clock only inside its fingerprint group; a row holds one group by construction.
+        if cell.wall_clock_s is not None:
+            out.append(f" {cell.wall_clock_s:.1f}s", style="dim")
+    return out
+
+
+def render_section(console: Console, section: Section, title: str) -> None:
+    heading = title or "tasks x agents"
+    if section.mixed:
+        heading = f"{heading}: {section.title}"
+    table = Table(title=heading, title_justify="left")
     table.add_column("task")
-    for agent in agents:
+    if section.mixed:
+        table.add_column("digest")
+    for agent in section.agents:
         table.add_column(agent)
-    for task in tasks:
-        row: list[Text | str] = [task]
-        for agent in agents:
-            v = cell.get((task, agent))
-            row.append(label_text(v.label) if v else Text("-", style="dim"))
-        table.add_row(*row)
+    for row in section.rows:
+        lead: list[Text | str] = [Text(row.task, style="italic" if row.hidden else "")]
+        if section.mixed:
+            lead.append(row.digest)
+        table.add_row(*lead, *(cell_text(row.cells.get(a, ())) for a in section.agents))
     console.print(table)
-    counts = summary_counts(verdicts)
-    summary = Table(title="per agent (never one headline number)", title_justify="left")
+    render_counts(console, section)
+
+
+def render_counts(console: Console, section: Section) -> None:
+    held = any(c.held_out_rows for c in section.counts)
+    summary = Table(title="per agent (two counts, never one headline number)", title_justify="left")
     summary.add_column("agent")
     summary.add_column("printable passes, zero drift", justify="right")
+    # Never dropped, even when every count is zero: hiding it is how a table turns into an ad.
     summary.add_column("UNPRINTABLE", justify="right")
     summary.add_column("rows", justify="right")
-    for agent in agents:
-        c = counts.get(agent, {"printable_passes": 0, "unprintable": 0, "rows": 0})
-        summary.add_row(agent, str(c["printable_passes"]), str(c["unprintable"]), str(c["rows"]))
+    if held:
+        summary.add_column("of which held-out (rows / passes / UNPRINTABLE)", justify="right")
+    summary.add_column("labels", overflow="fold")
+    for c in section.counts:
+        labels = ", ".join(f"{k} {n}" for k, n in c.labels.items() if n)
+        row = [c.agent, str(c.printable_passes), str(c.unprintable), str(c.rows)]
+        if held:
+            row.append(
+                f"{c.held_out_rows} / {c.held_out_printable_passes} / {c.held_out_unprintable}"
+            )
+        summary.add_row(*row, labels)
     console.print(summary)
+
+
+def render_groups(console: Console, published: Published) -> None:
+    for group in published.groups:
+        console.print(
+            f"  fingerprint {group.digest}: {len(group.indices)} verdicts, {group.tasks} tasks, "
+            f"agents {', '.join(group.agents)}",
+            highlight=False,
+        )
+
+
+def render_matrix(
+    console: Console,
+    verdicts: list[Verdict],
+    title: str = "",
+    held_out: Iterable[str] = frozenset(),
+    reveal: bool = False,
+    show_mixed: bool = False,
+) -> Published:
+    """Print the published matrix (see report.matrix for the rules) and return it."""
+    published = publish(verdicts, held_out=held_out, reveal=reveal, show_mixed=show_mixed)
+    if not verdicts:
+        console.print(f"{title or 'tasks x agents'}: no verdicts")
+        return published
+    if published.refusal is not None:
+        console.print(Text(published.refusal.text, style="bold red"))
+        console.print("fingerprint groups:")
+        render_groups(console, published)
+    for section in published.sections:
+        render_section(console, section, title)
+    if published.held_out_tasks and not reveal:
+        console.print(
+            f"{published.held_out_tasks} held-out tasks: counted above, ids and details hidden "
+            "(--reveal shows them)",
+            highlight=False,
+        )
+    return published
