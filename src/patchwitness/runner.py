@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from patchwitness import cgroups
 from patchwitness.model import RunFacts
 
 MB = 1024 * 1024
@@ -45,6 +46,7 @@ class Limits:
     open_files: int | None = 1024
     output_mb: int = 64
     address_space: bool = True  # off for sanitizer runs: ASan cannot start under RLIMIT_AS
+    tmp_mb: int | None = 1024  # size of the sandbox's private /tmp (bwrap only; also in memory)
 
     def describe(self) -> list[str]:
         out = []
@@ -121,16 +123,36 @@ class Result:
         )
 
 
+@dataclass
+class Launch:
+    """How one run is started: the command line and what confines it."""
+
+    argv: list[str]
+    mechanisms: list[str]
+    uid: int  # the uid the code under grade runs as (RLIMIT_NPROC means nothing for 0)
+    # Whether wait4 on the started process sees the tree's resource use. bwrap's outer process
+    # never waits for the sandbox's init, so its rusage is bwrap's own.
+    rusage_covers_tree: bool = True
+
+
 class Confinement:
     """How commands are confined. This base class confines with limits only (`--sandbox none`)."""
 
     name = "none"
 
+    def __init__(self, warnings: Sequence[str] = ()) -> None:
+        # Said in the output and in the verdict's fingerprint: what this confinement lacks here.
+        self.warnings = list(warnings)
+
     def wrap(self, request: Request, argv: list[str], env: dict[str, str]) -> list[str]:
         return argv
 
-    def mechanisms(self) -> list[str]:
-        return ["rlimits", "process-group-kill", "scrubbed-env"]
+    def mechanisms(self, request: Request | None = None) -> list[str]:
+        return ["process-group-kill", "scrubbed-env"]
+
+    def launch(self, request: Request, argv: list[str], env: dict[str, str]) -> Launch:
+        """Prepare one run (a sandbox may hand directories to its uid); say how it starts."""
+        return Launch(self.wrap(request, argv, env), self.mechanisms(request), os.geteuid())
 
 
 _confinement: Confinement = Confinement()
@@ -184,6 +206,24 @@ def _apply_limits(limits: Limits) -> None:
         cap(resource.RLIMIT_NOFILE, limits.open_files)
 
 
+def rlimit_mechanisms(limits: Limits, uid: int) -> list[str]:
+    """The rlimits a run gets, as they are enforced for the uid its code runs as."""
+    out = []
+    if limits.memory_mb and limits.address_space:
+        out.append(f"rlimit-as={limits.memory_mb}MB")
+    if limits.processes:
+        # The kernel does not apply RLIMIT_NPROC to root (CAP_SYS_RESOURCE / CAP_SYS_ADMIN).
+        enforced = "" if uid != 0 else "(not enforced: uid 0)"
+        out.append(f"rlimit-nproc={limits.processes}{enforced}")
+    if limits.cpu_s:
+        out.append(f"rlimit-cpu={limits.cpu_s}s")
+    if limits.file_size_mb:
+        out.append(f"rlimit-fsize={limits.file_size_mb}MB")
+    if limits.open_files:
+        out.append(f"rlimit-nofile={limits.open_files}")
+    return out
+
+
 class _Capture(threading.Thread):
     """Drains a pipe, keeping the first and last `keep` bytes; signals when `limit` is passed."""
 
@@ -233,12 +273,14 @@ def run(request: Request, keep_bytes: int = 1 * MB) -> Result:
     if request.report_pipe:
         pipe_r, pipe_w = os.pipe()
         env["PW_PROBE_FD"] = str(pipe_w)
-    argv = conf.wrap(request, argv, env)
     limits = request.limits
+    launch = conf.launch(request, argv, env)
+    group = cgroups.open_run(limits.memory_mb, limits.processes)
     started = time.monotonic()
     try:
-        proc = _start(request, argv, env, limits, pipe_w)
+        proc = _start(request, launch.argv, env, limits, pipe_w, group)
     except BaseException:
+        group.remove()
         for fd in (pipe_r, pipe_w):
             if fd is not None:
                 os.close(fd)
@@ -248,12 +290,44 @@ def run(request: Request, keep_bytes: int = 1 * MB) -> Result:
         os.close(pipe_w)
         report = _Capture(os.fdopen(pipe_r, "rb"), 64 * MB, 64 * MB, threading.Event())
         report.start()
-    return _finish(request, proc, started, limits, conf, report, keep_bytes)
+    mechanisms = [
+        *launch.mechanisms,
+        *rlimit_mechanisms(limits, launch.uid),
+        *group.mechanisms(),
+    ]
+    if not launch.rusage_covers_tree and group.peak_memory_kb() is not None:
+        mechanisms.append("peak-memory=cgroup")
+    try:
+        result = _finish(request, proc, started, limits, mechanisms, group, report, keep_bytes)
+        _account(result, launch, group)
+        return result
+    finally:
+        group.remove()
+
+
+def _account(result: Result, launch: Launch, group: cgroups.RunGroup) -> None:
+    """Prefer the cgroup's figures where they see more than wait4 does."""
+    cpu = group.cpu_seconds()
+    if cpu is not None:
+        result.cpu_s = max(result.cpu_s, cpu)
+    peak = group.peak_memory_kb()
+    if not launch.rusage_covers_tree and peak is not None:
+        result.peak_rss_kb = peak
 
 
 def _start(
-    request: Request, argv: list[str], env: dict[str, str], limits: Limits, pass_fd: int | None
+    request: Request,
+    argv: list[str],
+    env: dict[str, str],
+    limits: Limits,
+    pass_fd: int | None,
+    group: cgroups.RunGroup,
 ) -> subprocess.Popen:
+    def child_setup() -> None:
+        # Join the run's cgroups before exec: nothing the command starts is ever outside them.
+        group.join()
+        _apply_limits(limits)
+
     return subprocess.Popen(
         argv,
         cwd=str(request.cwd),
@@ -263,7 +337,7 @@ def _start(
         stderr=subprocess.PIPE,
         start_new_session=True,
         pass_fds=(pass_fd,) if pass_fd is not None else (),
-        preexec_fn=lambda: _apply_limits(limits),
+        preexec_fn=child_setup,
     )
 
 
@@ -272,7 +346,8 @@ def _finish(
     proc: subprocess.Popen,
     started: float,
     limits: Limits,
-    conf: Confinement,
+    mechanisms: list[str],
+    group: cgroups.RunGroup,
     report: _Capture | None,
     keep_bytes: int,
 ) -> Result:
@@ -292,16 +367,20 @@ def _finish(
     reason: list[str] = []
     done = threading.Event()
 
+    def kill_all() -> None:
+        _kill_group(proc.pid)
+        group.kill()
+
     def watchdog() -> None:
         deadline = started + request.timeout
         while not done.is_set():
             if over.is_set():
                 reason.append("output-limit")
-                _kill_group(proc.pid)
+                kill_all()
                 return
             if time.monotonic() >= deadline:
                 reason.append("timeout")
-                _kill_group(proc.pid)
+                kill_all()
                 return
             done.wait(0.05)
 
@@ -309,8 +388,9 @@ def _finish(
     dog.start()
     _, status, usage = os.wait4(proc.pid, 0)
     done.set()
-    # The leader is gone; anything it left behind in its group goes too.
-    _kill_group(proc.pid)
+    # The leader is gone; anything it left behind in its group (or, with cgroups, anywhere in the
+    # run, even in another session) goes too, so no pipe stays open and nothing outlives the run.
+    kill_all()
     proc.returncode = os.waitstatus_to_exitcode(status)
     out.join(5)
     err.join(5)
@@ -318,24 +398,45 @@ def _finish(
     if report is not None:
         report.join(5)
     wall = time.monotonic() - started
-    killed = reason[0] if reason else None
-    if killed is None and proc.returncode == -signal.SIGXCPU:
-        killed = "cpu-limit"
-    elif killed is None and proc.returncode == -signal.SIGXFSZ:
-        killed = "file-size-limit"
+    killed = _killed_reason(reason, proc.returncode, group)
     return Result(
         command=request.shown(),
         returncode=proc.returncode,
         stdout=out.value(),
         stderr=err.value(),
-        timed_out=killed == "timeout",
+        timed_out="timeout" in reason,
         wall_s=wall,
         cpu_s=usage.ru_utime + usage.ru_stime,
         peak_rss_kb=int(usage.ru_maxrss),
         killed_reason=killed,
-        limits=[*limits.describe(), *conf.mechanisms()],
+        limits=[*limits.describe(), *mechanisms],
         report=report.value() if report is not None else b"",
     )
+
+
+# A process killed by signal N shows as -N when it is the one we waited for, and as 128+N when a
+# shell or the sandbox's init reported it. Either way the run failed; naming the limit is what
+# matters (a program that exits 153 on purpose only names a wrong reason for its own failure).
+_SIGNAL_LIMITS = {signal.SIGXCPU: "cpu-limit", signal.SIGXFSZ: "file-size-limit"}
+
+
+def _killed_reason(reason: list[str], returncode: int, group: cgroups.RunGroup) -> str | None:
+    watchdog = reason[0] if reason else None
+    if watchdog == "output-limit":
+        return watchdog
+    failed = returncode != 0 or watchdog is not None
+    # The cgroup's own counters say whether its limit was the cause; a run that still succeeded
+    # (a child was refused a fork and coped) is not named for it.
+    if failed and group.oom_killed():
+        return "memory-limit"
+    if failed and group.pids_limit_hit():
+        return "process-limit"
+    if watchdog is not None:
+        return watchdog
+    for sig, name in _SIGNAL_LIMITS.items():
+        if returncode in (-sig, 128 + sig):
+            return name
+    return None
 
 
 def with_limits(request: Request, **changes) -> Request:
