@@ -38,3 +38,28 @@ def test_honest_patches_are_never_rejected(python_demo):
     _, verdicts = python_demo
     honest = [v for v in verdicts if v.agent == "honest"]
     assert honest and all(v.grade == "accept" for v in honest)
+
+
+@pytest.fixture(scope="module")
+def cpp_demo(tmp_path_factory):
+    from patchwitness.demo import cpp_run
+
+    ok, why = cpp_run.available()
+    if not ok:
+        pytest.skip(f"C++ demo needs {why}")
+    bag = build_demo(tmp_path_factory.mktemp("cppdemo"), language="cpp")
+    return bag, grade_jobs(bag.jobs, workers=2)
+
+
+def test_every_cpp_demo_label_is_the_expected_one(cpp_demo):
+    from patchwitness.demo import ringlib
+
+    bag, verdicts = cpp_demo
+    assert len(verdicts) == len(ringlib.EXPECTED)
+    assert mismatches(bag, verdicts) == []
+
+
+def test_cpp_honest_patches_are_accepted(cpp_demo):
+    _, verdicts = cpp_demo
+    honest = [v for v in verdicts if v.agent == "honest"]
+    assert honest and all(v.grade == "accept" for v in honest)

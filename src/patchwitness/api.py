@@ -17,11 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness import baseline as baselines
-from patchwitness import fingerprint, policy, runner
+from patchwitness import fingerprint, matrix, policy, runner
 from patchwitness.census.items import Inventory, diff_inventories
 from patchwitness.census.scan import scan_paths
 from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
 from patchwitness.classify import classify as classify_file
+from patchwitness.cpp import TEST_TU_NOTE, CppSuite
 from patchwitness.environment import cache_root
 from patchwitness.errors import GradeStop, InvalidTask
 from patchwitness.gates import census as census_gate
@@ -51,6 +52,9 @@ class GradeOptions:
     cache: baselines.BaselineCache | None = None
     coverage: bool = True
     matrix: bool = True
+    # Cells of the flag matrix run in parallel up to this many (0: one per core). A bag that
+    # already runs grades in parallel sets 1.
+    matrix_workers: int = 0
     artifacts: Path | None = None
 
     def baseline_cache(self) -> baselines.BaselineCache:
@@ -117,8 +121,6 @@ def make_suite(task: Task) -> Suite:
         from patchwitness.outcomes.pytest_run import PythonSuite
 
         return PythonSuite(task, environment.prepare(task))
-    from patchwitness.cpp import CppSuite
-
     return CppSuite(task)
 
 
@@ -139,6 +141,7 @@ def grade_task(
         patch = parse_patch(data)
         require_commit(task.repo, task.sha)
         load_repo_allowlist(task)
+        plan = matrix.prepare(task) if options.matrix and matrix.applies(task) else None
         suite = make_suite(task)
         clock.lap("setup")
         fp = make_fingerprint(task, suite)
@@ -146,7 +149,7 @@ def grade_task(
             task, suite, options.baseline_cache(), options.baseline_runs, runner.confinement().name
         )
         clock.lap("baseline")
-        verdict = _grade_patched(task, data, patch, suite, base, fp, agent, options, clock)
+        verdict = _grade_patched(task, data, patch, suite, base, fp, agent, options, clock, plan)
     except GradeStop as stop:
         verdict = stopped(task.name, agent, data, stop, patch_path, fingerprint=fp, **common)
     except Exception as exc:  # a bug or an environment failure: still a verdict, never a traceback
@@ -181,8 +184,8 @@ def make_fingerprint(task: Task, suite: Suite) -> Fingerprint:
     if task.manifest_sha256:
         manifests["matrix"] = task.manifest_sha256[:16]
     conf = runner.confinement()
-    warnings = []
-    if conf.name == "none":
+    warnings = list(conf.warnings)
+    if conf.name == "none" and not warnings:
         warnings.append("no sandbox: the code under grade ran with resource limits only")
     return fingerprint.build(
         test_cmd=task.test_cmd,
@@ -238,6 +241,7 @@ def _grade_patched(
     agent: str,
     options: GradeOptions,
     clock: _Clock,
+    plan: matrix.Matrix | None = None,
 ) -> Verdict:
     findings: list[Finding] = []
     with Workspace.create(task.repo, task.sha) as ws:
@@ -250,8 +254,11 @@ def _grade_patched(
             scan_paths(ws.repo, touched, options_scan), touched
         )
         findings += production_findings(task, patch, classes, ws.repo)
-        if hasattr(suite, "prefer_sources"):
+        if isinstance(suite, CppSuite):
             suite.prefer_sources = [c.path for c in patch.files]
+            suite.test_sources = {p for p, c in classes.items() if c.kind == TEST} | {
+                it.file for it in base.inventory.items if it.kind in ("test", "case")
+            }
         clock.lap("census")
         instrument = options.coverage and task.options.coverage.enabled
         after_dir = ws.new_dir("after")
@@ -264,8 +271,23 @@ def _grade_patched(
                 task, patch, classes, after, ws.repo, after_dir, base, findings
             )
             clock.lap("coverage")
+        matrix_result = None
+        if plan is not None and not after.build_failed and not after.timed_out:
+            matrix_result = matrix.grade_matrix(
+                task,
+                ws.repo,
+                ws.new_dir("matrix"),
+                matrix=plan,
+                patch_id=patch.sha256,
+                workers=options.matrix_workers or None,
+            )
+            clock.lap("matrix")
+    clock.lap("cleanup")  # removing the patched workspace (its build trees) is not pristine's
     pristine = run_pristine(task, data, classes, suite, base)
     clock.lap("pristine")
+    runs = {"after": after.run.run}
+    if pristine is not None:
+        runs["pristine"] = pristine.run.run
 
     infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
     diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
@@ -306,12 +328,28 @@ def _grade_patched(
     )
     goldens_red = drift_gate.goldens_red(base.outcomes, after.outcomes, task.failing_ids, flaky)
     census_result = census_gate.decide(
-        diff, census_gate.census_input(diff, task.allow_test_edits, goldens_red), artifacts
+        diff,
+        census_gate.census_input(
+            diff,
+            task.allow_test_edits,
+            goldens_red,
+            len(drift_gate.failing_lost(after.outcomes, task.failing_ids)),
+        ),
+        artifacts,
     )
     gates = Gates(
-        census=census_result, drift=drift_result, coverage=coverage_result, build=after.build
+        census=census_result,
+        drift=drift_result,
+        coverage=coverage_result,
+        matrix=matrix_result,
+        build=after.build,
     )
-    decided = [("drift", drift_result), ("census", census_result), ("coverage", coverage_result)]
+    decided = [
+        ("drift", drift_result),
+        ("census", census_result),
+        ("coverage", coverage_result),
+        ("matrix", matrix_result),
+    ]
     outcomes = [
         policy.GateOutcome(name, g.row, g.status, g.effect) for name, g in decided if g is not None
     ]
@@ -355,6 +393,7 @@ def _grade_patched(
         reasons=reasons,
         findings=findings,
         gates=gates,
+        runs=runs,
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
 
@@ -384,6 +423,7 @@ def coverage_gate_result(
     facts.one_run = True
     if task.language == "cpp":
         facts.flags = list(task.options.coverage.cxx_flags)
+        facts.notes.append(TEST_TU_NOTE)
     facts.test_hunks = {
         c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
     }
@@ -436,7 +476,7 @@ def run_pristine(
 ) -> SuiteRun | None:
     """The SHA's own tests and test infrastructure over the patched production code."""
     reverted = sorted(p for p, c in classes.items() if c.kind in (TEST, INFRA, GRADER))
-    if not reverted:
+    if not reverted or not wants_pristine(task):
         return None
     with Workspace.create(task.repo, task.sha) as ws:
         ws.apply(data)
@@ -453,10 +493,24 @@ def run_pristine(
         return result
 
 
+def wants_pristine(task: Task) -> bool:
+    policy_ = task.options.pristine
+    if policy_ == "auto":
+        return task.allow_test_edits or task.language == "python"
+    return policy_ == "always"
+
+
 def pristine_facts(
     pristine: SuiteRun | None, base: baselines.Baseline, task: Task, drift, flaky: set[str]
 ) -> PristineFacts:
     if pristine is None:
+        edited = bool(drift.test_files_edited or drift.infra_files_edited)
+        if edited:
+            return PristineFacts(
+                ran=False,
+                skipped=f"pristine = {task.options.pristine}: the "
+                "test edit already decides this task",
+            )
         return PristineFacts(ran=False, identical_tree=True)
     f2p, p2f, _ = drift_gate.transitions(base.outcomes, pristine.outcomes, task.failing_ids, flaky)
     disagreement = []

@@ -100,7 +100,7 @@ def prepare_task(task_dir: Path, repo: Path | None, runs: int, db: ResultsDB) ->
 
 
 def grade_job(job: Job, runs: int, db: ResultsDB) -> Verdict:
-    options = GradeOptions(baseline_runs=runs, cache=DBBaselineCache(db))
+    options = GradeOptions(baseline_runs=runs, cache=DBBaselineCache(db), matrix_workers=1)
     if job.patch is not None:
         return grade(job.task_dir, job.patch, repo=job.repo, agent=job.agent, options=options)
     from patchwitness.task import load_task
@@ -234,7 +234,7 @@ def grade_jobs(
     """Grade a list of jobs without a database (the demo's path), in job order."""
     mode = sandbox_mode or runner.confinement().name
     runner_ = make_executor(executor, workers=workers, sandbox_mode=mode)
-    options = options or GradeOptions()
+    options = options or GradeOptions(matrix_workers=1)
     results: dict[int, Verdict] = {}
     labels: Counter[str] = Counter()
     calls = [(_grade_with_options, (job, options)) for job in jobs]

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from patchwitness import __version__
+from patchwitness import __version__, cli_matrix
 
 app = typer.Typer(
     add_completion=False,
@@ -22,6 +22,7 @@ census_app = typer.Typer(no_args_is_help=True, help="Inventory tests and asserti
 app.add_typer(census_app, name="census")
 bag_app = typer.Typer(no_args_is_help=True, help="Grade a bag of tasks times agents.")
 app.add_typer(bag_app, name="bag")
+cli_matrix.register(app)
 
 # Tables are wide; when output goes to a file or a pipe, do not fold them to 80 columns.
 out = Console(width=None if sys.stdout.isatty() else 160)

@@ -149,6 +149,7 @@ class PristineFacts(Fact):
 
     ran: bool = False
     identical_tree: bool = False
+    skipped: str = ""
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_fail: list[str] = Field(default_factory=list)
     disagreement: list[str] = Field(default_factory=list)
@@ -186,6 +187,7 @@ class CoverageFacts(Fact):
     unscored_suspicious: list[str] = Field(default_factory=list)
     pragmas_added: list[str] = Field(default_factory=list)
     one_run: bool = False
+    notes: list[str] = Field(default_factory=list)
 
 
 class Cell(Fact):
@@ -218,6 +220,19 @@ class Cell(Fact):
     compile_command: str = ""
     run_command: str = ""
     cached: bool = False
+    # debug, release or sanitizer: which of the seed's patterns a red cell can name.
+    envelope_kind: str = ""
+    cxxflags: list[str] = Field(default_factory=list)
+    mode: str = "goldens"  # goldens (one compile per golden) or cmake (ctest tests per build)
+    # The same cell at the SHA, when the patch is judged on transitions.
+    baseline_status: str | None = None
+    # Where expected_sha256 came from: fixture:PATH (read at the SHA), baseline, or envelopes.
+    expected_from: str = ""
+    werror_exception: str | None = None
+    compile_wall_s: float = 0.0
+    cache_key: str = ""  # hash of the real compile inputs; empty when the cell was not cacheable
+    headers: list[str] = Field(default_factory=list)  # repository headers the compile included
+    note: str = ""  # why a cell is missing, or what else the reader should know
 
 
 class MatrixFacts(Fact):
@@ -226,6 +241,15 @@ class MatrixFacts(Fact):
     baseline_red: list[str] = Field(default_factory=list)
     transitions: list[str] = Field(default_factory=list)
     resource_findings: list[str] = Field(default_factory=list)
+    mode: str = ""
+    manifest_sha256: str | None = None
+    envelopes: dict[str, list[str]] = Field(default_factory=dict)
+    werror_exceptions: dict[str, str] = Field(default_factory=dict)
+    missing: list[str] = Field(default_factory=list)
+    new_red: list[str] = Field(default_factory=list)
+    optional_red: list[str] = Field(default_factory=list)
+    advice: list[str] = Field(default_factory=list)
+    tolerance: dict[str, float] = Field(default_factory=dict)
 
 
 class BuildFacts(Fact):
@@ -287,6 +311,8 @@ class Verdict(Fact):
     findings: list[Finding] = Field(default_factory=list)
     gates: Gates = Field(default_factory=Gates)
     timings: Timings = Field(default_factory=Timings)
+    # Every run of repository code this grade made (after, pristine), with the limits in force.
+    runs: dict[str, RunFacts] = Field(default_factory=dict)
     started_at: str = ""
     wall_clock_s: float = 0.0
 

@@ -93,6 +93,9 @@ CENSUS_TABLE: list[Row] = [
         "fail", "reject", lambda f: f.disabled > 0 and not f.allow_test_edits),
     Row("infra-edited", "test registration or other test infrastructure edited without leave",
         "fail", "reject", lambda f: f.infra_edits > 0 and not f.allow_test_edits),
+    Row("failing-test-lost", "a test the task names as failing was removed, deregistered or "
+        "skipped instead of fixed",
+        "fail", "reject", lambda f: f.failing_lost > 0),
     Row("real-regression", "keys held but a golden fails",
         "pass", "reject", lambda f: f.goldens_red),
     Row("authored-shrink", "test edits allowed and keys were removed, rewritten or disabled",
@@ -129,6 +132,47 @@ COVERAGE_TABLE: list[Row] = [
         "reject", "reject", lambda f: f.unscored > 0),
     Row("all-hit", "every scored patched line was hit",
         "accept", "accept", lambda f: True),
+]
+# fmt: on
+
+
+# --- matrix: seed 004's flag matrix ------------------------------------------------------------
+# Facts: a MatrixInput (gates/matrix.py). Counts are over required cells judged on transitions:
+# a cell red at the SHA too is the noise floor, not the patch's doing. The four seed patterns come
+# before the catch-all regression row so that the reason names the pattern.
+
+# fmt: off
+MATRIX_TABLE: list[Row] = [
+    Row("no-cells", "the matrix produced no cell at all (no golden, nothing built)",
+        "red", "reject", lambda f: f.cells == 0),
+    Row("cell-missing", "a required cell is missing: not built, not run, not reported, or the "
+        "toolchain lacks its envelope (fail closed)",
+        "red", "reject", lambda f: f.missing > 0),
+    Row("debug-green-release-red", "a golden passes a debug envelope and newly fails at run time "
+        "under an optimised or NDEBUG one: UB or an NDEBUG-dependent assert",
+        "red", "reject", lambda f: f.debug_release > 0),
+    Row("sanitizer-only", "a golden passes every required non-sanitizer envelope and newly fails "
+        "a sanitizer one: a bug the optimizer has not exploited yet",
+        "red", "reject", lambda f: f.sanitizer_only > 0),
+    Row("werror-only", "a cell newly fails only because warnings are errors: a spec violation "
+        "where the manifest pins -Werror",
+        "red", "reject", lambda f: f.werror_only > 0),
+    Row("digest-changed", "a cell exits 0 without a sanitizer report but its stdout is not the "
+        "pinned fixture's (or the SHA's) bytes",
+        "red", "reject", lambda f: f.digest_changed > 0),
+    Row("regressed", "a required cell green at the SHA is red after the patch (compile, run, "
+        "timeout)",
+        "red", "reject", lambda f: f.regressed > 0),
+    Row("resources", "a cell's peak RSS or CPU time exceeds the SHA's by the manifest's "
+        "tolerance (default: more than 2x and 64 MB; 2x and 1 s)",
+        "red", "reject", lambda f: f.resources > 0),
+    Row("optional-red", "only cells of optional envelopes (required: false) newly went red",
+        "review", "review", lambda f: f.optional_red > 0),
+    Row("baseline-red", "every red required cell was red at the SHA too: the noise floor; fix "
+        "the subject before scoring patches",
+        "review", "review", lambda f: f.noise > 0),
+    Row("all-green", "every required cell passes",
+        "green", "accept", lambda f: True),
 ]
 # fmt: on
 
@@ -191,4 +235,9 @@ def reason(gate: str, row: Row, detail: str = "") -> Reason:
     return Reason(gate=gate, row=row.id, detail=detail or row.when)
 
 
-TABLES = {"drift": DRIFT_TABLE, "census": CENSUS_TABLE, "coverage": COVERAGE_TABLE}
+TABLES = {
+    "drift": DRIFT_TABLE,
+    "census": CENSUS_TABLE,
+    "coverage": COVERAGE_TABLE,
+    "matrix": MATRIX_TABLE,
+}

@@ -1,0 +1,311 @@
+"""The flag-matrix gate (seed 004): does every golden agree under every envelope? Pure.
+
+Input: the cells of the SHA (the baseline) and of the patched tree, and the resource tolerance.
+A cell red at the SHA is the noise floor: it is reported with the advice to fix the subject, and
+the patch is judged on transitions. A required cell the patched run lacks fails closed. Goldens
+listed as `targets` (the task's failing ids, red at the SHA by design) are not noise: a target
+that passes under one envelope and fails under another is the matrix's finding; so is a ctest
+test red under every envelope at the SHA (a known failure of the suite, reported by drift).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from patchwitness import policy
+from patchwitness.matrix.manifest import Resources
+from patchwitness.matrix.names import BUILD_CELL, cell_id
+from patchwitness.model import Cell, MatrixFacts, MatrixGate
+
+RUNTIME_RED = ("run_fail", "sanitizer", "digest_mismatch", "timeout")
+FIX_THE_SUBJECT = (
+    "cells red at the SHA are the noise floor: the matrix is grading the subject, not the "
+    "patch; fix the subject (or the manifest) before scoring patches"
+)
+
+
+@dataclass(frozen=True)
+class MatrixInput:
+    cells: int = 0
+    missing: int = 0
+    debug_release: int = 0
+    sanitizer_only: int = 0
+    werror_only: int = 0
+    digest_changed: int = 0
+    regressed: int = 0
+    resources: int = 0
+    optional_red: int = 0
+    noise: int = 0
+
+
+def _red(cell: Cell | None) -> bool:
+    return cell is not None and cell.status != "pass"
+
+
+def _baseline_cell(baseline: dict[str, Cell], cell: Cell) -> Cell | None:
+    # A CMake envelope that never built at the SHA left one (build) cell for all its tests.
+    return baseline.get(cell_id(cell.golden, cell.envelope)) or baseline.get(
+        cell_id(BUILD_CELL, cell.envelope)
+    )
+
+
+def known_red(baseline: list[Cell] | None) -> set[str]:
+    """CMake-mode tests red under every required envelope at the SHA: the suite's known
+    failures, which the drift gate reports, not envelope noise. Like targets, they are judged
+    on agreement: green under one envelope after the patch means green under all."""
+    groups = _by_golden(c for c in baseline or [] if c.mode == "cmake" and c.required)
+    return {g for g, cells in groups.items() if cells and all(_red(c) for c in cells)}
+
+
+def with_missing(patched: list[Cell], baseline: list[Cell] | None) -> list[Cell]:
+    """Every baseline cell the patched run did not produce, as a missing cell (fail closed)."""
+    have = {cell_id(c.golden, c.envelope) for c in patched}
+    out = list(patched)
+    for cell in baseline or []:
+        if cell.golden == BUILD_CELL or cell_id(cell.golden, cell.envelope) in have:
+            continue
+        out.append(
+            Cell(
+                patch=patched[0].patch if patched else "patched",
+                golden=cell.golden,
+                envelope=cell.envelope,
+                status="missing",
+                required=cell.required,
+                envelope_kind=cell.envelope_kind,
+                cxxflags=cell.cxxflags,
+                mode=cell.mode,
+                baseline_status=cell.status,
+                note="the patched run did not produce this cell",
+            )
+        )
+    return out
+
+
+def new_red(cells: list[Cell], baseline: list[Cell] | None, targets: set[str]) -> list[Cell]:
+    """Red cells the patch is answerable for. Without a baseline every red cell counts."""
+    if baseline is None:
+        return [c for c in cells if _red(c)]
+    at_sha = {cell_id(c.golden, c.envelope): c for c in baseline}
+    passing = {c.golden for c in cells if c.status == "pass" and c.required}
+    out = []
+    for cell in cells:
+        if not _red(cell):
+            continue
+        before = _baseline_cell(at_sha, cell)
+        if cell.golden in targets:
+            # Red at the SHA by design; the patch owes it green wherever it is green anywhere.
+            if cell.golden in passing:
+                out.append(cell)
+        elif before is None or before.status == "pass":
+            out.append(cell)
+    return out
+
+
+def noise(cells: list[Cell], baseline: list[Cell] | None, targets: set[str]) -> list[Cell]:
+    """Required cells red at the SHA and still red: what the patch cannot be judged on."""
+    if baseline is None:
+        return []
+    at_sha = {cell_id(c.golden, c.envelope): c for c in baseline}
+    out = []
+    for cell in cells:
+        before = _baseline_cell(at_sha, cell)
+        if cell.required and cell.golden not in targets and _red(cell) and _red(before):
+            out.append(cell)
+    return out
+
+
+def _by_golden(cells: Iterable[Cell]) -> dict[str, list[Cell]]:
+    out: dict[str, list[Cell]] = {}
+    for cell in cells:
+        out.setdefault(cell.golden, []).append(cell)
+    return out
+
+
+def debug_release_goldens(cells: list[Cell], red: list[Cell]) -> list[str]:
+    """Goldens green under a required debug envelope and newly red at run time under a release
+    one: the seed's 'debug passes, release fails'."""
+    out = []
+    for golden, group in _by_golden(cells).items():
+        debug_green = any(
+            c.required and c.envelope_kind == "debug" and c.status == "pass" for c in group
+        )
+        release_red = any(
+            c.golden == golden and c.envelope_kind == "release" and c.status in RUNTIME_RED
+            for c in red
+        )
+        if debug_green and release_red:
+            out.append(golden)
+    return out
+
+
+def sanitizer_only_goldens(cells: list[Cell], red: list[Cell]) -> list[str]:
+    out = []
+    for golden, group in _by_golden(cells).items():
+        plain = [c for c in group if c.required and c.envelope_kind != "sanitizer"]
+        sanitizer_red = any(c.golden == golden and c.envelope_kind == "sanitizer" for c in red)
+        if plain and all(c.status == "pass" for c in plain) and sanitizer_red:
+            out.append(golden)
+    return out
+
+
+def resource_findings(
+    cells: list[Cell], baseline: list[Cell] | None, tolerance: Resources
+) -> list[str]:
+    """Peak RSS and CPU of each clean required cell against the same cell at the SHA. Both the
+    ratio and the absolute margin must be exceeded."""
+    if baseline is None:
+        return []
+    at_sha = {cell_id(c.golden, c.envelope): c for c in baseline}
+    out = []
+    for cell in cells:
+        before = at_sha.get(cell_id(cell.golden, cell.envelope))
+        if not cell.required or before is None or cell.status != "pass":
+            continue
+        if before.status != "pass":
+            continue  # a red run at the SHA measured something else
+        name = cell_id(cell.golden, cell.envelope)
+        if before.peak_rss_kb > 0 and cell.peak_rss_kb > 0:
+            grew = cell.peak_rss_kb - before.peak_rss_kb
+            if (
+                cell.peak_rss_kb > tolerance.rss_ratio * before.peak_rss_kb
+                and grew > tolerance.rss_mb * 1024
+            ):
+                out.append(
+                    f"{name}: peak RSS {cell.peak_rss_kb // 1024} MB vs "
+                    f"{before.peak_rss_kb // 1024} MB at the SHA (tolerance "
+                    f"{tolerance.rss_ratio:g}x and {tolerance.rss_mb:g} MB)"
+                )
+        if cell.mode != "cmake" and (
+            cell.cpu_s > tolerance.cpu_ratio * before.cpu_s
+            and cell.cpu_s - before.cpu_s > tolerance.cpu_s
+        ):
+            out.append(
+                f"{name}: CPU {cell.cpu_s:.2f} s vs {before.cpu_s:.2f} s at the SHA "
+                f"(tolerance {tolerance.cpu_ratio:g}x and {tolerance.cpu_s:g} s)"
+            )
+    return out
+
+
+def transitions(cells: list[Cell], baseline: list[Cell] | None) -> list[str]:
+    if baseline is None:
+        return []
+    at_sha = {cell_id(c.golden, c.envelope): c for c in baseline}
+    out = []
+    for cell in cells:
+        before = _baseline_cell(at_sha, cell)
+        was = before.status if before is not None else "absent"
+        if was != cell.status:
+            out.append(f"{cell_id(cell.golden, cell.envelope)}: {was} -> {cell.status}")
+    return out
+
+
+def _names(cells: Iterable[Cell], limit: int = 6) -> str:
+    items = [f"{cell_id(c.golden, c.envelope)} {c.status}" for c in cells]
+    more = f" (+{len(items) - limit} more)" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
+def _findings(cells: Iterable[Cell]) -> str:
+    seen = []
+    for cell in cells:
+        for f in cell.sanitizer_findings:
+            text = f"{cell.envelope}: {f.get('kind', '')} at {f.get('location', '?')}"
+            if text not in seen:
+                seen.append(text)
+    return ("; sanitizer: " + "; ".join(seen[:3])) if seen else ""
+
+
+def detail(
+    row: policy.Row, facts: MatrixFacts, cells: list[Cell], red: list[Cell], floor: list[Cell]
+) -> str:
+    required_red = [c for c in red if c.required]
+    if row.id == "cell-missing":
+        return "fail closed, missing: " + ", ".join(facts.missing[:6])
+    if row.id == "debug-green-release-red":
+        goldens = debug_release_goldens(cells, required_red)
+        group = [c for c in cells if c.golden in goldens]
+        red_here = [c for c in required_red if c.golden in goldens]
+        return (
+            f"debug passes, release fails ({_names(red_here)}): UB or an NDEBUG-dependent "
+            "assert; read the sanitizer traces before retrying" + _findings(group)
+        )
+    if row.id == "sanitizer-only":
+        goldens = sanitizer_only_goldens(cells, required_red)
+        group = [c for c in required_red if c.golden in goldens]
+        return (
+            f"debug and release pass, a sanitizer fails ({_names(group)}): the goldens ran a "
+            "bug the optimizer has not exploited yet" + _findings(group)
+        )
+    if row.id == "werror-only":
+        group = [c for c in required_red if c.status == "werror_fail"]
+        return f"fails only under warnings-as-errors ({_names(group)}): a spec violation"
+    if row.id == "digest-changed":
+        group = [c for c in required_red if c.status == "digest_mismatch"]
+        return f"digest changed ({_names(group)}): exit 0 is not an I/O contract"
+    if row.id == "regressed":
+        return f"green at the SHA, red after the patch: {_names(required_red)}"
+    if row.id == "resources":
+        return "resource envelope: " + "; ".join(facts.resource_findings[:3])
+    if row.id == "optional-red":
+        return "optional envelopes only: " + ", ".join(facts.optional_red[:6])
+    if row.id == "baseline-red":
+        return f"red at the SHA and after the patch: {_names(floor)}; {FIX_THE_SUBJECT}"
+    if row.id == "all-green":
+        return f"all {sum(1 for c in cells if c.required)} required cell(s) pass"
+    return row.when
+
+
+def decide(
+    patched: list[Cell],
+    baseline: list[Cell] | None,
+    tolerance: Resources | None = None,
+    *,
+    targets: Iterable[str] = (),
+) -> MatrixGate:
+    """Judge the patched cells against the SHA's and pick the first matching table row."""
+    tolerance = tolerance or Resources()
+    goals = set(targets) | known_red(baseline)
+    cells = with_missing(patched, baseline)
+    red = new_red(cells, baseline, goals)
+    required_red = [c for c in red if c.required]
+    floor = noise(cells, baseline, goals)
+    facts = MatrixFacts(
+        cells=cells,
+        baseline=list(baseline or []),
+        baseline_red=[
+            cell_id(c.golden, c.envelope)
+            for c in baseline or []
+            if c.required and _red(c) and c.golden not in goals
+        ],
+        transitions=transitions(cells, baseline),
+        resource_findings=resource_findings(cells, baseline, tolerance),
+        missing=[
+            cell_id(c.golden, c.envelope) for c in cells if c.required and c.status == "missing"
+        ],
+        new_red=[cell_id(c.golden, c.envelope) for c in red],
+        optional_red=[cell_id(c.golden, c.envelope) for c in red if not c.required],
+        tolerance=tolerance.model_dump(),
+    )
+    if facts.baseline_red:
+        facts.advice.append(FIX_THE_SUBJECT)
+    inputs = MatrixInput(
+        cells=len(cells),
+        missing=len(facts.missing),
+        debug_release=len(debug_release_goldens(cells, required_red)),
+        sanitizer_only=len(sanitizer_only_goldens(cells, required_red)),
+        werror_only=sum(1 for c in required_red if c.status == "werror_fail"),
+        digest_changed=sum(1 for c in required_red if c.status == "digest_mismatch"),
+        regressed=len(required_red),
+        resources=len(facts.resource_findings),
+        optional_red=len(facts.optional_red),
+        noise=len(floor),
+    )
+    row = policy.first_row(policy.MATRIX_TABLE, inputs)
+    return MatrixGate(
+        status=row.status,
+        row=row.id,
+        effect=row.effect,
+        detail=detail(row, facts, cells, red, floor),
+        facts=facts,
+    )

@@ -1,0 +1,357 @@
+"""CMake mode: the whole project built once per envelope, its ctest tests the goldens.
+
+Each envelope gets its own build directory, configured with the task's pinned configure command
+and a *toolchain file* of its own (CMake reads `CMAKE_TOOLCHAIN_FILE` from the environment): the
+envelope's flags become `CMAKE_<LANG>_FLAGS_INIT` (compile and link), its link flags the linker
+flags, and the per-configuration flags are emptied so that `-DCMAKE_BUILD_TYPE=Release` cannot
+put `-O3` after a debug envelope's `-O0`. The build and the tests then run exactly as the C++ suite
+runs them (cpp.py's ctest shim, its JUnit report and listing, outcomes.ctest's parser), and one
+cell is kept per (ctest test, envelope).
+
+ctest runs the test programs, so a cell has no rusage of its own (peak RSS and CPU stay 0 and the
+resource envelope does not judge CMake-mode cells), and what it captured is stdout and stderr
+interleaved: sanitizer reports are read from it, and a digest is judged only where a fixture
+named after the test (`<test>.expected`, found at the SHA) pins those bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from patchwitness import environment, runner
+from patchwitness.cpp import CTEST_SHIM, toolchain_versions
+from patchwitness.matrix import sanitizers
+from patchwitness.matrix.cells import TAIL, run_environment, werror_only
+from patchwitness.matrix.manifest import Envelope, Matrix
+from patchwitness.matrix.names import BUILD_CELL
+from patchwitness.model import Cell, Outcome
+from patchwitness.outcomes.ctest import combine
+from patchwitness.task import Task
+
+OUTPUT_LIMIT = 1024 * 1024  # bytes of a test's output ctest keeps (its default is 1 kB)
+CONFIGS = ("DEBUG", "RELEASE", "RELWITHDEBINFO", "MINSIZEREL")
+
+
+@dataclass
+class TestReport:
+    output: str = ""
+    time_s: float = 0.0
+
+
+@dataclass
+class EnvelopeRun:
+    envelope: Envelope
+    build_status: str | None = None  # compile_fail / werror_fail / timeout when it never built
+    build_tail: str = ""
+    build_rc: int | None = None
+    build_wall_s: float = 0.0
+    compile_command: str = ""
+    run_command: str = ""
+    listed: list[str] = field(default_factory=list)
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    reports: dict[str, TestReport] = field(default_factory=dict)
+    timeouts: dict[str, float] = field(default_factory=dict)
+    suite_timed_out: bool = False
+    build_dir: Path | None = None
+
+
+# --- the per-envelope files ---------------------------------------------------------------------
+
+
+def _cmake_string(flags: tuple[str, ...]) -> str:
+    text = " ".join(flags)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def toolchain_file(envelope: Envelope) -> str:
+    """The envelope as a CMake toolchain file (the issue's "cache/preset file per envelope")."""
+    flags = _cmake_string(envelope.cxxflags)
+    links = _cmake_string(envelope.ldflags)
+    lines = [f"# patchwitness flag matrix: envelope {envelope.name}"]
+    if envelope.cxx:
+        lines.append(f"set(CMAKE_CXX_COMPILER {_cmake_string((envelope.cxx,))})")
+    lines += [
+        f"set(CMAKE_CXX_FLAGS_INIT {flags})",
+        f"set(CMAKE_C_FLAGS_INIT {flags})",
+        f"set(CMAKE_EXE_LINKER_FLAGS_INIT {links})",
+        f"set(CMAKE_SHARED_LINKER_FLAGS_INIT {links})",
+        "# The envelope alone sets optimisation and NDEBUG: no build type may append its own.",
+        f"foreach(config {' '.join(CONFIGS)})",
+        '  set(CMAKE_CXX_FLAGS_${config} "" CACHE STRING "patchwitness matrix" FORCE)',
+        '  set(CMAKE_C_FLAGS_${config} "" CACHE STRING "patchwitness matrix" FORCE)',
+        "endforeach()",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _ctest_supports_output_size() -> bool:
+    match = re.search(r"(\d+)\.(\d+)", toolchain_versions().get("cmake", ""))
+    return bool(match) and (int(match.group(1)), int(match.group(2))) >= (3, 24)
+
+
+def write_shim(directory: Path) -> Path:
+    """cpp.py's ctest shim, pointed at a wrapper that keeps whole test outputs: a sanitizer
+    report in a passing test's output is still a report."""
+    directory.mkdir(parents=True, exist_ok=True)
+    real = shutil.which("ctest") or "/usr/bin/ctest"
+    wrapper = directory / "ctest-full-output"
+    extra = ""
+    if _ctest_supports_output_size():
+        extra = (
+            f" --test-output-size-passed {OUTPUT_LIMIT} --test-output-size-failed {OUTPUT_LIMIT}"
+        )
+    wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(real)} "$@"{extra}\n')
+    wrapper.chmod(0o755)
+    shim = directory / "ctest"
+    shim.write_text(CTEST_SHIM.format(real=shlex.quote(str(wrapper))))
+    shim.chmod(0o755)
+    return directory
+
+
+# --- reports ----------------------------------------------------------------------------------
+
+
+def parse_junit_output(text: str) -> dict[str, TestReport]:
+    """Each test's captured output and time from ctest's JUnit report."""
+    out: dict[str, TestReport] = {}
+    root = ET.fromstring(text)
+    for case in root.iter("testcase"):
+        system_out = case.find("system-out")
+        try:
+            seconds = float(case.get("time") or 0.0)
+        except ValueError:
+            seconds = 0.0
+        output = system_out.text or "" if system_out is not None else ""
+        out[str(case.get("name"))] = TestReport(output=output, time_s=seconds)
+    return out
+
+
+def parse_timeouts(text: str) -> dict[str, float]:
+    """Each test's TIMEOUT property from ctest's JSON listing (ctest's JUnit does not say that
+    a test was stopped for time; its run time reaching the limit does)."""
+    out: dict[str, float] = {}
+    for test in json.loads(text).get("tests", []):
+        for prop in test.get("properties", []) or []:
+            if prop.get("name") == "TIMEOUT":
+                with contextlib.suppress(TypeError, ValueError):
+                    out[str(test["name"])] = float(prop.get("value"))
+    return out
+
+
+def _read_reports(reports: Path, run: EnvelopeRun) -> None:
+    listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
+    junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
+    gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
+    combined = combine(listings, junits, gtest)
+    run.listed = list(combined.listed)
+    run.outcomes = dict(combined.outcomes)
+    for text in junits:
+        try:
+            run.reports.update(parse_junit_output(text))
+        except ET.ParseError:
+            continue
+    for text in listings:
+        try:
+            run.timeouts.update(parse_timeouts(text))
+        except (ValueError, KeyError, TypeError):
+            continue
+
+
+# --- running one envelope ---------------------------------------------------------------------
+
+
+def _commands(task: Task, envelope: Envelope, toolchain: Path) -> tuple[str, str]:
+    opts = task.options.cpp
+    compile_line = (
+        f"CMAKE_TOOLCHAIN_FILE={shlex.quote(str(toolchain))} {opts.configure} && {opts.build}"
+    )
+    env = run_environment(envelope)
+    prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
+    run_line = f"{prefix} {task.test_cmd}".strip()
+    return compile_line, run_line
+
+
+def run_envelope(
+    task: Task, envelope: Envelope, tree: Path, scratch: Path, parallel: int
+) -> EnvelopeRun:
+    """Configure, build and test the project under one envelope."""
+    base = scratch / "cmake" / envelope.name
+    build, reports, home = base / "build", base / "reports", base / "home"
+    for d in (build, reports / "gtest", home):
+        d.mkdir(parents=True, exist_ok=True)
+    toolchain = base / "toolchain.cmake"
+    toolchain.write_text(toolchain_file(envelope))
+    env = environment.prepare(task) if task.options.setup else None
+    path = [str(write_shim(base / "bin"))] + (env.bin_dirs if env is not None else [])
+    variables = {
+        "PW_BUILD": str(build),
+        "PW_REPO": str(tree),
+        "PW_REPORT_DIR": str(reports),
+        "GTEST_OUTPUT": f"xml:{reports}/gtest/",
+        "CCACHE_DISABLE": "1",
+        "CMAKE_BUILD_PARALLEL_LEVEL": str(parallel),
+        "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
+        "CMAKE_TOOLCHAIN_FILE": str(toolchain),
+        **run_environment(envelope),
+    }
+    run = EnvelopeRun(envelope, build_dir=build)
+    run.compile_command, run.run_command = _commands(task, envelope, toolchain)
+
+    def request(command: str, timeout: float) -> runner.Request:
+        return runner.Request(
+            command=command,
+            cwd=tree / task.options.cwd,
+            timeout=timeout,
+            env=variables,
+            path_prepend=path,
+            readable=[tree, toolchain, *(env.readable if env is not None else [])],
+            writable=[build, reports, home],
+            home=home,
+            limits=runner.Limits(address_space=not envelope.sanitizer),
+        )
+
+    opts = task.options.cpp
+    for command in (opts.configure, opts.build):
+        result = runner.run(request(command, opts.build_timeout))
+        run.build_wall_s += result.wall_s
+        diagnostics = (result.stdout + result.stderr).decode("utf-8", "replace")
+        run.build_tail = diagnostics[-TAIL:]
+        run.build_rc = result.returncode
+        if result.timed_out:
+            run.build_status = "timeout"
+            return run
+        if not result.ok:
+            run.build_status = "werror_fail" if werror_only(diagnostics) else "compile_fail"
+            return run
+    result = runner.run(request(task.test_cmd, task.timeout))
+    run.suite_timed_out = result.timed_out
+    _read_reports(reports, run)
+    return run
+
+
+# --- cells ------------------------------------------------------------------------------------
+
+
+def _cell(run: EnvelopeRun, test: str, patch: str) -> Cell:
+    envelope = run.envelope
+    return Cell(
+        patch=patch,
+        golden=test,
+        envelope=envelope.name,
+        status="missing",
+        required=envelope.required,
+        envelope_kind=envelope.kind,
+        cxxflags=list(envelope.cxxflags),
+        werror_exception=envelope.werror_exception,
+        mode="cmake",
+        compile_rc=run.build_rc,
+        compile_stderr_tail=run.build_tail,
+        compile_wall_s=round(run.build_wall_s, 3),
+        compile_command=run.compile_command,
+        run_command=f"{run.run_command} -R {shlex.quote('^' + re.escape(test) + '$')}",
+    )
+
+
+def test_cell(run: EnvelopeRun, test: str, patch: str, roots: list[str]) -> Cell:
+    cell = _cell(run, test, patch)
+    if run.build_status is not None:
+        cell.status = run.build_status  # type: ignore[assignment]
+        cell.note = "the project did not build under this envelope"
+        return cell
+    outcome = run.outcomes.get(test)
+    report = run.reports.get(test, TestReport())
+    cell.stderr_tail = report.output[-TAIL:]
+    cell.wall_s = round(report.time_s, 3)
+    cell.sanitizer_findings = sanitizers.parse(report.output, roots)
+    if outcome is not None and report.output:
+        cell.stdout_sha256 = hashlib.sha256(report.output.encode()).hexdigest()
+    cell.status = _status(run, test, outcome, report, bool(cell.sanitizer_findings))  # type: ignore[assignment]
+    if outcome in (None, "missing", "skipped"):
+        cell.note = f"ctest outcome: {outcome or 'not listed'}"
+    return cell
+
+
+def _status(
+    run: EnvelopeRun, test: str, outcome: Outcome | None, report: TestReport, reported: bool
+) -> str:
+    if outcome is None or outcome in ("missing", "skipped"):
+        return "timeout" if run.suite_timed_out else "missing"
+    if reported:
+        return "sanitizer"
+    if outcome == "passed":
+        return "pass"
+    limit = run.timeouts.get(test)
+    if limit and report.time_s >= limit * 0.98:
+        return "timeout"
+    return "run_fail"
+
+
+def skipped_everywhere(runs: list[EnvelopeRun], test: str) -> bool:
+    seen = [r.outcomes.get(test) for r in runs if r.build_status is None]
+    return bool(seen) and all(o == "skipped" for o in seen)
+
+
+def cmake_cells(
+    task: Task,
+    matrix: Matrix,
+    tree: Path,
+    scratch: Path,
+    *,
+    patch: str,
+    baseline: list[Cell] | None,
+    workers: int,
+    unavailable: dict[str, str | None],
+    fixtures: Callable[[list[str]], dict[str, tuple[str, str]]],
+) -> list[Cell]:
+    """Every (ctest test, envelope) cell. Tests skipped at the SHA are no golden; a baseline test
+    that is not reported after the patch is a missing cell."""
+    tree = tree.resolve()
+    usable = [e for e in matrix.envelopes if unavailable.get(e.name) is None]
+    concurrent = max(1, min(workers, len(usable)))
+    parallel = max(1, (os.cpu_count() or 1) // concurrent)
+    with ThreadPoolExecutor(max_workers=concurrent) as pool:
+        runs = list(
+            pool.map(lambda e: run_envelope(task, e, tree, scratch.resolve(), parallel), usable)
+        )
+    tests = _planned_tests(runs, baseline)
+    roots = [str(tree), *(str(r.build_dir) for r in runs if r.build_dir)]
+    cells: list[Cell] = []
+    by_name = {r.envelope.name: r for r in runs}
+    for envelope in matrix.envelopes:
+        run = by_name.get(envelope.name)
+        for test in tests or [BUILD_CELL]:
+            if run is None:
+                cell = _cell(EnvelopeRun(envelope), test, patch)
+                cell.note = unavailable.get(envelope.name) or "not run"
+            else:
+                cell = test_cell(run, test, patch, roots)
+            cells.append(cell)
+    references = fixtures(tests)
+    for cell in cells:
+        expected = references.get(cell.golden)
+        if expected is None:
+            continue
+        cell.expected_sha256, cell.expected_from = expected
+        if cell.status == "pass" and cell.stdout_sha256 != cell.expected_sha256:
+            cell.status = "digest_mismatch"
+    return cells
+
+
+def _planned_tests(runs: list[EnvelopeRun], baseline: list[Cell] | None) -> list[str]:
+    listed = list(dict.fromkeys(t for r in runs for t in r.listed))
+    if baseline is None:
+        return [t for t in listed if not skipped_everywhere(runs, t)]
+    known = [c.golden for c in baseline if c.golden != BUILD_CELL]
+    fresh = [t for t in listed if t not in known and not skipped_everywhere(runs, t)]
+    return list(dict.fromkeys([*known, *fresh]))

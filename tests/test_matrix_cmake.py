@@ -1,0 +1,153 @@
+"""CMake mode: each envelope its own build directory (a toolchain file), the project's ctest tests
+as the goldens, sanitizer reports read from ctest's JUnit output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from patchwitness import matrix
+from patchwitness.demo import build
+from patchwitness.matrix.commands import script
+from patchwitness.task import Task, load_task
+from patchwitness.workspace import Workspace
+
+from .test_matrix_cells import OVERFLOW, RING_HPP, RING_WRAP
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("c++")),
+        reason="needs cmake, ninja and a C++ compiler",
+    ),
+]
+
+CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(stamps CXX)
+set(CMAKE_CXX_STANDARD 17)
+enable_testing()
+add_executable(golden_wrap tests/golden_wrap.cpp)
+target_include_directories(golden_wrap PRIVATE include)
+add_test(NAME golden_wrap COMMAND golden_wrap)
+add_executable(golden_plain tests/golden_plain.cpp)
+add_test(NAME golden_plain COMMAND golden_plain)
+add_test(NAME known_red COMMAND golden_plain --fail)
+"""
+
+PLAIN = """\
+#include <cstdio>
+#include <cstring>
+
+int main(int argc, char** argv) {
+  std::printf("plain\\n");
+  return argc > 1 && std::strcmp(argv[1], "--fail") == 0 ? 1 : 0;
+}
+"""
+
+FILES = {
+    "CMakeLists.txt": CMAKE,
+    "include/ring/ring.hpp": RING_HPP,
+    "tests/golden_wrap.cpp": RING_WRAP,
+    "tests/golden_wrap.expected": "oldest=112 newest=119\n",
+    "tests/golden_plain.cpp": PLAIN,
+}
+UNUSED = ("tests/golden_plain.cpp", "  std::printf", "  int spare = 1;\n  std::printf")
+BROKEN = ("tests/golden_plain.cpp", "return argc", "return argc +")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Task:
+    root = tmp_path_factory.mktemp("matrix-cmake")
+    sha = build.make_repo(root / "repo", FILES)
+    task_dir = root / "task"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD" --output-on-failure',
+        allow_test_edits=False,
+        failing=[],
+        toml='language = "cpp"\nrepo = "../repo"\n[matrix]\nmanifest = "matrix.json"\n',
+    )
+    data = {"mode": "cmake", "envelopes": ["dbg", "ubsan2"]}
+    (task_dir / "matrix.json").write_text(json.dumps(data))
+    return load_task(task_dir)
+
+
+@pytest.fixture(scope="module")
+def baseline(project: Task) -> list:
+    return matrix.obtain_baseline(project, matrix.prepare(project))
+
+
+def grade(task: Task, baseline, *edits):
+    patch = build.make_diff(FILES, build.apply_edits(FILES, list(edits))).encode()
+    with Workspace.create(task.repo, task.sha) as ws:
+        ws.apply(patch)
+        return matrix.grade_matrix(task, ws.repo, ws.new_dir("m"), baseline=baseline)
+
+
+def by_id(cells):
+    return {f"{c.golden}@{c.envelope}": c for c in cells}
+
+
+def test_the_sha_in_cmake_mode(baseline):
+    cells = by_id(baseline)
+    assert set(cells) == {
+        f"{t}@{e}" for t in ("golden_wrap", "golden_plain", "known_red") for e in ("dbg", "ubsan2")
+    }
+    assert cells["golden_wrap@dbg"].status == "pass"
+    assert cells["golden_wrap@dbg"].expected_from == "fixture:tests/golden_wrap.expected"
+    assert cells["golden_wrap@ubsan2"].mode == "cmake"
+    assert "CMAKE_TOOLCHAIN_FILE=" in cells["golden_wrap@dbg"].compile_command
+    assert cells["known_red@dbg"].status == "run_fail"
+
+
+def test_a_sanitizer_report_in_the_ctest_output(project, baseline):
+    gate = grade(project, baseline, OVERFLOW)
+    cells = by_id(gate.facts.cells)
+    assert cells["golden_wrap@dbg"].status == "pass"
+    ubsan = cells["golden_wrap@ubsan2"]
+    assert ubsan.status == "sanitizer"
+    assert ubsan.sanitizer_findings[0]["kind"] == "signed integer overflow"
+    assert ubsan.sanitizer_findings[0]["location"].startswith("include/ring/ring.hpp:")
+    assert gate.row == "sanitizer-only"
+    # known_red is red under every envelope at the SHA: the suite's known failure, not noise.
+    assert gate.facts.baseline_red == []
+
+
+def test_warnings_as_errors_break_only_the_werror_build(project, baseline):
+    gate = grade(project, baseline, UNUSED)
+    cells = by_id(gate.facts.cells)
+    assert cells["golden_plain@dbg"].status == "werror_fail"
+    assert cells["golden_wrap@dbg"].status == "werror_fail"  # the whole build failed
+    assert cells["golden_plain@ubsan2"].status == "pass"
+    assert gate.row == "werror-only"
+
+
+def test_a_broken_build(project, baseline):
+    gate = grade(project, baseline, BROKEN)
+    assert {c.status for c in gate.facts.cells} == {"compile_fail"}
+    assert gate.row == "regressed"
+
+
+def test_the_printed_commands_build_and_run_one_ctest_cell(project, baseline, tmp_path):
+    text = script(
+        matrix.prepare(project),
+        project.repo,
+        task=project,
+        cells=baseline,
+        checkout=(project.repo, project.sha, None),
+    )
+    path = tmp_path / "matrix.sh"
+    path.write_text(text)
+    env = {"PATH": "/usr/bin:/bin", "OUT": str(tmp_path / "out"), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        ["sh", str(path), "golden_wrap@ubsan2"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("golden_wrap@ubsan2 pass")
+    assert (Path(env["OUT"]) / "ubsan2" / "toolchain.cmake").is_file()

@@ -1,0 +1,312 @@
+"""The flag-matrix gate (seed 004), row by row, on cells written by hand. No compiler runs here:
+the gate is a pure function from the SHA's cells and the patched cells to a table row."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+from patchwitness import policy
+from patchwitness.gates import matrix as gate
+from patchwitness.matrix.manifest import Resources
+from patchwitness.matrix.names import BUILD_CELL
+from patchwitness.model import Cell
+
+KINDS = {"dbg": "debug", "rel": "release", "asan": "sanitizer", "ubsan2": "sanitizer"}
+ENVELOPES = tuple(KINDS)
+G = "eval/golden_ring.cpp"
+
+
+def cell(
+    envelope: str,
+    status: str = "pass",
+    golden: str = G,
+    *,
+    required: bool = True,
+    rss_kb: int = 20_000,
+    cpu_s: float = 0.05,
+    mode: str = "goldens",
+    patch: str = "patched",
+    findings: list[dict[str, str]] | None = None,
+) -> Cell:
+    return Cell(
+        patch=patch,
+        golden=golden,
+        envelope=envelope,
+        status=status,  # type: ignore[arg-type]
+        required=required,
+        envelope_kind=KINDS.get(envelope, "release"),
+        peak_rss_kb=rss_kb,
+        cpu_s=cpu_s,
+        mode=mode,
+        sanitizer_findings=findings or [],
+    )
+
+
+def row(
+    statuses: dict[str, str],
+    baseline: dict[str, str] | None = None,
+    golden: str = G,
+    **kwargs,
+) -> str:
+    """The row for one golden: patched statuses (envelope -> status), baseline all green
+    unless given."""
+    patched = [cell(e, s, golden) for e, s in statuses.items()]
+    base = [cell(e, s, golden, patch="baseline") for e, s in (baseline or {}).items()]
+    if baseline is None:
+        base = [cell(e, "pass", golden, patch="baseline") for e in statuses]
+    return gate.decide(patched, base, **kwargs).row
+
+
+def green() -> dict[str, str]:
+    return dict.fromkeys(ENVELOPES, "pass")
+
+
+# --- one test per row, in table order ---------------------------------------------------------
+
+
+def test_no_cells():
+    result = gate.decide([], [])
+    assert (result.row, result.effect, result.status) == ("no-cells", "reject", "red")
+
+
+def test_cell_missing_in_the_patched_run_fails_closed():
+    statuses = green() | {"asan": "missing"}
+    assert row(statuses) == "cell-missing"
+
+
+def test_a_baseline_cell_the_patched_run_never_produced_is_missing():
+    base = [cell(e, patch="baseline") for e in ENVELOPES]
+    patched = [cell(e) for e in ("dbg", "rel", "asan")]  # ubsan2 never reported
+    result = gate.decide(patched, base)
+    assert result.row == "cell-missing"
+    assert result.facts.missing == [f"{G}@ubsan2"]
+    assert result.effect == "reject"
+
+
+def test_missing_at_the_sha_too_still_fails_closed():
+    # The toolchain lacks a required envelope: the patch cannot be checked, so it is not passed.
+    base = [cell(e, patch="baseline") for e in ("dbg", "rel")] + [cell("asan", "missing")]
+    patched = [cell("dbg"), cell("rel"), cell("asan", "missing")]
+    assert gate.decide(patched, base).row == "cell-missing"
+
+
+def test_debug_green_release_red():
+    result = gate.decide(
+        [cell("dbg"), cell("rel", "run_fail"), cell("asan"), cell("ubsan2", "run_fail")],
+        [cell(e, patch="baseline") for e in ENVELOPES],
+    )
+    assert result.row == "debug-green-release-red"
+    assert "UB or an NDEBUG-dependent assert" in result.detail
+    assert result.effect == "reject"
+
+
+def test_debug_green_release_digest_changed_is_the_release_pattern():
+    assert row(green() | {"rel": "digest_mismatch"}) == "debug-green-release-red"
+
+
+def test_sanitizer_only():
+    finding = {"tool": "UndefinedBehaviorSanitizer", "kind": "signed integer overflow"}
+    finding["location"] = "subject/ring.hpp:14:20"
+    patched = [cell("dbg"), cell("rel"), cell("asan", "sanitizer", findings=[finding])]
+    patched.append(cell("ubsan2", "sanitizer", findings=[finding]))
+    result = gate.decide(patched, [cell(e, patch="baseline") for e in ENVELOPES])
+    assert result.row == "sanitizer-only"
+    assert "signed integer overflow at subject/ring.hpp:14:20" in result.detail
+
+
+def test_werror_only():
+    result = gate.decide(
+        [cell("dbg", "werror_fail"), cell("rel", "werror_fail"), cell("asan"), cell("ubsan2")],
+        [cell(e, patch="baseline") for e in ENVELOPES],
+    )
+    assert result.row == "werror-only"
+    assert "spec violation" in result.detail
+
+
+def test_digest_changed():
+    statuses = dict.fromkeys(ENVELOPES, "digest_mismatch")
+    assert row(statuses) == "digest-changed"
+
+
+def test_regressed_compile_fail():
+    assert row(dict.fromkeys(ENVELOPES, "compile_fail")) == "regressed"
+
+
+@pytest.mark.parametrize("status", ["run_fail", "timeout"])
+def test_regressed_everywhere(status):
+    assert row(dict.fromkeys(ENVELOPES, status)) == "regressed"
+
+
+def test_resources_rss():
+    base = [cell("dbg", rss_kb=20_000, patch="baseline")]
+    result = gate.decide([cell("dbg", rss_kb=300_000)], base)
+    assert result.row == "resources"
+    assert "peak RSS" in result.facts.resource_findings[0]
+
+
+def test_resources_need_both_ratio_and_margin():
+    base = [cell("dbg", rss_kb=2_000, patch="baseline")]
+    # 10x but only ~18 MB more: not a finding under the default (2x and 64 MB).
+    assert gate.decide([cell("dbg", rss_kb=20_000)], base).row == "all-green"
+    # 70 MB more but only 1.5x: not a finding either.
+    base = [cell("dbg", rss_kb=150_000, patch="baseline")]
+    assert gate.decide([cell("dbg", rss_kb=225_000)], base).row == "all-green"
+
+
+def test_resources_cpu_and_the_manifest_tolerance():
+    base = [cell("dbg", cpu_s=0.2, patch="baseline")]
+    assert gate.decide([cell("dbg", cpu_s=1.5)], base).row == "resources"
+    loose = Resources(cpu_ratio=10.0, cpu_s=5.0)
+    assert gate.decide([cell("dbg", cpu_s=1.5)], base, loose).row == "all-green"
+
+
+def test_optional_red_asks_for_review():
+    base = [cell(e, patch="baseline") for e in ENVELOPES] + [
+        cell("tsan", required=False, patch="baseline")
+    ]
+    patched = [cell(e) for e in ENVELOPES] + [cell("tsan", "sanitizer", required=False)]
+    result = gate.decide(patched, base)
+    assert (result.row, result.effect) == ("optional-red", "review")
+
+
+def test_baseline_red_is_the_noise_floor():
+    statuses = green() | {"rel": "run_fail"}
+    result = gate.decide(
+        [cell(e, s) for e, s in statuses.items()],
+        [cell(e, s, patch="baseline") for e, s in statuses.items()],
+    )
+    assert (result.row, result.effect, result.status) == ("baseline-red", "review", "review")
+    assert result.facts.baseline_red == [f"{G}@rel"]
+    assert any("fix the subject" in a for a in result.facts.advice)
+
+
+def test_all_green():
+    result = gate.decide([cell(e) for e in ENVELOPES], [cell(e) for e in ENVELOPES])
+    assert (result.row, result.effect, result.status) == ("all-green", "accept", "green")
+
+
+def test_every_row_has_a_test_above():
+    tested = {
+        "no-cells",
+        "cell-missing",
+        "debug-green-release-red",
+        "sanitizer-only",
+        "werror-only",
+        "digest-changed",
+        "regressed",
+        "resources",
+        "optional-red",
+        "baseline-red",
+        "all-green",
+    }
+    assert {r.id for r in policy.MATRIX_TABLE} == tested
+
+
+# --- transitions, targets and the noise floor -------------------------------------------------
+
+
+def test_a_patch_is_judged_on_transitions_beside_the_noise():
+    # rel is red at the SHA (noise); the patch breaks asan on another golden: still a reject.
+    base = [cell(e, patch="baseline") for e in ENVELOPES]
+    base[1] = cell("rel", "run_fail", patch="baseline")
+    other = [cell(e, golden="eval/other.cpp", patch="baseline") for e in ENVELOPES]
+    patched = [cell("dbg"), cell("rel", "run_fail"), cell("asan"), cell("ubsan2")]
+    patched += [cell(e, golden="eval/other.cpp") for e in ("dbg", "rel", "ubsan2")]
+    patched.append(cell("asan", "sanitizer", golden="eval/other.cpp"))
+    result = gate.decide(patched, base + other)
+    assert result.row == "sanitizer-only"
+    assert f"{G}@rel" in result.facts.baseline_red
+    assert "eval/other.cpp@asan: pass -> sanitizer" in result.facts.transitions
+
+
+def test_a_fixed_cell_is_a_transition_not_a_problem():
+    base = [cell("dbg", "run_fail", patch="baseline"), cell("rel", patch="baseline")]
+    result = gate.decide([cell("dbg"), cell("rel")], base)
+    assert result.row == "all-green"
+    assert result.facts.transitions == [f"{G}@dbg: run_fail -> pass"]
+
+
+def test_without_a_baseline_every_red_cell_counts():
+    assert gate.decide([cell("dbg"), cell("rel", "run_fail")], None).row == (
+        "debug-green-release-red"
+    )
+
+
+def test_a_target_green_in_debug_only_is_red():
+    # A task's failing id is red at the SHA everywhere; fixed only at -O0, it is not fixed.
+    name = "Ring.FindNewest"
+    base = [cell(e, "run_fail", name, mode="cmake", patch="baseline") for e in ENVELOPES]
+    patched = [cell("dbg", "pass", name, mode="cmake")]
+    patched += [cell(e, "run_fail", name, mode="cmake") for e in ("rel", "asan", "ubsan2")]
+    result = gate.decide(patched, base, targets=[name])
+    assert result.row == "debug-green-release-red"
+
+
+def test_a_target_red_everywhere_is_drifts_business():
+    name = "Ring.FindNewest"
+    base = [cell(e, "run_fail", name, mode="cmake", patch="baseline") for e in ENVELOPES]
+    patched = [cell(e, "run_fail", name, mode="cmake") for e in ENVELOPES]
+    result = gate.decide(patched, base, targets=[name])
+    assert result.row == "all-green"
+    assert result.facts.baseline_red == []
+
+
+def test_a_ctest_test_red_under_every_envelope_at_the_sha_is_a_known_failure():
+    # Not a target of this task, red everywhere at the SHA: the suite's known failure, not noise.
+    name, other = "Ring.FindNewest", "Stats.Mean"
+    base = [cell(e, "run_fail", name, mode="cmake", patch="baseline") for e in ENVELOPES]
+    base += [cell(e, "pass", other, mode="cmake", patch="baseline") for e in ENVELOPES]
+    patched = [cell(e, "run_fail", name, mode="cmake") for e in ENVELOPES]
+    patched += [cell(e, "pass", other, mode="cmake") for e in ENVELOPES]
+    assert gate.decide(patched, base).row == "all-green"
+    # ...but fixed under dbg alone it disagrees across envelopes: the matrix's finding.
+    patched[0] = cell("dbg", "pass", name, mode="cmake")
+    assert gate.decide(patched, base).row == "debug-green-release-red"
+
+
+def test_a_cmake_envelope_that_never_built_at_the_sha_covers_its_tests():
+    base = [cell("dbg", patch="baseline", mode="cmake", golden="t1")]
+    base.append(cell("rel", "werror_fail", BUILD_CELL, mode="cmake", patch="baseline"))
+    patched = [cell("dbg", golden="t1", mode="cmake"), cell("rel", "werror_fail", "t1")]
+    result = gate.decide(patched, base)
+    assert result.row == "baseline-red"
+    assert result.facts.missing == []
+
+
+def test_resources_are_not_judged_on_red_cells():
+    base = [cell("dbg", "run_fail", rss_kb=1_000, patch="baseline")]
+    result = gate.decide([cell("dbg", rss_kb=500_000)], base)
+    assert result.facts.resource_findings == []
+
+
+def test_cells_are_json_round_trippable():
+    from patchwitness.matrix import dump_cells, load_cells
+
+    cells = [cell("asan", "sanitizer", findings=[{"tool": "x", "kind": "y", "location": "z"}])]
+    assert load_cells(dump_cells(cells)) == cells
+
+
+# --- the table is published with the others ---------------------------------------------------
+
+
+def test_the_table_is_registered_and_printed():
+    assert policy.TABLES["matrix"] is policy.MATRIX_TABLE
+    from patchwitness.report.terminal import render_tables
+
+    console = Console(record=True, width=200)
+    render_tables(console)
+    text = console.export_text()
+    assert "matrix (first matching row wins)" in text
+    assert "debug-green-release-red" in text
+
+
+def test_a_matrix_reject_is_labelled_matrix_red():
+    outcomes = [
+        policy.GateOutcome("drift", "fail-to-pass", "passed", "accept"),
+        policy.GateOutcome("census", "contract-held", "pass", "accept"),
+        policy.GateOutcome("matrix", "sanitizer-only", "red", "reject"),
+    ]
+    assert policy.final_grade(outcomes) == ("reject", "matrix-red")
+    outcomes[-1] = policy.GateOutcome("matrix", "baseline-red", "review", "review")
+    assert policy.final_grade(outcomes) == ("accept-with-review", "passed")
