@@ -251,7 +251,8 @@ def cpprepo(tmp_path_factory) -> Built:
         test_cmd='ctest --test-dir "$PW_BUILD"',
         allow_test_edits=False,
         failing=[],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n',
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
+        "[matrix]\nenabled = false  # the coverage gate is under test here\n",
     )
     return Built(root, root / "repo", sha, task_dir, dict(CPP_FILES))
 
@@ -385,3 +386,33 @@ def test_coverage_command_exit_codes(pyrepo):
         timeout=300,
     )
     assert done.returncode == 4 and "apply-failed" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("  *out = decode(data);\n", True),
+        ("  /* fast path */ return -1;\n", True),
+        ("   * a doc line\n", False),
+        ("   */\n", False),
+        ("  *\n", False),
+    ],
+)
+def test_cpp_lines_that_start_like_comments(text, code):
+    assert looks_like_code(text, "a.cpp") is code
+
+
+def test_a_line_the_tool_lists_is_scored_whatever_it_looks_like():
+    data = {"src/a.cpp": FileLines({3: 1, 7: 0})}
+    facts = score([change("src/a.cpp", [(3, "  x = 1;\n"), (7, "  *out = decode(data);\n")])], data)
+    assert facts.zero_hit_lines == ["src/a.cpp:7"]
+
+
+def test_python_continuation_lines_take_their_statement_count(tmp_path):
+    from patchwitness.hits.python import spread_over_statements
+
+    source = tmp_path / "m.py"
+    source.write_text(
+        "def f(x):\n    total = (x +\n             2 +\n             3)\n    return total\n"
+    )
+    assert spread_over_statements(source, {1: 1, 2: 0, 5: 0}) == {1: 1, 2: 0, 3: 0, 4: 0, 5: 0}

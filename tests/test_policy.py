@@ -94,6 +94,12 @@ CENSUS_ROWS = [
     (CensusInput(removed_asserts=1), "closed-failure", "fail", "reject"),
     (CensusInput(disabled=1), "witness-disabled", "fail", "reject"),
     (CensusInput(infra_edits=1), "infra-edited", "fail", "reject"),
+    (
+        CensusInput(allow_test_edits=True, failing_lost=1, goldens_red=True),
+        "failing-test-lost",
+        "fail",
+        "reject",
+    ),
     (CensusInput(goldens_red=True, added=2), "real-regression", "pass", "reject"),
     (
         CensusInput(allow_test_edits=True, removed_tests=1, infra_edits=1),
@@ -221,3 +227,12 @@ def test_final_grade(outcomes, expected):
 def test_final_grade_needs_drift():
     with pytest.raises(ValueError):
         policy.final_grade([g("census", "accept")])
+
+
+def test_readme_shows_every_row_of_every_table():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    for name, table in policy.TABLES.items():
+        for index, row in enumerate(table, start=1):
+            assert f"| {index} | {row.id} |" in readme, f"README's {name} table lacks row {row.id}"

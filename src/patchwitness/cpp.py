@@ -32,6 +32,26 @@ serial=""
 exec "$real" "$@" $serial --output-junit "$PW_REPORT_DIR/ctest-junit-$stamp.xml"
 """
 
+# In a coverage build, a test source is compiled without -fkeep-inline-functions: the flag emits
+# every inline function of the test framework's headers (it doubles a GoogleTest file's compile
+# time) and measures nothing the gate reads. Production sources keep it, so an unused inline
+# production function still shows as zero-hit, or, emitted nowhere, as unscored-suspicious.
+LAUNCHER = """#!/bin/sh
+# patchwitness: coverage build compiler launcher (see cpp.py)
+src=""
+for a in "$@"; do
+  case "$a" in *.cc|*.cpp|*.cxx|*.c++|*.C|*.c) src="$a" ;; esac
+done
+if [ -n "$src" ] && [ -n "$PW_TEST_SOURCES" ] && grep -qxF -- "$src" "$PW_TEST_SOURCES"; then
+  for a do
+    shift
+    [ "$a" = "-fkeep-inline-functions" ] || set -- "$@" "$a"
+  done
+fi
+exec "$@"
+"""
+TEST_TU_NOTE = "test sources are compiled without -fkeep-inline-functions"
+
 TOOLS = {
     "compiler": ["c++", "--version"],
     "cmake": ["cmake", "--version"],
@@ -87,6 +107,7 @@ class CppSuite:
         self.task = task
         self.env = environment.prepare(task) if task.options.setup else None
         self.prefer_sources: list[str] = []
+        self.test_sources: set[str] = set()  # repository paths of test sources (the census's)
 
     def versions(self) -> dict:
         versions = dict(toolchain_versions())
@@ -144,6 +165,8 @@ class CppSuite:
                     "PW_CTEST_SERIAL": "1",
                 }
             )
+            if self.test_sources:
+                variables.update(self._launcher(tree, scratch))
         opts = self.task.options.cpp
         facts = BuildFacts()
         for step, command in (("configure", opts.configure), ("build", opts.build)):
@@ -182,6 +205,18 @@ class CppSuite:
         )
         suite_run.coverage = build if instrument else None
         return suite_run
+
+    def _launcher(self, tree: Path, scratch: Path) -> dict[str, str]:
+        launcher = scratch / "bin" / "pw-cxx-launcher"
+        launcher.write_text(LAUNCHER)
+        launcher.chmod(0o755)
+        listing = scratch / "test-sources.txt"
+        listing.write_text("".join(f"{tree / rel}\n" for rel in sorted(self.test_sources)))
+        return {
+            "CMAKE_CXX_COMPILER_LAUNCHER": str(launcher),
+            "CMAKE_C_COMPILER_LAUNCHER": str(launcher),
+            "PW_TEST_SOURCES": str(listing),
+        }
 
     def _build_failed(self, step: str, result: runner.Result, facts: BuildFacts) -> SuiteRun:
         tail = (result.stderr[-600:] or result.stdout[-600:]).decode("utf-8", "replace")

@@ -182,6 +182,7 @@ def probe_versions(env: Environment | None, task: Task) -> dict:
             timeout=60,
             path_prepend=bin_dirs,
             home=scratch,
+            readable=env.readable if env is not None else [],
         )
     )
     if not result.ok:

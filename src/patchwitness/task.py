@@ -78,6 +78,11 @@ class TaskToml(Options):
     setup_timeout: float = 900
     timeout: float = 300
     held_out: bool = False
+    # The pristine run (the SHA's tests over the patched code) after a test edit. auto: when the
+    # task allows test edits (it can change the grade), and always for Python (it costs one
+    # test run); a C++ task that forbids test edits already rejects the edit, so it skips the
+    # extra build.
+    pristine: Literal["auto", "always", "never"] = "auto"
     census: CensusOptions = Field(default_factory=CensusOptions)
     paths: PathOptions = Field(default_factory=PathOptions)
     coverage: CoverageOptions = Field(default_factory=CoverageOptions)

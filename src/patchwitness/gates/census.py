@@ -21,9 +21,12 @@ class CensusInput:
     goldens_red: bool = False
     allowlisted: int = 0
     added: int = 0
+    failing_lost: int = 0
 
 
-def census_input(diff: CensusDiff, allow_test_edits: bool, goldens_red: bool) -> CensusInput:
+def census_input(
+    diff: CensusDiff, allow_test_edits: bool, goldens_red: bool, failing_lost: int = 0
+) -> CensusInput:
     removed_tests = sum(
         1 for k in diff.unexpected_removals if k.split("|", 1)[0] in ("test", "case")
     )
@@ -38,6 +41,7 @@ def census_input(diff: CensusDiff, allow_test_edits: bool, goldens_red: bool) ->
         goldens_red=goldens_red,
         allowlisted=len(diff.allowlisted_removals),
         added=len(diff.added),
+        failing_lost=failing_lost,
     )
 
 
@@ -73,6 +77,8 @@ def decide(
         detail = "disabled: " + ", ".join(diff.disabled[:5])
     elif row.id == "infra-edited":
         detail = "infrastructure edited: " + ", ".join(diff.infra_edits[:5])
+    elif row.id == "failing-test-lost":
+        detail = row.when
     elif row.id == "unreadable":
         detail = "cannot read: " + ", ".join(diff.unreadable[:5])
     return CensusGate(

@@ -31,7 +31,10 @@ CPP_SOURCE = {
     ".tpp",
 }
 _PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
-_CPP_NOT_CODE = re.compile(r"^\s*(//.*|/\*.*|\*.*|\*/\s*|[{}();]*\s*|#\s*(include|pragma).*)?$")
+# A comment line (`// x`, an opening `/* x`, a continuation ` * x`, a closing ` */`), a brace or
+# an include. `*out = f();` is code: a continuation star is followed by a space, `/` or nothing.
+_CPP_NOT_CODE = re.compile(r"^\s*(//.*|/\*.*|\*(\s.*|/.*)?|[{}();]*\s*|#\s*(include|pragma).*)?$")
+_CLOSED_COMMENT = re.compile(r"/\*.*?\*/")
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,11 @@ def source_suffixes(language: str) -> set[str]:
 
 
 def looks_like_code(text: str, path: str) -> bool:
-    pattern = _PY_NOT_CODE if path.endswith(".py") else _CPP_NOT_CODE
-    return not pattern.match(text.rstrip("\n"))
+    line = text.rstrip("\n")
+    if path.endswith(".py"):
+        return not _PY_NOT_CODE.match(line)
+    line = _CLOSED_COMMENT.sub(" ", line)  # `/* fast path */ return -1;` is code
+    return not _CPP_NOT_CODE.match(line)
 
 
 # A C++ line that must have produced code if anything ran it: a return, a throw, an assignment,
@@ -103,12 +109,13 @@ def patched_sources(changes: list[FileChange], language: str) -> list[FileChange
 def lines_to_score(change: FileChange, data: FileLines | None) -> list[int]:
     """The patched lines of one file: added code lines, and for a pure deletion the nearest
     executable lines on each side of the hole."""
-    lines = {n for n, text in change.added if looks_like_code(text, change.path)}
+    executable = data.executable if data is not None else set()
+    lines = {n for n, text in change.added if n in executable or looks_like_code(text, change.path)}
     if data is not None:
-        executable = sorted(data.executable)
+        ordered = sorted(executable)
         for hole in change.deletion_holes:
-            above = [n for n in executable if n <= hole]
-            below = [n for n in executable if n > hole]
+            above = [n for n in ordered if n <= hole]
+            below = [n for n in ordered if n > hole]
             if above:
                 lines.add(above[-1])
             if below:

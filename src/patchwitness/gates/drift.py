@@ -66,6 +66,11 @@ def goldens_red(
     return any(after.get(i) in RED for i in should_pass - set(flaky))
 
 
+def failing_lost(after: dict[str, Outcome], failing: list[str]) -> list[str]:
+    """Listed failing ids that are gone or skipped after the patch: not fixed, made to vanish."""
+    return [i for i in failing if after.get(i) in (None, "skipped", "xfailed")]
+
+
 def drift_facts(
     *,
     before: dict[str, Outcome],

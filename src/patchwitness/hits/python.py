@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import coverage
+from coverage.python import PythonParser
 
 from patchwitness.gates.coverage import FileLines
 
@@ -94,5 +95,21 @@ def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str,
         except (coverage.CoverageException, SyntaxError, OSError):
             continue
         gone = set(missing)
-        out[rel] = FileLines(hits={n: 0 if n in gone else 1 for n in statements})
+        hits = {n: 0 if n in gone else 1 for n in statements}
+        out[rel] = FileLines(hits=spread_over_statements(path, hits))
+    return out
+
+
+def spread_over_statements(path: Path, hits: dict[int, int]) -> dict[int, int]:
+    """Give every line of a multi-line statement its first line's count: a patch that changes
+    the middle of a statement changed that statement, which either ran or did not."""
+    try:
+        parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
+        parser.parse_source()
+    except Exception:  # a file coverage.py could analyse but we cannot re-parse: keep its lines
+        return hits
+    out = dict(hits)
+    for line, first in parser.multiline_map.items():
+        if first in hits and line not in out:
+            out[line] = hits[first]
     return out
