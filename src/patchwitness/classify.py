@@ -13,6 +13,7 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from patchwitness import suffixes
 from patchwitness.patch import FileChange
 from patchwitness.pytest_config import PytestConfig, is_test_section, section_of_line
 
@@ -29,8 +30,8 @@ DATA_DIRS = {
     "snapshots",
     "expected",
 }
-PY_EXT = {".py", ".pyi"}
-CPP_EXT = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
+PY_EXT = suffixes.PY
+CPP_EXT = suffixes.CPP
 CODE_EXT = PY_EXT | CPP_EXT
 
 # Files that change how the interpreter or the test runner starts, wherever they sit.
@@ -80,11 +81,6 @@ def _glob(path: str, patterns: list[str]) -> bool:
     return False
 
 
-def _suffix(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
-
-
 def _dirs(path: str) -> list[str]:
     return [p.lower() for p in path.split("/")[:-1]]
 
@@ -106,7 +102,7 @@ def _classify_path(
     path: str, change: FileChange, old_text: str | None, new_text: str | None, ctx: ClassifyContext
 ) -> Classified:
     name = path.rsplit("/", 1)[-1]
-    suffix = _suffix(path)
+    suffix = suffixes.suffix(path)
     if _glob(path, ctx.grader_globs):
         return Classified(path, GRADER, "grader-owned file (task, allowlist or manifest)")
     if _glob(path, ctx.production_globs):

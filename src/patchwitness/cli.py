@@ -154,7 +154,7 @@ def census_write(
         pytest=read_root_config(root), golden_prefix=golden_prefix, exclude=tuple(exclude or ())
     )
     inventory = scan_tree(root.resolve(), options)
-    write_json_atomic(output, inventory.to_json())
+    write_json_atomic(output, inventory.to_json(), indent=None)
     out.print(len(inventory.items))
 
 

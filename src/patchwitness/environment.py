@@ -100,7 +100,6 @@ def env_key(task: Task) -> str:
             digest.update(show_at(task.repo, task.sha, rel) or b"<missing>")
             digest.update(b"\0")
     digest.update(base_python_bin().encode())
-    digest.update(runner.confinement().name.encode())
     return digest.hexdigest()[:24]
 
 

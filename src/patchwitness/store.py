@@ -76,14 +76,16 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def write_json_atomic(path: Path, data: object) -> None:
-    """Write JSON to a temporary file beside `path`, fsync it, then rename it into place."""
+def write_json_atomic(path: Path, data: object, indent: int | None = 2) -> None:
+    """Write JSON to a temporary file beside `path`, fsync it, then rename it into place.
+
+    `indent=None` for big files: only the unindented encoder is the fast C one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=2)
+            json.dump(data, handle, indent=indent)
             handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())

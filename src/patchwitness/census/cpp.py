@@ -179,9 +179,10 @@ class _Census:
         self.path = path
         self.golden_prefix = golden_prefix
         stripped = strip_cpp(text)
-        self.defines = [d for d in directives(stripped) if d.name in ("define", "undef")]
+        found = list(directives(stripped)) if "#" in stripped else []
+        self.defines = [d for d in found if d.name in ("define", "undef")]
         # Directive lines are blanked for the scan: a macro body is a definition, not a call.
-        self.code = blank_ranges(stripped, [(d.start, d.end) for d in directives(stripped)])
+        self.code = blank_ranges(stripped, [(d.start, d.end) for d in found])
         self.stripped = stripped
         self.witnessing: set[int] = set()
         self.helpers = self._helper_macros()

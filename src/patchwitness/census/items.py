@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 # Item kinds. `test` is a named test (function, method, TEST macro, TEST_CASE); `case` is one
 # parametrized case or Catch2 SECTION; `assert` is one assertion; `skip` is a skip, xfail or
@@ -94,7 +94,8 @@ class Inventory:
             "version": INVENTORY_VERSION,
             "root": self.root,
             "count": len(self.items),
-            "items": [asdict(item) for item in self.items],
+            # Not dataclasses.asdict: it deep-copies, and an inventory can hold 200,000 items.
+            "items": [{name: getattr(item, name) for name in ITEM_FIELDS} for item in self.items],
             "test_files": dict(sorted(self.test_files.items())),
             "unreadable": self.unreadable,
         }
@@ -110,6 +111,9 @@ class Inventory:
             unreadable=list(data.get("unreadable", [])),
             root=str(data.get("root", "")),
         )
+
+
+ITEM_FIELDS = tuple(f.name for f in fields(Item))
 
 
 def sort_key(item: Item) -> tuple:

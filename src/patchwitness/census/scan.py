@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from patchwitness import suffixes
 from patchwitness.census.items import Inventory, Item, sort_key
 from patchwitness.census.python import inventory_python
 from patchwitness.pytest_config import CONFIG_FILES, PytestConfig, read_pytest_config
@@ -41,7 +42,7 @@ SKIP_DIRS = {
     ".svn",
 }
 SKIP_DIR_GLOBS = ("cmake-build-*", "*.egg-info", "build-*")
-CPP_EXT = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".inl", ".ipp", ".tpp"}
+CPP_EXT = suffixes.CPP
 PY_INFRA = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
 PARALLEL_THRESHOLD = 400  # files; below this a process pool costs more than it saves
 
@@ -70,11 +71,6 @@ def _skip_dir(name: str) -> bool:
     return name in SKIP_DIRS or any(fnmatch.fnmatch(name, g) for g in SKIP_DIR_GLOBS)
 
 
-def _suffix(rel: str) -> str:
-    name = rel.rsplit("/", 1)[-1]
-    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
-
-
 def wanted(rel: str, options: ScanOptions) -> str | None:
     """'py', 'cpp', 'cmake' or 'config' when the census reads this file, else None."""
     if any(fnmatch.fnmatch(rel, g) for g in options.exclude):
@@ -82,7 +78,7 @@ def wanted(rel: str, options: ScanOptions) -> str | None:
     if any(_skip_dir(part) for part in rel.split("/")[:-1]):
         return None
     name = rel.rsplit("/", 1)[-1]
-    suffix = _suffix(rel)
+    suffix = suffixes.suffix(rel)
     if suffix == ".py":
         if name in PY_INFRA or options.pytest.is_test_file(rel):
             return "py"

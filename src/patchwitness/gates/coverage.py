@@ -10,26 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from patchwitness import policy
+from patchwitness import policy, suffixes
 from patchwitness.model import CoverageFacts, CoverageGate
 from patchwitness.patch import FileChange
 
 ZERO_HIT_LIMIT = 50
-PY_SOURCE = {".py"}
-CPP_SOURCE = {
-    ".c",
-    ".cc",
-    ".cpp",
-    ".cxx",
-    ".c++",
-    ".h",
-    ".hh",
-    ".hpp",
-    ".hxx",
-    ".inl",
-    ".ipp",
-    ".tpp",
-}
+PY_SOURCE = frozenset({".py"})
+CPP_SOURCE = suffixes.CPP
 _PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
 # A comment line (`// x`, an opening `/* x`, a continuation ` * x`, a closing ` */`), a brace or
 # an include. `*out = f();` is code: a continuation star is followed by a space, `/` or nothing.
@@ -58,7 +45,7 @@ class CoverageInput:
     unscored: int = 0
 
 
-def source_suffixes(language: str) -> set[str]:
+def source_suffixes(language: str) -> frozenset[str]:
     return PY_SOURCE if language == "python" else CPP_SOURCE | PY_SOURCE
 
 
@@ -88,17 +75,12 @@ def looks_like_statement(text: str, path: str) -> bool:
     return bool(_CPP_STATEMENT.search(code))
 
 
-def _suffix(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
-
-
 def patched_sources(changes: list[FileChange], language: str) -> list[FileChange]:
     """Production changes to executable source that alter at least one code line."""
     wanted = source_suffixes(language)
     out = []
     for change in changes:
-        if _suffix(change.path) not in wanted or change.status == "removed":
+        if suffixes.suffix(change.path) not in wanted or change.status == "removed":
             continue
         lines = list(change.added) + list(change.removed)
         if any(looks_like_code(text, change.path) for _, text in lines):
