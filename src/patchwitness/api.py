@@ -370,6 +370,15 @@ def _grade_patched(
                 detail="the SHA's own tests disagree with the patched tests",
             )
         )
+    killed = after.run.run.killed_reason
+    if killed and killed != "timeout":
+        # A limit ended the patched run: name it, whatever the tables made of what was left.
+        reasons.insert(
+            0,
+            Reason(gate="runner", row=killed, detail=f"the patched test run was killed: {killed}"),
+        )
+        if grade_value != "reject":
+            grade_value, label = "reject", "failed"
     if after.timed_out:
         grade_value, label = "reject", "timeout"
         reasons.insert(
