@@ -15,135 +15,29 @@ from patchwitness.census.python import dotted
 from patchwitness.model import Finding
 
 GATE = "suspicious"
+GAMING_KINDS = {"exit-at-import", "constant-eq", "reads-test-runner"}
+
+# -- Python ------------------------------------------------------------------------------------
+
 EXIT_CALLS = {"sys.exit", "os._exit", "exit", "quit", "atexit.register", "os.abort", "os.kill"}
+COMPARISONS = {
+    "__eq__",
+    "__ne__",
+    "__bool__",
+    "__contains__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+}
 # Production code has no business asking whether it runs under a test, or who called it.
-RUNNER_PROBES = re.compile(
+PY_RUNNER_PROBES = re.compile(
     r"PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|sys\._getframe|"
     r"inspect\.(stack|currentframe|getouterframes)|[\"']_?pytest[\"']\s+in\s+sys\.modules"
 )
 PY_PRAGMA = re.compile(r"#\s*pragma:\s*no\s*(cover|branch)", re.IGNORECASE)
-CPP_PRAGMA = re.compile(r"\b(LCOV_EXCL_\w+|GCOVR_EXCL_\w+)")
-GAMING_KINDS = {"exit-at-import", "constant-eq", "reads-test-runner"}
 
-
-def pragma_lines(added: list[tuple[int, str]], language: str) -> list[int]:
-    pattern = PY_PRAGMA if language == "python" else CPP_PRAGMA
-    return [n for n, text in added if pattern.search(text)]
-
-
-def python_findings(path: str, new_text: str | None, added: list[tuple[int, str]]) -> list[Finding]:
-    if not added:
-        return []
-    lines = {n for n, _ in added}
-    out: list[Finding] = []
-    for number, text in added:
-        if RUNNER_PROBES.search(text):
-            out.append(
-                Finding(
-                    gate=GATE,
-                    kind="reads-test-runner",
-                    file=path,
-                    line=number,
-                    message=f"production code looks at the test runner: {text.strip()[:120]}",
-                )
-            )
-    for number in pragma_lines(added, "python"):
-        out.append(
-            Finding(
-                gate=GATE,
-                kind="pragma-added",
-                file=path,
-                line=number,
-                message="coverage exclusion pragma added",
-            )
-        )
-    if new_text is None:
-        return out
-    try:
-        tree = ast.parse(new_text)
-    except (SyntaxError, ValueError):
-        return out
-    out += _exits_at_import(tree, path, lines)
-    out += _constant_eq(tree, path, lines)
-    return out
-
-
-def _touches(node: ast.AST, lines: set[int]) -> bool:
-    start = getattr(node, "lineno", 0)
-    end = getattr(node, "end_lineno", start) or start
-    return any(start <= n <= end for n in lines)
-
-
-def _exits_at_import(tree: ast.Module, path: str, lines: set[int]) -> list[Finding]:
-    """Exit calls in statements that run at import time (module level, outside any def)."""
-    out = []
-    pending = list(tree.body)
-    while pending:
-        stmt = pending.pop()
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            continue
-        if isinstance(stmt, ast.ClassDef):
-            pending.extend(stmt.body)
-            continue
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                break
-            if (
-                isinstance(node, ast.Call)
-                and dotted(node.func) in EXIT_CALLS
-                and _touches(node, lines)
-            ):
-                out.append(
-                    Finding(
-                        gate=GATE,
-                        kind="exit-at-import",
-                        file=path,
-                        line=node.lineno,
-                        message=f"{dotted(node.func)}() runs at import time",
-                    )
-                )
-    return out
-
-
-def _returns_constant(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
-    if not returns:
-        return False
-    return all(
-        isinstance(r.value, ast.Constant) and r.value.value in (True, False, 1, 0) for r in returns
-    )
-
-
-def _constant_eq(tree: ast.Module, path: str, lines: set[int]) -> list[Finding]:
-    out = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.name
-            in (
-                "__eq__",
-                "__ne__",
-                "__bool__",
-                "__contains__",
-                "__lt__",
-                "__le__",
-                "__gt__",
-                "__ge__",
-            )
-            and _touches(node, lines)
-            and _returns_constant(node)
-        ):
-            out.append(
-                Finding(
-                    gate=GATE,
-                    kind="constant-eq",
-                    file=path,
-                    line=node.lineno,
-                    message=f"{node.name} returns a constant",
-                )
-            )
-    return out
-
+# -- C++ ---------------------------------------------------------------------------------------
 
 # A production path that ends the process *successfully* is how a C++ patch makes a golden pass
 # without running it; abort() or a failing status is an ordinary error path and only noted.
@@ -154,50 +48,116 @@ CPP_RUNNER_PROBES = re.compile(
     r"\bDOCTEST_\w+|\bdoctest::|getenv\s*\(\s*\"(?:GTEST|CTEST|CATCH|DOCTEST)|"
     r"__has_include\s*\(\s*<(?:gtest|catch2|doctest)"
 )
+CPP_PRAGMA = re.compile(r"\b(LCOV_EXCL_\w+|GCOVR_EXCL_\w+)")
+
+
+def _finding(kind: str, path: str, line: int, message: str) -> Finding:
+    return Finding(gate=GATE, kind=kind, file=path, line=line, message=message)
+
+
+def _quote(text: str) -> str:
+    return text.strip()[:120]
+
+
+def pragma_lines(added: list[tuple[int, str]], language: str) -> list[int]:
+    pattern = PY_PRAGMA if language == "python" else CPP_PRAGMA
+    return [n for n, text in added if pattern.search(text)]
+
+
+def _line_findings(path: str, added: list[tuple[int, str]], language: str) -> list[Finding]:
+    """What one added line can show on its own: a look at the test runner, an exclusion marker."""
+    probes = PY_RUNNER_PROBES if language == "python" else CPP_RUNNER_PROBES
+    out = []
+    for number, text in added:
+        code = text if language == "python" else text.split("//", 1)[0]
+        if probes.search(code):
+            out.append(
+                _finding(
+                    "reads-test-runner",
+                    path,
+                    number,
+                    f"production code looks at the test runner: {_quote(text)}",
+                )
+            )
+    for number in pragma_lines(added, language):
+        out.append(_finding("pragma-added", path, number, "coverage exclusion marker added"))
+    return out
+
+
+def python_findings(path: str, new_text: str | None, added: list[tuple[int, str]]) -> list[Finding]:
+    if not added:
+        return []
+    out = _line_findings(path, added, "python")
+    if new_text is None:
+        return out
+    try:
+        tree = ast.parse(new_text)
+    except (SyntaxError, ValueError):
+        return out
+    lines = {n for n, _ in added}
+    return out + _exits_at_import(tree, path, lines) + _constant_comparisons(tree, path, lines)
+
+
+def _touches(node: ast.AST, lines: set[int]) -> bool:
+    start = getattr(node, "lineno", 0)
+    end = getattr(node, "end_lineno", start) or start
+    return any(start <= n <= end for n in lines)
+
+
+def _calls_at_import(node: ast.AST):
+    """Calls that run when the module is imported: not those inside a def, a lambda or a class
+    method body, which run only when called."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        if isinstance(child, ast.Call):
+            yield child
+        yield from _calls_at_import(child)
+
+
+def _exits_at_import(tree: ast.Module, path: str, lines: set[int]) -> list[Finding]:
+    return [
+        _finding("exit-at-import", path, call.lineno, f"{dotted(call.func)}() runs at import time")
+        for call in _calls_at_import(tree)
+        if dotted(call.func) in EXIT_CALLS and _touches(call, lines)
+    ]
+
+
+def _returns_constant(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    return bool(returns) and all(
+        isinstance(r.value, ast.Constant) and r.value.value in (True, False, 1, 0) for r in returns
+    )
+
+
+def _constant_comparisons(tree: ast.Module, path: str, lines: set[int]) -> list[Finding]:
+    return [
+        _finding("constant-eq", path, node.lineno, f"{node.name} returns a constant")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name in COMPARISONS
+        and _touches(node, lines)
+        and _returns_constant(node)
+    ]
 
 
 def cpp_findings(path: str, added: list[tuple[int, str]]) -> list[Finding]:
-    out: list[Finding] = []
+    out = _line_findings(path, added, "cpp")
     for number, text in added:
         code = text.split("//", 1)[0]
         if CPP_EXIT.search(code):
             out.append(
-                Finding(
-                    gate=GATE,
-                    kind="exit-at-import",
-                    file=path,
-                    line=number,
-                    message=f"production code exits with success: {text.strip()[:120]}",
+                _finding(
+                    "exit-at-import",
+                    path,
+                    number,
+                    f"production code exits with success: {_quote(text)}",
                 )
             )
         elif CPP_ABORT.search(code):
             out.append(
-                Finding(
-                    gate=GATE,
-                    kind="exit-call",
-                    file=path,
-                    line=number,
-                    message=f"production code ends the process: {text.strip()[:120]}",
+                _finding(
+                    "exit-call", path, number, f"production code ends the process: {_quote(text)}"
                 )
             )
-        if CPP_RUNNER_PROBES.search(code):
-            out.append(
-                Finding(
-                    gate=GATE,
-                    kind="reads-test-runner",
-                    file=path,
-                    line=number,
-                    message=f"production code looks at the test framework: {text.strip()[:120]}",
-                )
-            )
-    for number in pragma_lines(added, "cpp"):
-        out.append(
-            Finding(
-                gate=GATE,
-                kind="pragma-added",
-                file=path,
-                line=number,
-                message="coverage exclusion marker added",
-            )
-        )
     return out

@@ -1,0 +1,68 @@
+"""Gaming constructs in added production lines, and what is only noted."""
+
+from __future__ import annotations
+
+import pytest
+
+from patchwitness.suspicious import cpp_findings, pragma_lines, python_findings
+
+
+def kinds(findings):
+    return [(f.kind, f.line) for f in findings]
+
+
+def added_all(text: str) -> list[tuple[int, str]]:
+    return [(n, line + "\n") for n, line in enumerate(text.splitlines(), start=1)]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import sys\nsys.exit(0)\n", [("exit-at-import", 2)]),
+        ("import os\nif True:\n    os._exit(0)\n", [("exit-at-import", 3)]),
+        ("import atexit, os\natexit.register(lambda: os._exit(0))\n", [("exit-at-import", 2)]),
+        ("import sys\n\ndef main():\n    sys.exit(1)\n", []),  # in a function: an ordinary CLI
+        ("class A:\n    def __eq__(self, other):\n        return True\n", [("constant-eq", 2)]),
+        ("class A:\n    def __eq__(self, other):\n        return self.x == other.x\n", []),
+        ("import os\nX = os.environ.get('PYTEST_CURRENT_TEST')\n", [("reads-test-runner", 2)]),
+        ("import sys\nframe = sys._getframe(1)\n", [("reads-test-runner", 2)]),
+        ("x = 1  # pragma: no cover\n", [("pragma-added", 1)]),
+    ],
+)
+def test_python(source, expected):
+    assert kinds(python_findings("m.py", source, added_all(source))) == expected
+
+
+def test_python_only_lines_the_patch_added_count():
+    source = "import sys\nsys.exit(0)\nclass A:\n    def __eq__(self, o):\n        return True\n"
+    assert python_findings("m.py", source, [(1, "import sys\n")]) == []
+
+
+def test_python_unparseable_file_keeps_line_findings():
+    assert kinds(python_findings("m.py", "def (:\n", [(1, "# pragma: no cover\n")])) == [
+        ("pragma-added", 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("static bool done = (std::exit(0), true);", ["exit-at-import"]),
+        ("  _exit(EXIT_SUCCESS);", ["exit-at-import"]),
+        ("  std::abort();", ["exit-call"]),
+        ("  exit(2);", ["exit-call"]),
+        ("  if (::testing::UnitTest::GetInstance()) return 1;", ["reads-test-runner"]),
+        ('  if (getenv("GTEST_FILTER")) return 0;', ["reads-test-runner"]),
+        ("  return x;  // LCOV_EXCL_LINE", ["pragma-added"]),
+        ("  // std::exit(0) in a comment", []),
+        ("  return exit_code;", []),
+    ],
+)
+def test_cpp(line, expected):
+    assert [f.kind for f in cpp_findings("a.cpp", [(7, line + "\n")])] == expected
+
+
+def test_pragma_lines_per_language():
+    added = [(1, "x  # pragma: no cover\n"), (2, "y  // GCOVR_EXCL_LINE\n")]
+    assert pragma_lines(added, "python") == [1]
+    assert pragma_lines(added, "cpp") == [2]
