@@ -88,7 +88,7 @@ def test_discover_includes_missing_patches(bag):
 def test_local_run_stores_every_verdict_and_resumes(bag, tmp_path):
     db = tmp_path / "results.db"
     first = run_bag(*bag, db, executor=LocalExecutor(2), baseline_runs=2)
-    assert (first.graded, first.skipped) == (4, 0)
+    assert (first.graded, first.skipped) == (4, 0), [v.reasons for v in first.verdicts]
     stored = ResultsDB(db).verdicts()
     assert summary(stored) == summary(first.verdicts)
     labels = {(v.task, v.agent): (v.label, v.grade) for v in stored}

@@ -147,6 +147,7 @@ def run_bag(
 ) -> BagRun:
     sweep_stale()
     db = ResultsDB(db_path)
+    db.conn  # noqa: B018 - create the schema here, before worker processes race to it
     executor = executor or LocalExecutor(sandbox_mode=runner.confinement().name)
     tasks, agents, jobs = discover(bag, patches)
     result = BagRun(tasks=len(tasks), agents=len(agents))

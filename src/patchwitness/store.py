@@ -21,6 +21,7 @@ import json
 import os
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -113,16 +114,30 @@ class ResultsDB:
     def conn(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=60000")
-            conn.executescript(SCHEMA)
-            conn.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
-            )
-            self._conn = conn
+            self._conn = self._open()
         return self._conn
+
+    def _open(self) -> sqlite3.Connection:
+        """Connect, switch to WAL and create the schema. Several worker processes may open a new
+        database at once; switching the journal mode takes a lock the busy timeout does not
+        always wait for, so a locked database is retried rather than reported."""
+        for attempt in range(60):
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            try:
+                conn.execute("PRAGMA busy_timeout=60000")
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(SCHEMA)
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                )
+                return conn
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                if "locked" not in str(exc) or attempt == 59:
+                    raise
+                time.sleep(0.1 + 0.05 * attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
