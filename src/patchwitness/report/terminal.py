@@ -129,23 +129,44 @@ def cell_text(cells: tuple[Cell, ...]) -> Text:
     return out
 
 
+CELL_WIDTH = 15  # a label and its wall clock, e.g. "UNPRINTABLE 0.9s"
+
+
 def render_section(console: Console, section: Section, title: str) -> None:
     heading = title or "tasks x agents"
     if section.mixed:
         heading = f"{heading}: {section.title}"
-    table = Table(title=heading, title_justify="left")
-    table.add_column("task")
-    if section.mixed:
-        table.add_column("digest")
-    for agent in section.agents:
-        table.add_column(agent)
-    for row in section.rows:
-        lead: list[Text | str] = [Text(row.task, style="italic" if row.hidden else "")]
+    # Many agents and few tasks do not fit side by side: the same matrix, agents down the side.
+    if (
+        (len(section.agents) + 2) * CELL_WIDTH > console.width > 0
+        and not section.mixed
+        and len(section.agents) > len(section.rows)
+    ):
+        render_transposed(console, section, heading)
+    else:
+        table = Table(title=heading, title_justify="left")
+        table.add_column("task")
         if section.mixed:
-            lead.append(row.digest)
-        table.add_row(*lead, *(cell_text(row.cells.get(a, ())) for a in section.agents))
-    console.print(table)
+            table.add_column("digest")
+        for agent in section.agents:
+            table.add_column(agent)
+        for row in section.rows:
+            lead: list[Text | str] = [Text(row.task, style="italic" if row.hidden else "")]
+            if section.mixed:
+                lead.append(row.digest)
+            table.add_row(*lead, *(cell_text(row.cells.get(a, ())) for a in section.agents))
+        console.print(table)
     render_counts(console, section)
+
+
+def render_transposed(console: Console, section: Section, heading: str) -> None:
+    table = Table(title=f"{heading} (agents down, tasks across)", title_justify="left")
+    table.add_column("agent")
+    for row in section.rows:
+        table.add_column(Text(row.task, style="italic" if row.hidden else ""), overflow="fold")
+    for agent in section.agents:
+        table.add_row(agent, *(cell_text(row.cells.get(agent, ())) for row in section.rows))
+    console.print(table)
 
 
 def render_counts(console: Console, section: Section) -> None:
