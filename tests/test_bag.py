@@ -237,3 +237,35 @@ def test_stale_workspaces_of_dead_graders_are_swept(tmp_path):
         os.utime(path, (old, old))
     assert sweep_stale(tmp_path) == [stale]
     assert live.exists() and not stale.exists()
+
+
+def report(db: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "patchwitness.cli", "report", str(db), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_report_hides_held_out_tasks_and_refuses_mixed_fingerprints(tmp_path):
+    bag_dir, patches = make_bag(tmp_path)
+    db = tmp_path / "published.db"
+    run_bag(bag_dir, patches, db, executor=LocalExecutor(2), baseline_runs=1)
+    text = report(db)
+    assert "write-money-tests" not in text and "held-out" in text
+    assert "write-money-tests" in report(db, "--reveal")
+    html = tmp_path / "page.html"
+    report(db, "--html", str(html))
+    assert "write-money-tests" not in html.read_text()
+    # The same task graded again under another timeout: a different fingerprint.
+    toml = bag_dir / TASKS[0] / "task.toml"
+    toml.write_text(toml.read_text().replace("timeout = 120", "timeout = 90"))
+    again = run_bag(bag_dir, patches, db, executor=LocalExecutor(2), baseline_runs=1)
+    assert (again.graded, again.skipped) == (2, 2)
+    refused = report(db)
+    assert "timeout_s" in refused and "120" in refused and "90" in refused
+    assert "passed" not in refused  # no side-by-side matrix
+    assert "passed" in report(db, "--show-mixed")

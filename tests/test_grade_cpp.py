@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -264,7 +265,15 @@ def test_verdict_keeps_census_build_and_goldens_apart(mini, tmp_path):
     assert verdict.fingerprint.compiler.startswith("c++")
     art = verdict.gates.census.facts.artifacts
     assert {"before", "after", "report"} <= set(art)
-    assert Path(art["report"]).read_text().count("patch_sha256") == 1
+    report = json.loads(Path(art["report"]).read_text())
+    assert report["patch_sha256"] == verdict.patch_sha256
+    assert report["repo_sha"] == mini.sha
+    assert report["compiler_command"] == verdict.gates.build.compiler_command
+    assert report["unexpected_removals"] == verdict.gates.census.facts.unexpected_removals
+    assert (
+        json.loads(Path(art["before"]).read_text())["count"]
+        > json.loads(Path(art["after"]).read_text())["count"]
+    )
 
 
 def test_cpp_grades_leave_the_repository_untouched(mini):

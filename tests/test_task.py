@@ -86,3 +86,17 @@ def test_allowlist(built):
 def test_comments_and_blank_lines_in_failing_ids(built):
     (built.task_dir / "failing_nodeids.txt").write_text("# red at the SHA\n\nt::a\n  t::b  \n")
     assert load_task(built.task_dir).failing_ids == ["t::a", "t::b"]
+
+
+def test_allowlist_and_manifest_in_the_repository_are_grader_owned(built):
+    with open(built.task_dir / "task.toml", "a") as handle:
+        handle.write(
+            '[census]\nallowlist = "repo:eval/allow.json"\n'
+            '[matrix]\nmanifest = "repo:eval/matrix.json"\n'
+            '[paths]\ngrader = ["tools/grade.sh"]\n'
+        )
+    assert sorted(load_task(built.task_dir).grader_owned()) == [
+        "eval/allow.json",
+        "eval/matrix.json",
+        "tools/grade.sh",
+    ]

@@ -291,7 +291,10 @@ def _grade_patched(
 
     infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
     diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
-    artifacts = save_artifacts(options.artifacts, base.inventory, after_inventory, diff, patch)
+    compiler = after.build.compiler_command if after.build else ""
+    artifacts = save_artifacts(
+        options.artifacts, base.inventory, after_inventory, diff, patch, task.sha, compiler
+    )
     findings += run_findings(base, after)
     flaky = set(base.flaky)
     drift = drift_gate.drift_facts(
@@ -541,9 +544,16 @@ def pristine_facts(
 
 
 def save_artifacts(
-    where: Path | None, before: Inventory, after: Inventory, diff, patch: Patch
+    where: Path | None,
+    before: Inventory,
+    after: Inventory,
+    diff,
+    patch: Patch,
+    sha: str = "",
+    compiler_command: str = "",
 ) -> dict[str, str]:
-    """The census failure artifact of seed 000: before.json, after.json and the report."""
+    """Seed 000's failure artifact: before.json, after.json, and the report with the unexpected
+    keys, the patch sha256, the SHA and the compiler command line."""
     if where is None:
         return {}
     where.mkdir(parents=True, exist_ok=True)
@@ -554,6 +564,10 @@ def save_artifacts(
     }
     paths["before"].write_text(json.dumps(before.to_json(), indent=1))
     paths["after"].write_text(json.dumps(after.to_json(), indent=1))
-    report = diff.report() | {"patch_sha256": patch.sha256}
+    report = diff.report() | {
+        "patch_sha256": patch.sha256,
+        "repo_sha": sha,
+        "compiler_command": compiler_command,
+    }
     paths["report"].write_text(json.dumps(report, indent=2))
     return {k: str(v) for k, v in paths.items()}

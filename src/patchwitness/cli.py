@@ -72,6 +72,8 @@ def grade(
     from patchwitness.report.terminal import render_verdict
 
     _sandbox(sandbox)
+    if artifacts is None and json_out is not None:
+        artifacts = json_out.with_name(json_out.stem + ".census")  # kept beside the verdict
     options = GradeOptions(
         baseline_runs=baseline_runs, artifacts=artifacts, cache=NoCache() if no_cache else None
     )
