@@ -27,6 +27,11 @@ def added_all(text: str) -> list[tuple[int, str]]:
         ("import os\nX = os.environ.get('PYTEST_CURRENT_TEST')\n", [("reads-test-runner", 2)]),
         ("import sys\nframe = sys._getframe(1)\n", [("reads-test-runner", 2)]),
         ("x = 1  # pragma: no cover\n", [("pragma-added", 1)]),
+        (
+            "import coverage\ncoverage.Coverage(data_file='.coverage.x').save()\n",
+            [("touches-coverage", 1), ("touches-coverage", 2)],
+        ),
+        ("import sys\nsys.settrace(None)\n", [("touches-coverage", 2)]),
     ],
 )
 def test_python(source, expected):
@@ -54,6 +59,8 @@ def test_python_unparseable_file_keeps_line_findings():
         ("  if (::testing::UnitTest::GetInstance()) return 1;", ["reads-test-runner"]),
         ('  if (getenv("GTEST_FILTER")) return 0;', ["reads-test-runner"]),
         ("  return x;  // LCOV_EXCL_LINE", ["pragma-added"]),
+        ("  __gcov_reset();", ["touches-coverage"]),
+        ('  setenv("GCOV_PREFIX", "/tmp", 1);', ["touches-coverage"]),
         ("  // std::exit(0) in a comment", []),
         ("  return exit_code;", []),
     ],

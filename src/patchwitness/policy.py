@@ -56,7 +56,7 @@ DRIFT_TABLE: list[Row] = [
         "allow_test_edits is false",
         "UNPRINTABLE", "reject", lambda f: not f.allow_test_edits and f.tests_changed),
     Row("gaming-code", "added production code games the run (exit at import, constant __eq__, "
-        "reads the test runner's state)",
+        "reads the test runner's state, touches the coverage measurement)",
         "UNPRINTABLE", "reject", lambda f: f.gaming > 0),
     Row("pass-to-fail", "pass_to_fail > 0",
         "failed", "reject", lambda f: f.pass_to_fail > 0),

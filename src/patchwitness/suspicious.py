@@ -15,7 +15,7 @@ from patchwitness.census.python import dotted
 from patchwitness.model import Finding
 
 GATE = "suspicious"
-GAMING_KINDS = {"exit-at-import", "constant-eq", "reads-test-runner"}
+GAMING_KINDS = {"exit-at-import", "constant-eq", "reads-test-runner", "touches-coverage"}
 
 # -- Python ------------------------------------------------------------------------------------
 
@@ -36,6 +36,12 @@ PY_RUNNER_PROBES = re.compile(
     r"inspect\.(stack|currentframe|getouterframes)|[\"']_?pytest[\"']\s+in\s+sys\.modules"
 )
 PY_PRAGMA = re.compile(r"#\s*pragma:\s*no\s*(cover|branch)", re.IGNORECASE)
+# The coverage measurement runs inside the process under grade: production code that talks to
+# coverage.py, swaps the tracer, or writes its data files could forge or hide the hits.
+PY_COVERAGE = re.compile(
+    r"\bimport\s+coverage\b|\bfrom\s+coverage\b|COVERAGE_PROCESS_START|COVERAGE_FILE|"
+    r"[\"']\.coverage|sys\.(settrace|setprofile)|threading\.(settrace|setprofile)"
+)
 
 # -- C++ ---------------------------------------------------------------------------------------
 
@@ -49,6 +55,7 @@ CPP_RUNNER_PROBES = re.compile(
     r"__has_include\s*\(\s*<(?:gtest|catch2|doctest)"
 )
 CPP_PRAGMA = re.compile(r"\b(LCOV_EXCL_\w+|GCOVR_EXCL_\w+)")
+CPP_COVERAGE = re.compile(r"__gcov_\w+|\.gcda\b|GCOV_PREFIX|__llvm_profile_\w+")
 
 
 def _finding(kind: str, path: str, line: int, message: str) -> Finding:
@@ -65,20 +72,27 @@ def pragma_lines(added: list[tuple[int, str]], language: str) -> list[int]:
 
 
 def _line_findings(path: str, added: list[tuple[int, str]], language: str) -> list[Finding]:
-    """What one added line can show on its own: a look at the test runner, an exclusion marker."""
-    probes = PY_RUNNER_PROBES if language == "python" else CPP_RUNNER_PROBES
+    """What one added line can show on its own: a look at the test runner, a hand on the
+    coverage measurement, an exclusion marker."""
+    python = language == "python"
+    checks = (
+        (
+            PY_RUNNER_PROBES if python else CPP_RUNNER_PROBES,
+            "reads-test-runner",
+            "production code looks at the test runner",
+        ),
+        (
+            PY_COVERAGE if python else CPP_COVERAGE,
+            "touches-coverage",
+            "production code touches the coverage measurement",
+        ),
+    )
     out = []
     for number, text in added:
-        code = text if language == "python" else text.split("//", 1)[0]
-        if probes.search(code):
-            out.append(
-                _finding(
-                    "reads-test-runner",
-                    path,
-                    number,
-                    f"production code looks at the test runner: {_quote(text)}",
-                )
-            )
+        code = text if python else text.split("//", 1)[0]
+        for pattern, kind, what in checks:
+            if pattern.search(code):
+                out.append(_finding(kind, path, number, f"{what}: {_quote(text)}"))
     for number in pragma_lines(added, language):
         out.append(_finding("pragma-added", path, number, "coverage exclusion marker added"))
     return out
