@@ -44,11 +44,17 @@ def repo(tmp_path_factory):
 
 
 def test_a_clean_feature_pull_request_passes_the_gate(repo):
-    head = branch(repo, "feature", "main", {
-        "lib.py": FILES["lib.py"] + "\n\ndef dec(x):\n    return x - 1\n",
-        "tests/test_lib.py": FILES["tests/test_lib.py"] + "\n\ndef test_dec():\n"
-                                                          "    from lib import dec\n"
-                                                          "    assert dec(2) == 1\n"})
+    head = branch(
+        repo,
+        "feature",
+        "main",
+        {
+            "lib.py": FILES["lib.py"] + "\n\ndef dec(x):\n    return x - 1\n",
+            "tests/test_lib.py": FILES["tests/test_lib.py"] + "\n\ndef test_dec():\n"
+            "    from lib import dec\n"
+            "    assert dec(2) == 1\n",
+        },
+    )
     verdict = grade_pull_request(repo, ".patchwitness", "main", head)
     assert (verdict.label, verdict.grade) == ("tests-authored", "accept"), verdict.reasons
     assert verdict.gates.coverage.row == "all-hit"
@@ -68,9 +74,12 @@ def test_a_pull_request_that_deletes_a_test_is_caught(repo):
 
 
 def test_the_task_is_read_at_the_base_and_editing_it_is_tampering(repo):
-    head = branch(repo, "tamper", "main", {
-        ".patchwitness/test_cmd.txt": "true\n",
-        "lib.py": "def inc(x):\n    return x + 2\n"})
+    head = branch(
+        repo,
+        "tamper",
+        "main",
+        {".patchwitness/test_cmd.txt": "true\n", "lib.py": "def inc(x):\n    return x + 2\n"},
+    )
     verdict = grade_pull_request(repo, ".patchwitness", "main", head)
     assert verdict.fingerprint.test_cmd == "python -m pytest -q"  # the base's command
     assert (verdict.label, verdict.gates.drift.row) == ("UNPRINTABLE", "grader-files-edited")

@@ -435,8 +435,10 @@ MATRIX_MANIFEST = (
             "cxx": "c++",
             "std": "c++17",
             # golden_codec is a two-file golden: it links the codec it checks.
-            "goldens": [*RING_GOLDENS, {"source": "tests/golden/golden_codec.cpp",
-                                        "sources": ["src/codec.cpp"]}],
+            "goldens": [
+                *RING_GOLDENS,
+                {"source": "tests/golden/golden_codec.cpp", "sources": ["src/codec.cpp"]},
+            ],
             "include": ["include", "tests/golden"],
             "envelopes": MATRIX_ENVELOPES,
         },
