@@ -21,6 +21,7 @@ demo: $(STAMP) system-deps
 
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Skips the slow end-to-end tests (they still run in `make test` and in CI).
