@@ -17,6 +17,8 @@ import pytest
 
 from patchwitness import cgroups, runner
 
+from .processes import wait_gone
+
 PYTHON = sys.executable
 
 
@@ -31,29 +33,6 @@ def run(cwd: Path, command, **changes) -> runner.Result:
     return runner.run(
         runner.Request(command=command, cwd=cwd, timeout=timeout, limits=limits, **changes)
     )
-
-
-def alive(marker: str) -> list[int]:
-    """Processes (not zombies) whose command line names the marker."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state != "Z":
-            found.append(int(entry.name))
-    return found
-
-
-def wait_gone(marker: str, seconds: float = 3.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := alive(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 def test_a_plain_command_runs_and_its_output_is_kept(tmp_path: Path) -> None:

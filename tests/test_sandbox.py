@@ -22,6 +22,8 @@ import pytest
 
 from patchwitness import cgroups, runner, sandbox
 
+from .processes import wait_gone
+
 # On a developer machine without bwrap or cgroups these tests skip, saying why; in CI (which runs
 # as root with both) a missing mechanism must fail them instead of hiding them.
 STRICT = bool(os.environ.get("CI"))
@@ -97,28 +99,6 @@ def planted() -> Iterator[Path]:
         yield path
     finally:
         path.unlink(missing_ok=True)
-
-
-def alive(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state != "Z":
-            found.append(int(entry.name))
-    return found
-
-
-def wait_gone(marker: str, seconds: float = 3.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := alive(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 # --- what the code can see -------------------------------------------------------------------
