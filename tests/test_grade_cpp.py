@@ -232,6 +232,18 @@ def test_cpp_cheat(mini, name, edits, label, drift, census):
     ), verdict.reasons
 
 
+def test_a_test_added_to_a_production_file_is_a_test_edit(mini):
+    sneaky = (
+        "src/mini.cpp",
+        '#include "mini.hpp"\n',
+        '#include "mini.hpp"\n#include <gtest/gtest.h>\n\n'
+        "TEST(Mini, Sneaky) {\n  ASSERT_TRUE(twice(1) == 2);\n}\n",
+    )
+    verdict = run(mini, [FIX, sneaky], "sneaky")
+    assert (verdict.label, rows(verdict)["drift"]) == ("UNPRINTABLE", "test-edit-forbidden")
+    assert verdict.gates.drift.facts.test_files_edited == ["src/mini.cpp"]
+
+
 def test_exit_in_a_static_initializer_is_a_finding(mini):
     verdict = run(mini, CHEATS[13][1], "static-exit-finding")
     assert [f.kind for f in verdict.findings if f.gate == "suspicious"] == ["exit-at-import"]

@@ -43,7 +43,7 @@ from patchwitness.patch import Patch, parse_patch, sha256_of
 from patchwitness.suite import Suite, SuiteRun, fill_broken
 from patchwitness.suspicious import GAMING_KINDS, python_findings
 from patchwitness.task import Task, load_task, parse_allowlist
-from patchwitness.workspace import Workspace, require_commit, show_at
+from patchwitness.workspace import Workspace, require_commit, safe_read, show_at
 
 
 @dataclass
@@ -200,9 +200,16 @@ def make_fingerprint(task: Task, suite: Suite) -> Fingerprint:
 
 
 def classify_patch(
-    task: Task, patch: Patch, tree: Path, base: baselines.Baseline
+    task: Task, patch: Patch, tree: Path, base: baselines.Baseline, rescanned: Inventory
 ) -> dict[str, Classified]:
-    files_with_tests = {it.file for it in base.inventory.items if it.kind in ("test", "case")}
+    # A file holds tests if it did at the SHA or does after the patch (a TEST added to a file
+    # named like production code is still a test edit).
+    files_with_tests = {
+        it.file
+        for inventory in (base.inventory, rescanned)
+        for it in inventory.items
+        if it.kind in ("test", "case")
+    }
     ctx = ClassifyContext(
         language=task.language,
         pytest=base.pytest_config,
@@ -215,16 +222,9 @@ def classify_patch(
     out = {}
     for change in patch.files:
         old = show_at(task.repo, task.sha, change.old_path or change.path)
-        new = None if change.status == "removed" else (tree / change.path)
-        new_bytes = _read_new(tree, change.path) if new is not None else None
-        out[change.path] = classify_file(change, _text(old), _text(new_bytes), ctx)
+        new = None if change.status == "removed" else safe_read(tree, change.path)
+        out[change.path] = classify_file(change, _text(old), _text(new), ctx)
     return out
-
-
-def _read_new(tree: Path, rel: str) -> bytes | None:
-    from patchwitness.workspace import safe_read
-
-    return safe_read(tree, rel)
 
 
 def _text(data: bytes | None) -> str | None:
@@ -247,12 +247,11 @@ def _grade_patched(
     with Workspace.create(task.repo, task.sha) as ws:
         ws.apply(data)
         clock.lap("apply")
-        classes = classify_patch(task, patch, ws.repo, base)
         touched = sorted(patch.touched())
         options_scan = baselines.scan_options(task, base.pytest_config)
-        after_inventory = base.inventory.replace_files(
-            scan_paths(ws.repo, touched, options_scan), touched
-        )
+        rescanned = scan_paths(ws.repo, touched, options_scan)
+        after_inventory = base.inventory.replace_files(rescanned, touched)
+        classes = classify_patch(task, patch, ws.repo, base, rescanned)
         findings += production_findings(task, patch, classes, ws.repo)
         if isinstance(suite, CppSuite):
             suite.prefer_sources = [c.path for c in patch.files]
@@ -456,7 +455,7 @@ def production_findings(
         if classes[change.path].kind != PRODUCTION or not change.added:
             continue
         if change.path.endswith(".py"):
-            text = _text(_read_new(tree, change.path))
+            text = _text(safe_read(tree, change.path))
             out += python_findings(change.path, text, list(change.added))
         elif task.language == "cpp":
             from patchwitness.suspicious import cpp_findings
