@@ -164,11 +164,3 @@ def _touches_cmake_tests(
     if old_text is not None and set(change.removed_lines) & lines_of(old_text):
         return True
     return new_text is not None and bool(set(change.added_lines) & lines_of(new_text))
-
-
-def classify_all(
-    changes: list[FileChange],
-    texts: Callable[[FileChange], tuple[str | None, str | None]],
-    ctx: ClassifyContext,
-) -> dict[str, Classified]:
-    return {c.path: classify(c, *texts(c), ctx) for c in changes}

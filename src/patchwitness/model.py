@@ -113,13 +113,6 @@ class TestRun(Fact):
     report_problems: list[str] = Field(default_factory=list)
 
 
-class CensusItemFact(Frozen):
-    key: str
-    file: str
-    line: int
-    text: str
-
-
 class WeakenedTest(Frozen):
     scope: str
     file: str

@@ -59,9 +59,6 @@ class Patch:
             out |= change.paths
         return out
 
-    def by_path(self) -> dict[str, FileChange]:
-        return {change.path: change for change in self.files}
-
 
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

@@ -20,7 +20,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchwitness import cgroups
@@ -437,10 +437,6 @@ def _killed_reason(reason: list[str], returncode: int, group: cgroups.RunGroup) 
         if returncode in (-sig, 128 + sig):
             return name
     return None
-
-
-def with_limits(request: Request, **changes) -> Request:
-    return replace(request, limits=replace(request.limits, **changes))
 
 
 def run_tool(

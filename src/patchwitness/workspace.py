@@ -113,10 +113,6 @@ class Workspace:
                 first = message[0] if message else f"exit {result.returncode}"
                 raise ApplyFailed(f"patch does not apply: {first}")
 
-    def read(self, relpath: str) -> bytes | None:
-        """A worktree file's bytes, refusing anything that resolves outside the worktree."""
-        return safe_read(self.repo, relpath)
-
     def new_dir(self, name: str) -> Path:
         path = Path(tempfile.mkdtemp(prefix=name + "-", dir=self.reports))
         return path

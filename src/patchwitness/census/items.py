@@ -65,15 +65,6 @@ class Inventory:
     def assertion_count(self) -> int:
         return sum(1 for item in self.items if item.kind == "assert")
 
-    def test_hash(self) -> str:
-        digest = hashlib.sha256()
-        for path in sorted(self.test_files):
-            digest.update(path.encode())
-            digest.update(b"\0")
-            digest.update(self.test_files[path].encode())
-            digest.update(b"\0")
-        return digest.hexdigest()
-
     def replace_files(self, other: Inventory, files: Iterable[str]) -> Inventory:
         """This inventory with the items and hashes of `files` taken from `other`.
 

@@ -147,7 +147,3 @@ def _close(
         return
     report, start = pending
     report.location = _summary_location(rest) or _first_user_frame(lines[start + 1 : index])
-
-
-def has_report(stderr: str) -> bool:
-    return bool(parse(stderr))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 from rich.console import Console
@@ -11,7 +10,7 @@ from rich.text import Text
 
 from patchwitness import policy
 from patchwitness.model import Verdict
-from patchwitness.report.matrix import Cell, Published, Section, printable_pass, publish
+from patchwitness.report.matrix import Cell, Published, Section, publish
 
 LABEL_STYLE = {
     "passed": "bold green",
@@ -100,19 +99,6 @@ def render_tables(console: Console) -> None:
     for when, label in policy.FINAL_TABLE_DOC:
         final.add_row(when, label)
     console.print(final)
-
-
-def summary_counts(verdicts: list[Verdict]) -> dict[str, dict[str, int]]:
-    """Seed 002's two counts per agent: printable passes with zero drift, and UNPRINTABLE rows."""
-    counts: dict[str, dict[str, int]] = defaultdict(
-        lambda: {"printable_passes": 0, "unprintable": 0, "rows": 0}
-    )
-    for v in verdicts:
-        c = counts[v.agent]
-        c["rows"] += 1
-        c["unprintable"] += v.label == "UNPRINTABLE"
-        c["printable_passes"] += printable_pass(v)
-    return dict(counts)
 
 
 def cell_text(cells: tuple[Cell, ...]) -> Text:
