@@ -40,7 +40,7 @@ from patchwitness.model import (
     Verdict,
 )
 from patchwitness.patch import Patch, parse_patch, sha256_of
-from patchwitness.suite import Suite, SuiteRun, fill_broken
+from patchwitness.suite import Focus, Suite, SuiteRun, fill_broken
 from patchwitness.suspicious import GAMING_KINDS, python_findings
 from patchwitness.task import Task, load_task, parse_allowlist
 from patchwitness.workspace import Workspace, require_commit, safe_read, show_at
@@ -253,15 +253,15 @@ def _grade_patched(
         after_inventory = base.inventory.replace_files(rescanned, touched)
         classes = classify_patch(task, patch, ws.repo, base, rescanned)
         findings += production_findings(task, patch, classes, ws.repo)
-        if isinstance(suite, CppSuite):
-            suite.prefer_sources = [c.path for c in patch.files]
-            suite.test_sources = {p for p, c in classes.items() if c.kind == TEST} | {
-                it.file for it in base.inventory.items if it.kind in ("test", "case")
-            }
+        focus = Focus(
+            changed=tuple(c.path for c in patch.files),
+            test_sources=frozenset(p for p, c in classes.items() if c.kind == TEST)
+            | frozenset(it.file for it in base.inventory.items if it.kind in ("test", "case")),
+        )
         clock.lap("census")
         instrument = options.coverage and task.options.coverage.enabled
         after_dir = ws.new_dir("after")
-        after = suite.run(ws.repo, after_dir, instrument=instrument)
+        after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus)
         fill_broken(after, base.outcomes)
         clock.lap("tests")
         coverage_result = None

@@ -10,7 +10,6 @@ same (task, agent, patch sha256, fingerprint).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -184,8 +183,8 @@ def _prepare(
 ) -> dict[Path, dict]:
     bar = progress.add_task(f"baselines ({runs} runs each)", total=len(tasks), labels="")
     prepared: dict[Path, dict] = {}
-    calls = [(prepare_task, (task, None, runs, db)) for task in tasks]
-    for index, info in executor.run(_call, calls):
+    calls = [(task, None, runs, db) for task in tasks]
+    for index, info in executor.run(prepare_task, calls):
         prepared[tasks[index]] = info
         progress.update(bar, advance=1)
     return prepared
@@ -202,18 +201,17 @@ def _grade(
 ) -> None:
     labels: Counter[str] = Counter()
     bar = progress.add_task(title, total=len(jobs), labels="")
-    calls = [(grade_job, (job, runs, db)) for job in jobs]
-    for _, verdict in executor.run(_call, calls):
+    for _, verdict in executor.run(grade_job, [(job, runs, db) for job in jobs]):
         db.put_verdict(verdict)  # stored the moment it exists
         result.verdicts.append(verdict)
         result.graded += 1
-        labels[verdict.label] += 1
-        summary = " ".join(f"{k}:{v}" for k, v in sorted(labels.items()))
-        progress.update(bar, advance=1, labels=summary)
+        progress.update(bar, advance=1, labels=_tally(labels, verdict))
 
 
-def _call(fn: Callable, args: tuple):
-    return fn(*args)
+def _tally(labels: Counter[str], verdict: Verdict) -> str:
+    """Count the verdict's label; the label counts so far, for the progress bar."""
+    labels[verdict.label] += 1
+    return " ".join(f"{k}:{v}" for k, v in sorted(labels.items()))
 
 
 def _stopped_for_task(job: Job, info: dict) -> Verdict:
@@ -234,18 +232,19 @@ def grade_jobs(
 ) -> list[Verdict]:
     """Grade a list of jobs without a database (the demo's path), in job order."""
     mode = sandbox_mode or runner.confinement().name
-    runner_ = make_executor(executor, workers=workers, sandbox_mode=mode)
+    engine = make_executor(executor, workers=workers, sandbox_mode=mode)
     options = options or GradeOptions(matrix_workers=1)
     results: dict[int, Verdict] = {}
     labels: Counter[str] = Counter()
-    calls = [(_grade_with_options, (job, options)) for job in jobs]
-    with _progress(console) as progress:
-        bar = progress.add_task("grading", total=len(jobs), labels="")
-        for index, verdict in runner_.run(_call, calls):
-            results[index] = verdict
-            labels[verdict.label] += 1
-            summary = " ".join(f"{k}:{v}" for k, v in sorted(labels.items()))
-            progress.update(bar, advance=1, labels=summary)
+    calls = [(job, options) for job in jobs]
+    try:
+        with _progress(console) as progress:
+            bar = progress.add_task("grading", total=len(jobs), labels="")
+            for index, verdict in engine.run(_grade_with_options, calls):
+                results[index] = verdict
+                progress.update(bar, advance=1, labels=_tally(labels, verdict))
+    finally:
+        engine.close()
     return [results[i] for i in range(len(jobs))]
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from patchwitness import environment, runner
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.ctest import combine
-from patchwitness.suite import SuiteRun
+from patchwitness.suite import NO_FOCUS, Focus, SuiteRun
 from patchwitness.task import Task
 
 CTEST_SHIM = """#!/bin/sh
@@ -106,8 +106,6 @@ class CppSuite:
     def __init__(self, task: Task) -> None:
         self.task = task
         self.env = environment.prepare(task) if task.options.setup else None
-        self.prefer_sources: list[str] = []
-        self.test_sources: set[str] = set()  # repository paths of test sources (the census's)
 
     def versions(self) -> dict:
         versions = dict(toolchain_versions())
@@ -136,7 +134,9 @@ class CppSuite:
             home=scratch / "home",
         )
 
-    def run(self, tree: Path, scratch: Path, *, instrument: bool = False) -> SuiteRun:
+    def run(
+        self, tree: Path, scratch: Path, *, instrument: bool = False, focus: Focus = NO_FOCUS
+    ) -> SuiteRun:
         build = scratch / "build"
         reports = scratch / "reports"
         for d in (build, reports / "gtest", scratch / "home"):
@@ -165,8 +165,8 @@ class CppSuite:
                     "PW_CTEST_SERIAL": "1",
                 }
             )
-            if self.test_sources:
-                variables.update(self._launcher(tree, scratch))
+            if focus.test_sources:
+                variables.update(self._launcher(tree, scratch, focus.test_sources))
         opts = self.task.options.cpp
         facts = BuildFacts()
         for step, command in (("configure", opts.configure), ("build", opts.build)):
@@ -176,7 +176,7 @@ class CppSuite:
             setattr(facts, step, result.facts())
             if not result.ok:
                 return self._build_failed(step, result, facts)
-        facts.compiler_command = compile_command(build, self.prefer_sources)
+        facts.compiler_command = compile_command(build, list(focus.changed))
         result = runner.run(
             self._request(self.task.test_cmd, tree, scratch, self.task.timeout, variables, path)
         )
@@ -206,12 +206,12 @@ class CppSuite:
         suite_run.coverage = build if instrument else None
         return suite_run
 
-    def _launcher(self, tree: Path, scratch: Path) -> dict[str, str]:
+    def _launcher(self, tree: Path, scratch: Path, test_sources: frozenset[str]) -> dict[str, str]:
         launcher = scratch / "bin" / "pw-cxx-launcher"
         launcher.write_text(LAUNCHER)
         launcher.chmod(0o755)
         listing = scratch / "test-sources.txt"
-        listing.write_text("".join(f"{tree / rel}\n" for rel in sorted(self.test_sources)))
+        listing.write_text("".join(f"{tree / rel}\n" for rel in sorted(test_sources)))
         return {
             "CMAKE_CXX_COMPILER_LAUNCHER": str(launcher),
             "CMAKE_C_COMPILER_LAUNCHER": str(launcher),

@@ -37,6 +37,18 @@ class SuiteRun:
         return self.run.report_problems
 
 
+@dataclass(frozen=True)
+class Focus:
+    """What the grade knows about the tree a suite runs over: the files the patch changed, and
+    which files are test sources (the census's, before and after the patch)."""
+
+    changed: tuple[str, ...] = ()
+    test_sources: frozenset[str] = frozenset()
+
+
+NO_FOCUS = Focus()
+
+
 def under(nodeid: str, prefixes: list[str]) -> bool:
     return any(p == "*" or nodeid == p or nodeid.startswith(p + "::") for p in prefixes)
 
@@ -53,7 +65,9 @@ def fill_broken(run: SuiteRun, baseline: dict[str, Outcome]) -> None:
 class Suite(Protocol):
     language: str
 
-    def run(self, tree: Path, scratch: Path, *, instrument: bool = False) -> SuiteRun:
+    def run(
+        self, tree: Path, scratch: Path, *, instrument: bool = False, focus: Focus = NO_FOCUS
+    ) -> SuiteRun:
         """Run the tests over `tree`. `scratch` is a private directory for homes and builds."""
         ...
 

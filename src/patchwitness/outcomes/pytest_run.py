@@ -95,7 +95,7 @@ class PythonSuite:
     def versions(self) -> dict:
         return dict(self.env.versions)
 
-    def run(self, tree: Path, scratch: Path, *, instrument: bool = False):
+    def run(self, tree: Path, scratch: Path, *, instrument: bool = False, focus=None):
         from patchwitness.suite import SuiteRun
 
         home = scratch / "home"
