@@ -143,6 +143,12 @@ COVERAGE_ROWS = [
         "reject",
         "reject",
     ),
+    (
+        CoverageInput(touches_source=True, measurable=False, goldens_red=True, data_found=False),
+        "not-measurable",
+        "not-measurable",
+        "review",
+    ),
     (CoverageInput(touches_source=True, data_found=False), "no-data", "reject", "reject"),
     (
         CoverageInput(touches_source=True, data_found=True, scored=0),

@@ -17,12 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness import baseline as baselines
-from patchwitness import fingerprint, matrix, policy, runner
+from patchwitness import fingerprint, identity, matrix, policy, runner
 from patchwitness.census.items import Inventory, diff_inventories
 from patchwitness.census.scan import scan_paths
 from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
 from patchwitness.classify import classify as classify_file
-from patchwitness.cpp import TEST_TU_NOTE, CppSuite
+from patchwitness.cpp import KEEP_INLINE, TEST_TU_NOTE, CppSuite
 from patchwitness.environment import cache_root
 from patchwitness.errors import GradeStop, InvalidTask
 from patchwitness.gates import census as census_gate
@@ -244,6 +244,7 @@ def _grade_patched(
     plan: matrix.Matrix | None = None,
 ) -> Verdict:
     findings: list[Finding] = []
+    failing = base.failing_keys(task.failing_ids)
     with Workspace.create(task.repo, task.sha) as ws:
         ws.apply(data)
         clock.lap("apply")
@@ -259,15 +260,20 @@ def _grade_patched(
             | frozenset(it.file for it in base.inventory.items if it.kind in ("test", "case")),
         )
         clock.lap("census")
-        instrument = options.coverage and task.options.coverage.enabled
+        wants_coverage = options.coverage and task.options.coverage.enabled
+        # The patched run uses the instrumentation the SHA was measured with, and is compared
+        # with the SHA's outcomes under it: like with like. None: no instrumentation works at
+        # the SHA, so the run is plain and coverage is not measurable.
+        instrument = base.instrumentation if wants_coverage else None
+        before = base.instrumented_outcomes if instrument is not None else base.outcomes
         after_dir = ws.new_dir("after")
         after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus)
-        fill_broken(after, base.outcomes)
+        fill_broken(after, before)
         clock.lap("tests")
         coverage_result = None
-        if instrument:
+        if wants_coverage:
             coverage_result = coverage_gate_result(
-                task, patch, classes, after, ws.repo, after_dir, base, findings
+                task, patch, classes, after, ws.repo, after_dir, base, findings, failing, before
             )
             clock.lap("coverage")
         matrix_result = None
@@ -297,15 +303,19 @@ def _grade_patched(
     findings += run_findings(base, after)
     flaky = set(base.flaky)
     drift = drift_gate.drift_facts(
-        before=base.outcomes,
+        before=before,
         after=after.outcomes,
-        failing=task.failing_ids,
+        failing=failing,
         census=diff,
         classes=classes,
         flaky=flaky,
         pristine=None,
     )
-    drift.pristine = pristine_facts(pristine, base, task, drift, flaky)
+    drift.ids = dict(after.run.ids)
+    drift.unstable_ids = sorted(
+        set(base.unstable_ids) | set(identity.unstable(base.run.ids, after.run.ids, after.outcomes))
+    )
+    drift.pristine = pristine_facts(pristine, base, task, drift, flaky, failing)
     if drift.pristine.disagreement:
         findings.append(
             Finding(
@@ -328,14 +338,14 @@ def _grade_patched(
             gate_mode=task.options.mode == "gate",
         ),
     )
-    goldens_red = drift_gate.goldens_red(base.outcomes, after.outcomes, task.failing_ids, flaky)
+    goldens_red = drift_gate.goldens_red(before, after.outcomes, failing, flaky)
     census_result = census_gate.decide(
         diff,
         census_gate.census_input(
             diff,
             task.allow_test_edits,
             goldens_red,
-            len(drift_gate.failing_lost(after.outcomes, task.failing_ids)),
+            len(drift_gate.failing_lost(after.outcomes, failing)),
         ),
         artifacts,
     )
@@ -418,29 +428,45 @@ def coverage_gate_result(
     scratch: Path,
     base: baselines.Baseline,
     findings: list[Finding],
+    failing: list[str],
+    before: dict,
 ) -> CoverageGate:
     """Seed 001: join the patched run's line hits with the production hunks."""
     production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
     sources = coverage_gate.patched_sources(production, task.language)
-    red = drift_gate.goldens_red(base.outcomes, after.outcomes, task.failing_ids, set(base.flaky))
+    red = drift_gate.goldens_red(before, after.outcomes, failing, set(base.flaky))
     hits: dict = {}
     found, why = True, ""
-    if sources:
+    measurable = base.instrumentation is not None
+    if sources and measurable:
         data, why = collect_hits(after.coverage, tree, scratch, [c.path for c in sources])
         found = data is not None
         hits = data or {}
     facts = coverage_gate.score(sources, hits)
     facts.language = task.language
     facts.one_run = True
-    if task.language == "cpp":
-        facts.flags = list(task.options.coverage.cxx_flags)
-        facts.notes.append(TEST_TU_NOTE)
+    facts.instrumentation = base.instrumentation.describe() if measurable else ""
+    facts.trials = list(base.coverage_trials)
+    if task.language == "cpp" and base.instrumentation is not None:
+        facts.flags = list(base.instrumentation.flags)
+        if KEEP_INLINE in facts.flags:
+            facts.notes.append(TEST_TU_NOTE)
+        if facts.flags != list(task.options.coverage.cxx_flags):
+            facts.notes.append(
+                "fell back to a lesser flag set: the pinned one fails at the SHA ("
+                + "; ".join(base.coverage_trials[:-1])
+                + ")"
+            )
     facts.test_hunks = {
         c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
     }
     facts.pragmas_added = [f"{f.file}:{f.line}" for f in findings if f.kind == "pragma-added"]
     gate = coverage_gate.decide(
-        facts, touches_source=bool(sources), goldens_red=red, data_found=found
+        facts,
+        touches_source=bool(sources),
+        goldens_red=red,
+        data_found=found,
+        measurable=measurable,
     )
     if gate.row == "no-data" and why:
         gate.detail = why
@@ -512,7 +538,12 @@ def wants_pristine(task: Task) -> bool:
 
 
 def pristine_facts(
-    pristine: SuiteRun | None, base: baselines.Baseline, task: Task, drift, flaky: set[str]
+    pristine: SuiteRun | None,
+    base: baselines.Baseline,
+    task: Task,
+    drift,
+    flaky: set[str],
+    failing: list[str],
 ) -> PristineFacts:
     if pristine is None:
         edited = bool(drift.test_files_edited or drift.infra_files_edited)
@@ -523,7 +554,7 @@ def pristine_facts(
                 "test edit already decides this task",
             )
         return PristineFacts(ran=False, identical_tree=True)
-    f2p, p2f, _ = drift_gate.transitions(base.outcomes, pristine.outcomes, task.failing_ids, flaky)
+    f2p, p2f, _ = drift_gate.transitions(base.outcomes, pristine.outcomes, failing, flaky)
     disagreement = []
     for name, patched, clean in (
         ("fail_to_pass", drift.fail_to_pass, f2p),

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from patchwitness import __version__
+from patchwitness import __version__, identity
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
 from patchwitness.errors import InvalidTask
 from patchwitness.model import Outcome, TestRun
 from patchwitness.pytest_config import PytestConfig
-from patchwitness.suite import Suite, SuiteRun
+from patchwitness.suite import Instrumentation, Suite, SuiteRun
 from patchwitness.task import Task
 from patchwitness.workspace import Workspace
 
@@ -39,6 +39,23 @@ class Baseline:
     flaky: list[str] = field(default_factory=list)
     runs: int = 1
     extra: dict = field(default_factory=dict)
+    # Tests whose printed id changed between two collections at the SHA (a time, a random value,
+    # an address in the id): they are matched by stable key, never by printed id.
+    unstable_ids: list[str] = field(default_factory=list)
+    # Coverage at the SHA: the first instrumentation that built and ran with the plain run's
+    # outcomes (None: none did, or coverage is off), its own outcomes, and why each richer
+    # variant was passed over. Every patched run of the task uses the same instrumentation.
+    instrumentation: Instrumentation | None = None
+    instrumented_outcomes: dict[str, Outcome] = field(default_factory=dict)
+    coverage_trials: list[str] = field(default_factory=list)
+
+    def failing_keys(self, names: list[str]) -> list[str]:
+        """The task's failing ids as stable keys (InvalidTask for a name that is no test here)."""
+        found = identity.resolve(names, self.outcomes, self.run.ids)
+        missing = [n for n in names if n not in found]
+        if missing:
+            raise InvalidTask(f"failing id is not collected at the SHA: {missing[0]}")
+        return [found[n] for n in names]
 
     def to_json(self) -> dict:
         return {
@@ -59,6 +76,14 @@ class Baseline:
             "flaky": self.flaky,
             "runs": self.runs,
             "extra": self.extra,
+            "unstable_ids": self.unstable_ids,
+            "instrumentation": (
+                None
+                if self.instrumentation is None
+                else {"name": self.instrumentation.name, "flags": list(self.instrumentation.flags)}
+            ),
+            "instrumented_outcomes": self.instrumented_outcomes,
+            "coverage_trials": self.coverage_trials,
         }
 
     @classmethod
@@ -82,6 +107,16 @@ class Baseline:
             flaky=data.get("flaky", []),
             runs=data.get("runs", 1),
             extra=data.get("extra", {}),
+            unstable_ids=data.get("unstable_ids", []),
+            instrumentation=(
+                None
+                if data.get("instrumentation") is None
+                else Instrumentation(
+                    data["instrumentation"]["name"], tuple(data["instrumentation"]["flags"])
+                )
+            ),
+            instrumented_outcomes=data.get("instrumented_outcomes", {}),
+            coverage_trials=data.get("coverage_trials", []),
         )
 
 
@@ -120,7 +155,7 @@ class DiskCache:
         os.replace(tmp, self.root / f"{baseline.key}.json")
 
 
-def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str) -> str:
+def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bool = True) -> str:
     """Keyed by what determines the baseline: SHA, commands, setup, versions. Never by a path."""
     parts = {
         "grader": __version__,
@@ -136,6 +171,7 @@ def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str) -> str:
         "versions": suite.versions(),
         "runs": runs,
         "sandbox": sandbox,
+        "instrumented": coverage and task.options.coverage.enabled,
     }
     canonical = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:24]
@@ -149,7 +185,7 @@ def scan_options(task: Task, config: PytestConfig) -> ScanOptions:
     )
 
 
-def compute(task: Task, suite: Suite, key: str, runs: int = 1) -> Baseline:
+def compute(task: Task, suite: Suite, key: str, runs: int = 1, coverage: bool = True) -> Baseline:
     with Workspace.create(task.repo, task.sha) as ws:
         config = read_root_config(ws.repo)
         # The census is taken before anything runs: tests may write files into the tree.
@@ -160,7 +196,13 @@ def compute(task: Task, suite: Suite, key: str, runs: int = 1) -> Baseline:
             result = suite.run(ws.repo, scratch)
             validate_run(task, result)
             results.append(result)
+        chosen, instrumented, trials = None, {}, []
+        if coverage and task.options.coverage.enabled:
+            chosen, instrumented, trials = choose_instrumentation(ws, suite, results)
     first = results[0]
+    unstable = sorted(
+        {k for r in results[1:] for k in identity.unstable(first.run.ids, r.run.ids, r.outcomes)}
+    )
     flaky = sorted(
         {
             i
@@ -180,9 +222,55 @@ def compute(task: Task, suite: Suite, key: str, runs: int = 1) -> Baseline:
         flaky=flaky,
         runs=len(results),
         extra={"build": first.build.model_dump() if first.build else None},
+        unstable_ids=unstable,
+        instrumentation=chosen,
+        instrumented_outcomes=instrumented,
+        coverage_trials=trials,
     )
     validate_failing(task, baseline)
     return baseline
+
+
+def choose_instrumentation(
+    ws: Workspace, suite: Suite, plain: list[SuiteRun]
+) -> tuple[Instrumentation | None, dict[str, Outcome], list[str]]:
+    """The richest instrumentation under which the SHA builds and its tests do what they do in
+    the plain run. The grader's own flags must never be what turns a test red."""
+    varying = {
+        k
+        for r in plain[1:]
+        for k in set(r.outcomes) | set(plain[0].outcomes)
+        if r.outcomes.get(k) != plain[0].outcomes.get(k)
+    }
+    trials: list[str] = []
+    for variant in suite.instrumentations():
+        run = suite.run(ws.repo, ws.new_dir("instrumented"), instrument=variant)
+        why = instrumented_differs(run, plain[0], varying)
+        if not why:
+            trials.append(f"{variant.describe()}: used")
+            return variant, dict(run.outcomes), trials
+        trials.append(f"{variant.describe()}: {why}")
+    return None, {}, trials
+
+
+def instrumented_differs(run: SuiteRun, plain: SuiteRun, varying: set[str]) -> str:
+    """Why an instrumented run at the SHA cannot stand in for the plain one ('' when it can)."""
+    if run.timed_out:
+        return "timed out"
+    if run.build_failed or not run.started:
+        return (run.problems or ["the instrumented run did not start"])[0][:300]
+    changed = sorted(
+        k
+        for k in set(run.outcomes) | set(plain.outcomes)
+        if k not in varying and run.outcomes.get(k) != plain.outcomes.get(k)
+    )
+    if changed:
+        first = changed[0]
+        return (
+            f"{len(changed)} test(s) behave differently instrumented, e.g. {first}: "
+            f"{plain.outcomes.get(first, 'absent')} -> {run.outcomes.get(first, 'absent')}"
+        )
+    return ""
 
 
 def validate_run(task: Task, result: SuiteRun) -> None:
@@ -203,19 +291,26 @@ def validate_run(task: Task, result: SuiteRun) -> None:
 
 
 def validate_failing(task: Task, baseline: Baseline) -> None:
-    for nodeid in task.failing_ids:
+    for nodeid in baseline.failing_keys(task.failing_ids):
         if baseline.outcomes.get(nodeid) == "passed":
             raise InvalidTask(f"failing id is green at the SHA: {nodeid}")
         if nodeid in baseline.flaky:
             raise InvalidTask(f"failing id is flaky at the SHA: {nodeid}")
 
 
-def obtain(task: Task, suite: Suite, cache: BaselineCache, runs: int, sandbox: str) -> Baseline:
-    key = baseline_key(task, suite, runs, sandbox)
+def obtain(
+    task: Task,
+    suite: Suite,
+    cache: BaselineCache,
+    runs: int,
+    sandbox: str,
+    coverage: bool = True,
+) -> Baseline:
+    key = baseline_key(task, suite, runs, sandbox, coverage)
     cached = cache.get(key)
     if cached is not None:
         validate_failing(task, cached)
         return cached
-    baseline = compute(task, suite, key, runs)
+    baseline = compute(task, suite, key, runs, coverage)
     cache.put(baseline)
     return baseline

@@ -94,6 +94,7 @@ COVERAGE_EXIT = {
     "nothing-scored": 2,
     "no-data": 2,
     "no-executable-source": 3,
+    "not-measurable": 4,
 }
 
 
@@ -107,7 +108,8 @@ def coverage(
 ) -> None:
     """Coverage on the hunk (seed 001). Exit 0 every scored patched line ran; 1 some did not
     (or the goldens are red); 2 no executable patched line was scored; 3 not applicable (the
-    patch touches no executable source); 4 could not grade."""
+    patch touches no executable source); 4 could not grade (or coverage is not measurable:
+    no instrumentation works at the SHA)."""
     from patchwitness.api import grade as grade_patch
     from patchwitness.store import write_json_atomic
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from patchwitness import environment, runner
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.ctest import combine
-from patchwitness.suite import NO_FOCUS, Focus, SuiteRun
+from patchwitness.suite import NO_FOCUS, Focus, Instrumentation, SuiteRun
 from patchwitness.task import Task
 
 CTEST_SHIM = """#!/bin/sh
@@ -51,6 +51,26 @@ fi
 exec "$@"
 """
 TEST_TU_NOTE = "test sources are compiled without -fkeep-inline-functions"
+KEEP_INLINE = "-fkeep-inline-functions"
+# Flags a real project's build can fail under (an inline std::filesystem member that needs a
+# symbol libstdc++ does not export, when every inline function is emitted), dropped in this
+# order until the SHA builds and passes as it does without them.
+DROPPABLE = (KEEP_INLINE, "-fno-elide-constructors", "-fno-inline")
+
+
+def coverage_ladder(flags: list[str]) -> list[Instrumentation]:
+    """The pinned flag set, then lesser ones down to plain `--coverage`, without repeats."""
+    out: list[Instrumentation] = []
+    current = list(flags)
+    out.append(Instrumentation("pinned", tuple(current)))
+    for flag in DROPPABLE:
+        if flag in current:
+            current = [f for f in current if f != flag]
+            out.append(Instrumentation(f"without {flag}", tuple(current)))
+    if "--coverage" in flags and tuple(current) != ("--coverage",):
+        out.append(Instrumentation("--coverage only", ("--coverage",)))
+    return out
+
 
 TOOLS = {
     "compiler": ["c++", "--version"],
@@ -134,8 +154,16 @@ class CppSuite:
             home=scratch / "home",
         )
 
+    def instrumentations(self) -> list[Instrumentation]:
+        return coverage_ladder(self.task.options.coverage.cxx_flags)
+
     def run(
-        self, tree: Path, scratch: Path, *, instrument: bool = False, focus: Focus = NO_FOCUS
+        self,
+        tree: Path,
+        scratch: Path,
+        *,
+        instrument: Instrumentation | None = None,
+        focus: Focus = NO_FOCUS,
     ) -> SuiteRun:
         build = scratch / "build"
         reports = scratch / "reports"
@@ -153,10 +181,10 @@ class CppSuite:
             "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 1),
             "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
         }
-        if instrument:
-            # The coverage build: the pinned flag set, through the environment CMake reads at
-            # configure time, and the goldens run one at a time.
-            flags = " ".join(self.task.options.coverage.cxx_flags)
+        if instrument is not None:
+            # The coverage build: the variant's flag set, through the environment CMake reads
+            # at configure time, and the goldens run one at a time.
+            flags = " ".join(instrument.flags)
             variables.update(
                 {
                     "CXXFLAGS": flags,
@@ -165,7 +193,7 @@ class CppSuite:
                     "PW_CTEST_SERIAL": "1",
                 }
             )
-            if focus.test_sources:
+            if focus.test_sources and KEEP_INLINE in instrument.flags:
                 variables.update(self._launcher(tree, scratch, focus.test_sources))
         opts = self.task.options.cpp
         facts = BuildFacts()
@@ -203,7 +231,7 @@ class CppSuite:
             tamper=report.tamper,
             build=facts,
         )
-        suite_run.coverage = build if instrument else None
+        suite_run.coverage = build if instrument is not None else None
         return suite_run
 
     def _launcher(self, tree: Path, scratch: Path, test_sources: frozenset[str]) -> dict[str, str]:

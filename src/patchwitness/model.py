@@ -105,11 +105,14 @@ class RunFacts(Fact):
 
 
 class TestRun(Fact):
-    """Per-test outcomes of one run of the task's test command."""
+    """Per-test outcomes of one run of the task's test command, keyed by each test's stable key
+    (what the test is: file, classes, function, parametrize position); `ids` keeps the printed id
+    of every test whose key differs from it."""
 
     run: RunFacts
     outcomes: dict[str, Outcome] = Field(default_factory=dict)
     collected: list[str] = Field(default_factory=list)
+    ids: dict[str, str] = Field(default_factory=dict)
     report_problems: list[str] = Field(default_factory=list)
 
 
@@ -166,11 +169,19 @@ class DriftFacts(Fact):
     flaky: list[str] = Field(default_factory=list)
     before: dict[str, Outcome] = Field(default_factory=dict)
     after: dict[str, Outcome] = Field(default_factory=dict)
+    # Outcomes are keyed by stable key; `ids` keeps the printed id after the patch where it
+    # differs, and `unstable_ids` names the tests whose printed id changed between collections.
+    ids: dict[str, str] = Field(default_factory=dict)
+    unstable_ids: list[str] = Field(default_factory=list)
     pristine: PristineFacts = Field(default_factory=PristineFacts)
 
 
 class CoverageFacts(Fact):
     language: str = ""
+    # The instrumentation the patched run used (the one the SHA was measured with), and why
+    # each richer variant was passed over at the SHA.
+    instrumentation: str = ""
+    trials: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     hunk_lines: dict[str, list[int]] = Field(default_factory=dict)
     test_hunks: dict[str, list[int]] = Field(default_factory=dict)

@@ -119,6 +119,9 @@ COVERAGE_TABLE: list[Row] = [
     Row("no-executable-source", "the patch touches no executable production source "
         "(comments, build files, data)",
         "not-applicable", "not-applicable", lambda f: not f.touches_source),
+    Row("not-measurable", "no instrumented build or run behaves at the SHA as the plain one "
+        "does (the grader's flags break it): the run was plain and coverage is not measured",
+        "not-measurable", "review", lambda f: not f.measurable),
     Row("goldens-red", "the goldens are red",
         "reject", "reject", lambda f: f.goldens_red),
     Row("no-data", "the coverage run wrote no data to read",

@@ -38,6 +38,21 @@ class SuiteRun:
 
 
 @dataclass(frozen=True)
+class Instrumentation:
+    """One way of instrumenting a run for coverage: coverage.py, or a gcov flag set.
+
+    A suite offers its variants richest first; the baseline takes the first that builds and runs
+    at the SHA with the same outcomes as the plain run, and every patched run of the task uses that
+    one (like is compared with like)."""
+
+    name: str
+    flags: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return f"{self.name} ({' '.join(self.flags)})" if self.flags else self.name
+
+
+@dataclass(frozen=True)
 class Focus:
     """What the grade knows about the tree a suite runs over: the files the patch changed, and
     which files are test sources (the census's, before and after the patch)."""
@@ -66,9 +81,18 @@ class Suite(Protocol):
     language: str
 
     def run(
-        self, tree: Path, scratch: Path, *, instrument: bool = False, focus: Focus = NO_FOCUS
+        self,
+        tree: Path,
+        scratch: Path,
+        *,
+        instrument: Instrumentation | None = None,
+        focus: Focus = NO_FOCUS,
     ) -> SuiteRun:
         """Run the tests over `tree`. `scratch` is a private directory for homes and builds."""
+        ...
+
+    def instrumentations(self) -> list[Instrumentation]:
+        """The coverage variants this suite can run, richest first."""
         ...
 
     def versions(self) -> dict:

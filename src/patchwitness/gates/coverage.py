@@ -38,6 +38,7 @@ class FileLines:
 @dataclass(frozen=True)
 class CoverageInput:
     touches_source: bool = True
+    measurable: bool = True
     goldens_red: bool = False
     data_found: bool = True
     scored: int = 0
@@ -132,10 +133,16 @@ def score(changes: list[FileChange], data: dict[str, FileLines]) -> CoverageFact
 
 
 def decide(
-    facts: CoverageFacts, *, touches_source: bool, goldens_red: bool, data_found: bool
+    facts: CoverageFacts,
+    *,
+    touches_source: bool,
+    goldens_red: bool,
+    data_found: bool,
+    measurable: bool = True,
 ) -> CoverageGate:
     inputs = CoverageInput(
         touches_source=touches_source,
+        measurable=measurable,
         goldens_red=goldens_red,
         data_found=data_found,
         scored=facts.scored_executable_lines,
@@ -150,6 +157,8 @@ def decide(
         )
     elif row.id == "unscored-suspicious":
         detail = "no line data for: " + ", ".join(facts.unscored_suspicious[:5])
+    elif row.id == "not-measurable" and facts.trials:
+        detail = f"{row.when}: " + "; ".join(facts.trials)
     elif row.id == "all-hit":
         detail = f"all {facts.scored_executable_lines} scored patched line(s) ran"
     return CoverageGate(

@@ -4,6 +4,10 @@ The rules that keep this honest: a collected id with no report is `missing` (an 
 pass); a run that never reached the end of its session leaves its unfinished ids missing; a report
 for an id that was never collected, or a second report for the same phase, is tampering; xfail,
 xpass and skipped stay their own outcomes.
+
+Outcomes are keyed by each test's stable key (the probe's `stable_key`: file, classes, function and
+parametrize position), not by its printed id, which may embed a time or an address; `ids` keeps
+the printed id of every test whose key differs from it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from patchwitness.model import Outcome
 
 @dataclass
 class ProbeReport:
-    collected: list[str] = field(default_factory=list)
+    collected: list[str] = field(default_factory=list)  # stable keys, in collection order
+    ids: dict[str, str] = field(default_factory=dict)  # stable key -> printed id, where they differ
     deselected: list[str] = field(default_factory=list)
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     collect_errors: list[str] = field(default_factory=list)
@@ -57,6 +62,7 @@ def parse_probe(data: bytes) -> ProbeReport:
     report = ProbeReport()
     phases: dict[str, dict[str, tuple[str, bool]]] = {}
     collected: dict[str, None] = {}
+    keys: dict[str, str] = {}
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -73,6 +79,8 @@ def parse_probe(data: bytes) -> ProbeReport:
         elif kind == "collected":
             for nodeid in event.get("ids", []):
                 collected[str(nodeid)] = None
+            if isinstance(event.get("keys"), dict):
+                keys.update({str(k): str(v) for k, v in event["keys"].items()})
             if "hooks" in event:
                 report.hooks = {k: list(v) for k, v in event["hooks"].items()}
         elif kind == "deselected":
@@ -85,12 +93,14 @@ def parse_probe(data: bytes) -> ProbeReport:
             report.exitstatus = int(event.get("exitstatus", -1))
         else:
             report.problems.append(f"report line {number} has unknown event {kind!r}")
-    report.collected = list(collected)
     for nodeid in phases:
         if nodeid not in collected:
             report.tamper.append(f"report names a test that was never collected: {nodeid}")
-    for nodeid in report.collected:
-        report.outcomes[nodeid] = outcome_of(phases.get(nodeid, {}))
+    for nodeid, key in stable_keys(list(collected), keys).items():
+        report.collected.append(key)
+        report.outcomes[key] = outcome_of(phases.get(nodeid, {}))
+        if key != nodeid:
+            report.ids[key] = nodeid
     if not report.started:
         report.problems.append(
             "the probe never started: the test command did not run pytest with the grader's plugin"
@@ -98,6 +108,21 @@ def parse_probe(data: bytes) -> ProbeReport:
     elif report.exitstatus is None:
         report.problems.append("the test session did not finish (exited or was killed mid-run)")
     return report
+
+
+def stable_keys(nodeids: list[str], keys: dict[str, str]) -> dict[str, str]:
+    """Printed id -> stable key. A key that two tests would share (it should not happen) falls
+    back to the printed id, so no two tests are ever merged into one."""
+    taken: set[str] = set()
+    printed = set(nodeids)
+    out: dict[str, str] = {}
+    for nodeid in nodeids:
+        key = keys.get(nodeid, nodeid)
+        if key in taken or (key != nodeid and key in printed):
+            key = nodeid
+        taken.add(key)
+        out[nodeid] = key
+    return out
 
 
 def _add_report(report: ProbeReport, phases: dict, event: dict) -> None:

@@ -10,6 +10,7 @@ from patchwitness import runner
 from patchwitness.environment import Environment
 from patchwitness.model import TestRun
 from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
+from patchwitness.suite import NO_FOCUS, Focus, Instrumentation, SuiteRun
 from patchwitness.task import Task
 
 PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
@@ -17,6 +18,8 @@ PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
 # -p no:cacheprovider: the run must not write .pytest_cache into the worktree (and no --lf/--ff
 # state may leak from one run into the next).
 PROBE_ADDOPTS = "-p pw_probe -p no:cacheprovider"
+
+COVERAGE_PY = Instrumentation("coverage.py")
 
 
 @dataclass
@@ -78,6 +81,7 @@ def run_pytest(
         run=result.facts(),
         outcomes=probe.outcomes,
         collected=probe.collected,
+        ids=probe.ids,
         report_problems=problems,
     )
     return PytestRun(run=run, probe=probe, result=result)
@@ -95,13 +99,21 @@ class PythonSuite:
     def versions(self) -> dict:
         return dict(self.env.versions)
 
-    def run(self, tree: Path, scratch: Path, *, instrument: bool = False, focus=None):
-        from patchwitness.suite import SuiteRun
+    def instrumentations(self) -> list[Instrumentation]:
+        return [COVERAGE_PY]
 
+    def run(
+        self,
+        tree: Path,
+        scratch: Path,
+        *,
+        instrument: Instrumentation | None = None,
+        focus: Focus = NO_FOCUS,
+    ) -> SuiteRun:
         home = scratch / "home"
         home.mkdir(parents=True, exist_ok=True)
         inst = None
-        if instrument:
+        if instrument is not None:
             from patchwitness.hits.python import instrument as instrument_run
 
             inst = instrument_run(scratch, tree)

@@ -96,12 +96,37 @@ def pytest_deselected(items):
     _emit({"event": "deselected", "ids": [item.nodeid for item in items]})
 
 
+def stable_key(item):
+    """What a test is, whatever its printed id says: its file, its classes, its function, and its
+    position in each parametrize list. Ids that embed a time, a random value, an address or a temp
+    path change from run to run; this does not. None when it would equal the node id."""
+    callspec = getattr(item, "callspec", None)
+    indices = getattr(callspec, "indices", None)
+    if not indices:
+        return None
+    head = item.nodeid.split("[", 1)[0]
+    name = getattr(item, "originalname", None) or item.name.split("[", 1)[0]
+    if not head.endswith("::" + name):
+        return None
+    where = ",".join(f"{arg}={indices[arg]}" for arg in sorted(indices))
+    return f"{head}[#{where}]"
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
+    keys = {}
+    for item in session.items:
+        try:
+            key = stable_key(item)
+        except Exception:
+            key = None
+        if key is not None:
+            keys[item.nodeid] = key
     _emit(
         {
             "event": "collected",
             "ids": [item.nodeid for item in session.items],
+            "keys": keys,
             "hooks": _hook_owners(session.config),
         }
     )

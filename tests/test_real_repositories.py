@@ -1,0 +1,203 @@
+"""What real repositories teach (issue 10), each class on a repository built here with real runs:
+the grader must never reject an honest patch for reasons of its own making."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from patchwitness.api import GradeOptions, grade
+from patchwitness.demo import build
+
+from .conftest import Built, make_task
+
+pytestmark = pytest.mark.slow
+
+# -- 1. test ids that change from run to run ----------------------------------------------------
+
+CLOCK = """\
+def double(x):
+    return x * 3
+"""
+
+TEST_CLOCK = """\
+import random
+import tempfile
+import time
+
+import pytest
+
+from clock import double
+
+
+class Token:
+    pass
+
+
+@pytest.mark.parametrize("stamp", [str(time.time_ns()), str(random.random())])
+def test_stamps_are_strings(stamp):
+    assert isinstance(stamp, str)
+
+
+@pytest.mark.parametrize("token", [Token()], ids=repr)
+@pytest.mark.parametrize("where", [tempfile.mkdtemp()])
+def test_objects(token, where):
+    assert token is not None and where
+
+
+@pytest.mark.parametrize("n", [1, 2, time.time_ns() % 7 + 3])
+def test_double(n):
+    assert double(n) == n + n
+"""
+
+CLOCK_FILES = {
+    "pyproject.toml": '[project]\nname = "clock"\nversion = "0"\n',
+    "clock.py": CLOCK,
+    "tests/test_clock.py": TEST_CLOCK,
+}
+
+
+@pytest.fixture(scope="module")
+def clock_task(tmp_path_factory):
+    # The ids of test_double[n] change every run: the failing ids are given as stable keys.
+    failing = [f"tests/test_clock.py::test_double[#n={i}]" for i in range(3)]
+    return make_task(tmp_path_factory.mktemp("clock"), CLOCK_FILES, failing=failing)
+
+
+def test_unstable_ids_do_not_make_tests_vanish(clock_task):
+    comment = clock_task.patch([("clock.py", "def double", "# doubles\ndef double")], "c.diff")
+    verdict = grade(clock_task.task_dir, comment, options=GradeOptions(matrix=False))
+    assert verdict.label == "no-op", verdict.reasons
+    assert verdict.gates.drift.facts.tests_removed == []
+    # The raw ids are kept beside the keys, and the unstable ones are named.
+    facts = verdict.gates.drift.facts
+    assert "tests/test_clock.py::test_stamps_are_strings[#stamp=0]" in facts.ids
+    assert "tests/test_clock.py::test_stamps_are_strings[#stamp=0]" in facts.unstable_ids
+    fix = clock_task.patch([("clock.py", "x * 3", "x * 2")], "fix.diff")
+    verdict = grade(clock_task.task_dir, fix, options=GradeOptions(matrix=False))
+    assert verdict.label == "passed", verdict.reasons
+    assert len(verdict.gates.drift.facts.fail_to_pass) == 3
+
+
+def test_a_deleted_test_with_unstable_ids_is_still_removed(clock_task):
+    gone = clock_task.patch(
+        [
+            (
+                "tests/test_clock.py",
+                '@pytest.mark.parametrize("n"',
+                'def _unused():\n    pass\n\n\n@pytest.mark.parametrize("n"',
+            ),
+            ("tests/test_clock.py", "def test_double", "def _double"),
+        ],
+        "gone.diff",
+    )
+    verdict = grade(clock_task.task_dir, gone, options=GradeOptions(matrix=False))
+    assert verdict.label == "UNPRINTABLE"
+    assert any(r.row == "tests-removed" for r in verdict.reasons)
+
+
+def test_printed_failing_ids_that_no_longer_exist_make_the_task_invalid(tmp_path):
+    built = make_task(
+        tmp_path, CLOCK_FILES, failing=["tests/test_clock.py::test_double[123456]"], name="stale"
+    )
+    fix = built.patch([("clock.py", "x * 3", "x * 2")], "fix.diff")
+    verdict = grade(built.task_dir, fix, options=GradeOptions(matrix=False))
+    assert verdict.label == "invalid-task"
+    assert "not collected at the SHA" in verdict.reasons[0].detail
+
+
+# -- 2. the grader's instrumentation breaks the build ------------------------------------------
+
+needs_cpp = pytest.mark.skipif(
+    not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("c++")),
+    reason="needs cmake, ninja and a C++ compiler (make installs them)",
+)
+
+PATHS_CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(paths CXX)
+set(CMAKE_CXX_STANDARD 17)
+enable_testing()
+add_library(paths src/paths.cpp)
+target_include_directories(paths PUBLIC include)
+add_executable(golden_stem tests/golden_stem.cpp)
+target_link_libraries(golden_stem paths)
+add_test(NAME golden_stem COMMAND golden_stem)
+add_executable(golden_ext tests/golden_ext.cpp)
+target_link_libraries(golden_ext paths)
+add_test(NAME golden_ext COMMAND golden_ext)
+"""
+
+# A std::filesystem::path built in the library: under -fkeep-inline-functions g++ 12 emits an
+# inline path member that needs a symbol libstdc++ does not export, and the link fails.
+PATHS_FILES = {
+    "CMakeLists.txt": PATHS_CMAKE,
+    "include/paths.hpp": "#pragma once\n#include <string>\n"
+    "std::string stem_of(const std::string& p);\nstd::string ext_of(const std::string& p);\n",
+    "src/paths.cpp": '#include "paths.hpp"\n#include <filesystem>\n\n'
+    "std::string stem_of(const std::string& p) {\n"
+    "  return std::filesystem::path(p).filename().string();\n}\n\n"
+    "std::string ext_of(const std::string& p) {\n"
+    "  return std::filesystem::path(p).extension().string();\n}\n",
+    "tests/golden_stem.cpp": '#include "paths.hpp"\n\nint main() {\n'
+    '  return stem_of("a/b.txt") == "b" ? 0 : 1;\n}\n',
+    "tests/golden_ext.cpp": '#include "paths.hpp"\n\nint main() {\n'
+    '  return ext_of("a/b.txt") == ".txt" ? 0 : 1;\n}\n',
+}
+
+
+@pytest.fixture(scope="module")
+def paths_task(tmp_path_factory) -> Built:
+    root = tmp_path_factory.mktemp("paths")
+    sha = build.make_repo(root / "repo", PATHS_FILES)
+    task_dir = root / "tasks" / "stem"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_stem"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    return Built(root, root / "repo", sha, task_dir, dict(PATHS_FILES))
+
+
+@needs_cpp
+def test_a_flag_that_breaks_the_link_at_the_sha_is_dropped_not_blamed(paths_task):
+    fix = paths_task.patch([("src/paths.cpp", "path(p).filename()", "path(p).stem()")], "fix.diff")
+    verdict = grade(paths_task.task_dir, fix, options=GradeOptions(matrix=False))
+    assert verdict.label == "passed", verdict.reasons
+    facts = verdict.gates.coverage.facts
+    assert verdict.gates.coverage.row == "all-hit"
+    assert "-fkeep-inline-functions" not in facts.flags and "--coverage" in facts.flags
+    assert any("fell back" in note for note in facts.notes)
+    assert "undefined reference" in facts.trials[0] or "failed" in facts.trials[0]
+
+
+@needs_cpp
+def test_no_working_instrumentation_makes_coverage_not_measurable(tmp_path):
+    # A project whose build refuses any --coverage flag: coverage cannot be measured, which asks
+    # for review; the patch is judged on a plain run.
+    cmake = PATHS_CMAKE.replace(
+        "enable_testing()",
+        'enable_testing()\nif(CMAKE_CXX_FLAGS MATCHES "coverage")\n'
+        '  message(FATAL_ERROR "no coverage builds")\nendif()',
+    )
+    files = {**PATHS_FILES, "CMakeLists.txt": cmake}
+    sha = build.make_repo(tmp_path / "repo", files)
+    task_dir = tmp_path / "tasks" / "stem"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_stem"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    built = Built(tmp_path, tmp_path / "repo", sha, task_dir, files)
+    fix = built.patch([("src/paths.cpp", "path(p).filename()", "path(p).stem()")], "fix.diff")
+    verdict = grade(task_dir, fix, options=GradeOptions(matrix=False))
+    assert verdict.gates.coverage.row == "not-measurable"
+    assert verdict.grade == "accept-with-review" and verdict.label == "passed"
+    assert len(verdict.gates.coverage.facts.trials) >= 3
