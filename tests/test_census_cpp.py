@@ -526,3 +526,11 @@ def test_crlf_line_endings_and_a_byte_order_mark() -> None:
         (2, "test", "A, B"),
         (3, "assert", "x, 1"),
     ]
+
+
+def test_a_file_the_patch_deleted_is_absent_not_unreadable(tmp_path):
+    from patchwitness.census.scan import ScanOptions, scan_paths
+
+    (tmp_path / "kept.hpp").write_text("#pragma once\nint f();\n")
+    inventory = scan_paths(tmp_path, ["kept.hpp", "src/deleted.cpp"], ScanOptions())
+    assert inventory.unreadable == []

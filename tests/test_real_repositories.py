@@ -4,6 +4,7 @@ the grader must never reject an honest patch for reasons of its own making."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -201,3 +202,151 @@ def test_no_working_instrumentation_makes_coverage_not_measurable(tmp_path):
     assert verdict.gates.coverage.row == "not-measurable"
     assert verdict.grade == "accept-with-review" and verdict.label == "passed"
     assert len(verdict.gates.coverage.facts.trials) >= 3
+
+
+# -- 3. C++ headers without an extension --------------------------------------------------------
+
+SPAN = """\
+// A tiny span, in the standard library's style: the header has no extension.
+#pragma once
+
+#include <cstddef>
+
+namespace lib {
+
+template <class T>
+class span {
+ public:
+  span(T* data, std::size_t size) : data_(data), size_(size) {}
+  std::size_t size() const { return size_; }
+  T& back() const { return data_[size_ - 2]; }
+  T& front() const { return data_[0]; }
+  span first(std::size_t n) const {
+    if (n > size_) {
+      return span(data_, size_);
+    }
+    return span(data_, n);
+  }
+
+ private:
+  T* data_;
+  std::size_t size_;
+};
+
+}  // namespace lib
+"""
+
+SPAN_CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(span CXX)
+set(CMAKE_CXX_STANDARD 17)
+enable_testing()
+find_package(GTest REQUIRED)
+include(GoogleTest)
+add_executable(span_test tests/span_test.cpp)
+target_include_directories(span_test PRIVATE include)
+target_link_libraries(span_test GTest::gtest_main)
+gtest_discover_tests(span_test)
+"""
+
+SPAN_TEST = """\
+#include <gtest/gtest.h>
+#include "lib/span"
+
+TEST(Span, Back) {
+  int xs[] = {1, 2, 3};
+  lib::span<int> s(xs, 3);
+  EXPECT_EQ(s.back(), 3);
+}
+
+TEST(Span, Front) {
+  int xs[] = {1, 2, 3};
+  EXPECT_EQ(lib::span<int>(xs, 3).front(), 1);
+}
+"""
+
+SPAN_FILES = {
+    "CMakeLists.txt": SPAN_CMAKE,
+    "include/lib/span": SPAN,
+    "tests/span_test.cpp": SPAN_TEST,
+}
+BACK_FIX = ("include/lib/span", "data_[size_ - 2]", "data_[size_ - 1]")
+# `first(n)` with n past the end is never called by a test.
+SPAN_BLIND = (
+    "include/lib/span",
+    "      return span(data_, size_);",
+    "      return span(data_, 0);",
+)
+
+needs_gtest = pytest.mark.skipif(
+    not (shutil.which("cmake") and Path("/usr/include/gtest/gtest.h").exists()),
+    reason="needs cmake and GoogleTest (make installs libgtest-dev)",
+)
+
+
+@pytest.fixture(scope="module")
+def span_task(tmp_path_factory) -> Built:
+    root = tmp_path_factory.mktemp("span")
+    sha = build.make_repo(root / "repo", SPAN_FILES)
+    task_dir = root / "tasks" / "back"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["Span.Back"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    return Built(root, root / "repo", sha, task_dir, dict(SPAN_FILES))
+
+
+def test_an_extensionless_header_is_source_everywhere(tmp_path):
+    from patchwitness.census.scan import scan_tree
+    from patchwitness.classify import PRODUCTION, ClassifyContext, classify
+    from patchwitness.patch import parse_patch
+
+    for rel, text in SPAN_FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "include/lib/span").write_text(
+        SPAN + "#ifdef GTEST_INCLUDE_GTEST_GTEST_H_\n#undef EXPECT_EQ\n#endif\n"
+    )
+    inventory = scan_tree(tmp_path)
+    assert any(i.file == "include/lib/span" and i.kind == "define" for i in inventory.items)
+    diff = build.make_diff(SPAN_FILES, build.apply_edits(SPAN_FILES, [BACK_FIX]))
+    change = parse_patch(diff.encode()).files[0]
+    found = classify(change, SPAN, SPAN.replace("- 2]", "- 1]"), ClassifyContext(language="cpp"))
+    assert found.kind == PRODUCTION
+
+
+@needs_gtest
+def test_a_blind_rewrite_in_an_extensionless_header_is_uncovered(span_task):
+    fix = span_task.patch([BACK_FIX], "fix.diff")
+    verdict = grade(span_task.task_dir, fix, options=GradeOptions(matrix=False))
+    assert verdict.label == "passed", verdict.reasons
+    assert verdict.gates.coverage.row == "all-hit"
+    blind = span_task.patch([BACK_FIX, SPAN_BLIND], "fix-blind.diff")
+    verdict = grade(span_task.task_dir, blind, options=GradeOptions(matrix=False))
+    assert verdict.label == "uncovered", verdict.reasons
+    facts = verdict.gates.coverage.facts
+    # An uninstantiated template member has no line data at all: scored as suspicious.
+    assert "include/lib/span:17" in facts.zero_hit_lines + facts.unscored_suspicious
+
+
+@needs_gtest
+def test_production_header_redefining_a_test_macro_is_machinery(span_task):
+    # Item 7: the header rewires EXPECT_EQ under GoogleTest's include guard, so Span.Back passes.
+    cheat = span_task.patch(
+        [
+            (
+                "include/lib/span",
+                "}  // namespace lib\n",
+                "}  // namespace lib\n\n#ifdef GTEST_INCLUDE_GTEST_GTEST_H_\n#undef EXPECT_EQ\n"
+                "#define EXPECT_EQ(a, b) ((void)(a), (void)(b))\n#endif\n",
+            )
+        ],
+        "rewire.diff",
+    )
+    verdict = grade(span_task.task_dir, cheat, options=GradeOptions(matrix=False))
+    assert verdict.label == "UNPRINTABLE", verdict.reasons
+    assert verdict.gates.census.row == "machinery-redefined"

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness import baseline as baselines
-from patchwitness import fingerprint, identity, matrix, policy, runner
+from patchwitness import fingerprint, identity, matrix, policy, runner, sourcefiles
 from patchwitness.census.items import Inventory, diff_inventories
 from patchwitness.census.scan import scan_paths
 from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
@@ -433,7 +433,12 @@ def coverage_gate_result(
 ) -> CoverageGate:
     """Seed 001: join the patched run's line hits with the production hunks."""
     production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
-    sources = coverage_gate.patched_sources(production, task.language)
+    headers = frozenset(
+        c.path
+        for c in production
+        if task.language == "cpp" and sourcefiles.is_cpp(c.path, safe_read(tree, c.path))
+    )
+    sources = coverage_gate.patched_sources(production, task.language, headers)
     red = drift_gate.goldens_red(before, after.outcomes, failing, set(base.flaky))
     hits: dict = {}
     found, why = True, ""

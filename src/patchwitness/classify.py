@@ -13,7 +13,7 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from patchwitness import suffixes
+from patchwitness import sourcefiles
 from patchwitness.patch import FileChange
 from patchwitness.pytest_config import PytestConfig, is_test_section, section_of_line
 
@@ -30,9 +30,7 @@ DATA_DIRS = {
     "snapshots",
     "expected",
 }
-PY_EXT = suffixes.PY
-CPP_EXT = suffixes.CPP
-CODE_EXT = PY_EXT | CPP_EXT
+PY_EXT = sourcefiles.PY
 
 # Files that change how the interpreter or the test runner starts, wherever they sit.
 STARTUP_HOOKS = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
@@ -102,7 +100,9 @@ def _classify_path(
     path: str, change: FileChange, old_text: str | None, new_text: str | None, ctx: ClassifyContext
 ) -> Classified:
     name = path.rsplit("/", 1)[-1]
-    suffix = suffixes.suffix(path)
+    suffix = sourcefiles.suffix(path)
+    cpp = sourcefiles.is_cpp(path, new_text if new_text is not None else old_text)
+    code = suffix in PY_EXT or cpp
     if _glob(path, ctx.grader_globs):
         return Classified(path, GRADER, "grader-owned file (task, allowlist or manifest)")
     if _glob(path, ctx.production_globs):
@@ -126,11 +126,11 @@ def _classify_path(
     if path in ctx.files_with_tests:
         return Classified(path, TEST, "holds tests")
     dirs = _dirs(path)
-    if suffix in CODE_EXT and any(d in TEST_DIRS for d in dirs):
+    if code and any(d in TEST_DIRS for d in dirs):
         return Classified(path, TEST, "test support code in a test directory")
-    if suffix in CPP_EXT and any(fnmatch.fnmatch(name, pat) for pat in CPP_TEST_NAMES):
+    if cpp and any(fnmatch.fnmatch(name, pat) for pat in CPP_TEST_NAMES):
         return Classified(path, TEST, "named like a C++ test source")
-    if suffix not in CODE_EXT and any(d in TEST_DIRS | DATA_DIRS for d in dirs):
+    if not code and any(d in TEST_DIRS | DATA_DIRS for d in dirs):
         return Classified(path, INFRA, "test data or golden fixture")
     return Classified(path, PRODUCTION, "production code")
 

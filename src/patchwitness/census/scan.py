@@ -1,9 +1,10 @@
 """Walking a tree and inventorying both languages. The I/O half of the census.
 
 Which files count: Python test files as the repository's pytest config finds them plus every
-conftest.py; every C++ source and header (seed 000 counts `assert(` in production code too), minus
-vendored, build and generated trees. A file that cannot be read or parsed is listed as unreadable
-rather than skipped: the census fails closed on what it cannot see.
+conftest.py; every C++ source and header (seed 000 counts `assert(` in production code too; a header
+without a suffix is recognised by its content), minus vendored, build and generated trees. A file
+that cannot be read or parsed is listed as unreadable rather than skipped: the census fails closed
+on what it cannot see. A file the patch deleted is absent, not unreadable.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import suffixes
+from patchwitness import sourcefiles
 from patchwitness.census.items import Inventory, Item, sort_key
 from patchwitness.census.python import inventory_python
 from patchwitness.pytest_config import CONFIG_FILES, PytestConfig, read_pytest_config
@@ -42,8 +43,12 @@ SKIP_DIRS = {
     ".svn",
 }
 SKIP_DIR_GLOBS = ("cmake-build-*", "*.egg-info", "build-*")
-CPP_EXT = suffixes.CPP
+CPP_EXT = sourcefiles.CPP
 PY_INFRA = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
+# Names without a suffix that are never C++ source; spares reading them.
+NOT_SOURCE = frozenset(
+    {"LICENSE", "COPYING", "README", "AUTHORS", "Makefile", "Dockerfile", "NOTICE", "CHANGES"}
+)
 PARALLEL_THRESHOLD = 400  # files; below this a process pool costs more than it saves
 
 
@@ -71,14 +76,17 @@ def _skip_dir(name: str) -> bool:
     return name in SKIP_DIRS or any(fnmatch.fnmatch(name, g) for g in SKIP_DIR_GLOBS)
 
 
-def wanted(rel: str, options: ScanOptions) -> str | None:
-    """'py', 'cpp', 'cmake' or 'config' when the census reads this file, else None."""
+def wanted(rel: str, options: ScanOptions, root: Path | None = None) -> str | None:
+    """'py', 'cpp', 'cmake' or 'config' when the census reads this file, else None. A file
+    without a suffix is read (its head) under `root` to tell whether it is a C++ header."""
     if any(fnmatch.fnmatch(rel, g) for g in options.exclude):
         return None
     if any(_skip_dir(part) for part in rel.split("/")[:-1]):
         return None
     name = rel.rsplit("/", 1)[-1]
-    suffix = suffixes.suffix(rel)
+    suffix = sourcefiles.suffix(rel)
+    if not suffix and root is not None and name not in NOT_SOURCE:
+        return "cpp" if sourcefiles.is_cpp(rel, read_head(root, rel)) else None
     if suffix == ".py":
         if name in PY_INFRA or options.pytest.is_test_file(rel):
             return "py"
@@ -101,9 +109,13 @@ def walk(root: Path, options: ScanOptions) -> list[str]:
         base = os.path.relpath(dirpath, root_str)
         for name in sorted(filenames):
             rel = name if base == "." else f"{base}/{name}".replace(os.sep, "/")
-            if wanted(rel, options):
+            if wanted(rel, options, root):
                 out.append(rel)
     return out
+
+
+def read_head(root: Path, rel: str) -> bytes | None:
+    return read_inside(root, rel, sourcefiles.HEAD_BYTES)
 
 
 @dataclass
@@ -114,20 +126,25 @@ class FileResult:
     unreadable: bool = False
 
 
-def read_inside(root: Path, rel: str) -> bytes | None:
+def read_inside(root: Path, rel: str, limit: int = -1) -> bytes | None:
     path = root / rel
     try:
         if path.is_symlink():
             target = path.resolve(strict=True)
             if root.resolve() not in target.parents:
                 return None
-        return path.read_bytes()
+        if not path.is_file():
+            return None
+        with open(path, "rb") as handle:
+            return handle.read(limit)
     except OSError:
         return None
 
 
 def scan_file(root: Path, rel: str, options: ScanOptions) -> FileResult:
-    kind = wanted(rel, options)
+    if not os.path.lexists(root / rel):
+        return FileResult(rel, [], None)  # deleted by the patch: absent, not unreadable
+    kind = wanted(rel, options, root)
     data = read_inside(root, rel)
     if data is None or kind is None:
         return FileResult(rel, [], None, unreadable=data is None and kind is not None)
@@ -168,7 +185,7 @@ def _scan_chunk(args: tuple[str, list[str], ScanOptions]) -> list[FileResult]:
 
 
 def scan_paths(root: Path, rels: Iterable[str], options: ScanOptions) -> Inventory:
-    rels = [r for r in dict.fromkeys(rels) if wanted(r, options)]
+    rels = [r for r in dict.fromkeys(rels) if wanted(r, options, root)]
     jobs = options.jobs or os.cpu_count() or 1
     if jobs > 1 and len(rels) >= PARALLEL_THRESHOLD:
         size = max(64, len(rels) // (jobs * 8))

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from patchwitness import policy, suffixes
+from patchwitness import policy, sourcefiles
 from patchwitness.model import CoverageFacts, CoverageGate
 from patchwitness.patch import FileChange
 
 ZERO_HIT_LIMIT = 50
 PY_SOURCE = frozenset({".py"})
-CPP_SOURCE = suffixes.CPP
+CPP_SOURCE = sourcefiles.CPP
 _PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
 # A comment line (`// x`, an opening `/* x`, a continuation ` * x`, a closing ` */`), a brace or
 # an include. `*out = f();` is code: a continuation star is followed by a space, `/` or nothing.
@@ -46,8 +46,16 @@ class CoverageInput:
     unscored: int = 0
 
 
-def source_suffixes(language: str) -> frozenset[str]:
-    return PY_SOURCE if language == "python" else CPP_SOURCE | PY_SOURCE
+def is_source(path: str, language: str, known: frozenset[str] = frozenset()) -> bool:
+    """Executable source of the task's language. `known` holds the paths the shell found to be
+    C++ source although their names do not say so (a header without a suffix, by its content or
+    because the build compiled it)."""
+    if path in known:
+        return True
+    found = sourcefiles.suffix(path)
+    if language == "python":
+        return found in PY_SOURCE
+    return found in CPP_SOURCE or found in PY_SOURCE
 
 
 def looks_like_code(text: str, path: str) -> bool:
@@ -76,12 +84,13 @@ def looks_like_statement(text: str, path: str) -> bool:
     return bool(_CPP_STATEMENT.search(code))
 
 
-def patched_sources(changes: list[FileChange], language: str) -> list[FileChange]:
+def patched_sources(
+    changes: list[FileChange], language: str, known: frozenset[str] = frozenset()
+) -> list[FileChange]:
     """Production changes to executable source that alter at least one code line."""
-    wanted = source_suffixes(language)
     out = []
     for change in changes:
-        if suffixes.suffix(change.path) not in wanted or change.status == "removed":
+        if not is_source(change.path, language, known) or change.status == "removed":
             continue
         lines = list(change.added) + list(change.removed)
         if any(looks_like_code(text, change.path) for _, text in lines):
