@@ -350,3 +350,109 @@ def test_production_header_redefining_a_test_macro_is_machinery(span_task):
     verdict = grade(span_task.task_dir, cheat, options=GradeOptions(matrix=False))
     assert verdict.label == "UNPRINTABLE", verdict.reasons
     assert verdict.gates.census.row == "machinery-redefined"
+
+
+# -- 5. projects that need their git history, or a build in place -------------------------------
+
+SCM_FILES = {
+    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8"]\n'
+    'build-backend = "setuptools.build_meta"\n\n[project]\nname = "scmdemo"\n'
+    'dynamic = ["version"]\n\n[tool.setuptools_scm]\n',
+    "src/scmdemo/__init__.py": "from importlib.metadata import version\n\n"
+    '__version__ = version("scmdemo")\n\n\ndef add(a, b):\n    return a - b\n',
+    "tests/test_scm.py": "from scmdemo import __version__, add\n\n\ndef test_add():\n"
+    "    assert add(1, 2) == 3\n\n\ndef test_version_comes_from_the_tag():\n"
+    '    assert __version__.startswith("1.2."), __version__\n',
+}
+SCM_SETUP = 'python3 -m venv "$PW_ENV" && "$PW_ENV/bin/pip" install --quiet -e . pytest'
+
+
+def _tagged_repo(root, files):
+    """A repository whose history matters: a tag, a commit after it (the SHA), and a later
+    commit that must stay invisible to the code under grade."""
+    import subprocess
+
+    repo = root / "repo"
+    build.make_repo(repo, files)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
+
+    def git(*args):
+        return subprocess.run(
+            ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
+
+    git("tag", "v1.2.0")
+    (repo / "NEWS").write_text("after the tag\n")
+    git("add", "-A")
+    git("commit", "-qm", "after the tag")
+    sha = git("rev-parse", "HEAD")
+    (repo / "FUTURE").write_text("the fix, committed later\n")
+    git("add", "-A")
+    git("commit", "-qm", "later")
+    return repo, sha, git("rev-parse", "HEAD")
+
+
+def test_a_version_from_git_sees_the_history_up_to_the_sha(tmp_path):
+    from patchwitness import history
+    from patchwitness.task import load_task
+
+    repo, sha, later = _tagged_repo(tmp_path, SCM_FILES)
+    task_dir = tmp_path / "tasks" / "scm"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd="python -m pytest -q tests",
+        allow_test_edits=False,
+        failing=["tests/test_scm.py::test_add"],
+        toml=f'language = "python"\nrepo = "../../repo"\nsetup = \'{SCM_SETUP}\'\n',
+    )
+    fix = Built(tmp_path, repo, sha, task_dir, dict(SCM_FILES)).patch(
+        [("src/scmdemo/__init__.py", "a - b", "a + b")], "fix.diff"
+    )
+    verdict = grade(task_dir, fix, options=GradeOptions(matrix=False))
+    assert verdict.label == "passed", verdict.reasons
+    assert (
+        verdict.gates.drift.facts.after["tests/test_scm.py::test_version_comes_from_the_tag"]
+        == "passed"
+    )
+    # The store holds the SHA's history, and nothing committed after it.
+    store = history.store(load_task(task_dir))
+    assert store is not None
+    import subprocess
+
+    seen = subprocess.run(["git", "cat-file", "-t", later], cwd=store, capture_output=True)
+    assert seen.returncode != 0
+
+
+EXT_FILES = {
+    "setup.py": "from setuptools import Extension, setup\n\n"
+    'setup(name="fastmath", version="1.0", packages=["fastmath"],\n'
+    '      ext_modules=[Extension("fastmath._speed", ["fastmath/_speed.c"])])\n',
+    "fastmath/__init__.py": "from fastmath._speed import twice\n",
+    "fastmath/_speed.c": "#define PY_SSIZE_T_CLEAN\n#include <Python.h>\n\n"
+    "static PyObject *twice(PyObject *self, PyObject *arg) {\n"
+    "    long x = PyLong_AsLong(arg);\n    return PyLong_FromLong(x + x + 1);\n}\n\n"
+    'static PyMethodDef methods[] = {{"twice", twice, METH_O, NULL}, {NULL, NULL, 0, NULL}};\n'
+    'static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_speed", NULL, -1, methods};\n'
+    "PyMODINIT_FUNC PyInit__speed(void) { return PyModule_Create(&module); }\n",
+    "tests/test_speed.py": "from fastmath import twice\n\n\ndef test_twice():\n"
+    "    assert twice(4) == 8\n\n\ndef test_zero():\n    assert twice(0) in (0, 1)\n",
+}
+
+
+def test_a_compiled_extension_is_built_in_the_graded_worktree(tmp_path):
+    setup = 'python3 -m venv "$PW_ENV" && "$PW_ENV/bin/pip" install --quiet setuptools pytest'
+    built = make_task(
+        tmp_path,
+        EXT_FILES,
+        failing=["tests/test_speed.py::test_twice"],
+        setup=setup,
+        toml_extra='[python]\nbuild = "python setup.py --quiet build_ext --inplace"\n',
+    )
+    fix = built.patch([("fastmath/_speed.c", "x + x + 1", "x + x")], "fix.diff")
+    verdict = grade(built.task_dir, fix, options=GradeOptions(matrix=False))
+    assert verdict.label == "passed", verdict.reasons
+    broken = built.patch([("fastmath/_speed.c", "x + x + 1)", "x + x +)")], "broken.diff")
+    verdict = grade(built.task_dir, broken, options=GradeOptions(matrix=False))
+    assert verdict.label == "failed", verdict.reasons

@@ -17,13 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness import baseline as baselines
-from patchwitness import fingerprint, identity, matrix, policy, runner, sourcefiles
+from patchwitness import fingerprint, history, identity, matrix, policy, runner, sourcefiles
+from patchwitness.cachedir import cache_root
 from patchwitness.census.items import Inventory, diff_inventories
 from patchwitness.census.scan import scan_paths
 from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
 from patchwitness.classify import classify as classify_file
 from patchwitness.cpp import KEEP_INLINE, TEST_TU_NOTE, CppSuite
-from patchwitness.environment import cache_root
 from patchwitness.errors import GradeStop, InvalidTask
 from patchwitness.gates import census as census_gate
 from patchwitness.gates import coverage as coverage_gate
@@ -43,7 +43,7 @@ from patchwitness.patch import Patch, parse_patch, sha256_of
 from patchwitness.suite import Focus, Suite, SuiteRun, fill_broken
 from patchwitness.suspicious import GAMING_KINDS, python_findings
 from patchwitness.task import Task, load_task, parse_allowlist
-from patchwitness.workspace import Workspace, require_commit, safe_read, show_at
+from patchwitness.workspace import require_commit, safe_read, show_at
 
 
 @dataclass
@@ -245,7 +245,7 @@ def _grade_patched(
 ) -> Verdict:
     findings: list[Finding] = []
     failing = base.failing_keys(task.failing_ids)
-    with Workspace.create(task.repo, task.sha) as ws:
+    with history.checkout(task) as ws:
         ws.apply(data)
         clock.lap("apply")
         touched = sorted(patch.touched())
@@ -520,7 +520,7 @@ def run_pristine(
     reverted = sorted(p for p, c in classes.items() if c.kind in (TEST, INFRA, GRADER))
     if not reverted or not wants_pristine(task):
         return None
-    with Workspace.create(task.repo, task.sha) as ws:
+    with history.checkout(task) as ws:
         ws.apply(data)
         for rel in reverted:
             original = show_at(task.repo, task.sha, rel)

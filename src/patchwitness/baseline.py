@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from patchwitness import __version__, identity
+from patchwitness import __version__, history, identity
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
 from patchwitness.errors import InvalidTask
@@ -186,7 +186,7 @@ def scan_options(task: Task, config: PytestConfig) -> ScanOptions:
 
 
 def compute(task: Task, suite: Suite, key: str, runs: int = 1, coverage: bool = True) -> Baseline:
-    with Workspace.create(task.repo, task.sha) as ws:
+    with history.checkout(task) as ws:
         config = read_root_config(ws.repo)
         # The census is taken before anything runs: tests may write files into the tree.
         inventory = scan_tree(ws.repo, scan_options(task, config))

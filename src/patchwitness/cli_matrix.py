@@ -144,13 +144,12 @@ def matrix_run(
 ) -> None:
     """Rebuild and rerun the goldens under every envelope. Exit 0 every required cell passes,
     1 red, 3 red only where the SHA is red too, 2 could not run."""
-    from patchwitness import matrix
+    from patchwitness import history, matrix
     from patchwitness.errors import GradeStop
     from patchwitness.matrix.cache import CompileCache
     from patchwitness.matrix.commands import script
     from patchwitness.patch import parse_patch
     from patchwitness.task import load_task
-    from patchwitness.workspace import Workspace
 
     _sandbox(sandbox)
     show = err if print_commands else out
@@ -166,7 +165,7 @@ def matrix_run(
         gate = None
         cells = baseline
         if data is not None:
-            with Workspace.create(task.repo, task.sha) as ws:
+            with history.checkout(task) as ws:
                 ws.apply(data)
                 gate = matrix.grade_matrix(
                     task,

@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from patchwitness import environment, runner
+from patchwitness import environment, history, runner
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.ctest import combine
 from patchwitness.suite import NO_FOCUS, Focus, Instrumentation, SuiteRun
@@ -142,7 +142,7 @@ class CppSuite:
         variables: dict[str, str],
         path: list[str],
     ) -> runner.Request:
-        readable = self.env.readable if self.env is not None else []
+        readable = self.env.readable if self.env is not None else history.readable(self.task)
         return runner.Request(
             command=command,
             cwd=tree / self.task.options.cwd,

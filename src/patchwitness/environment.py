@@ -12,16 +12,17 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import runner
+from patchwitness import history, runner
+from patchwitness.cachedir import cache_root
 from patchwitness.errors import InvalidTask, ToolError
 from patchwitness.task import Task
-from patchwitness.workspace import Workspace, show_at
+from patchwitness.workspace import show_at
 
 COMPLETE = "complete.json"
 
@@ -50,13 +51,6 @@ print(json.dumps(info))
 """
 
 
-def cache_root() -> Path:
-    configured = os.environ.get("PATCHWITNESS_CACHE")
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "patchwitness"
-
-
 def base_python_bin() -> str:
     """The bin directory of the interpreter patchwitness runs on (its base install, not a venv).
 
@@ -73,6 +67,8 @@ class Environment:
     source: Path | None = None
     versions: dict = field(default_factory=dict)
     setup_log: str = ""
+    # The task's history store (history.py), when its checkouts borrow from one: runs read it.
+    history: list[Path] = field(default_factory=list)
 
     @property
     def bin_dirs(self) -> list[str]:
@@ -84,7 +80,7 @@ class Environment:
 
     @property
     def readable(self) -> list[Path]:
-        return [p for p in (self.path, self.source) if p is not None]
+        return [p for p in (self.path, self.source, *self.history) if p is not None]
 
 
 def env_key(task: Task) -> str:
@@ -107,7 +103,12 @@ def prepare(task: Task) -> Environment:
     """Return the task's environment, building it first if no grade has yet."""
     key = env_key(task)
     if not task.options.setup:
-        return Environment(key=key, path=None, versions=probe_versions(None, task))
+        return Environment(
+            key=key,
+            path=None,
+            versions=probe_versions(None, task),
+            history=history.readable(task),
+        )
     home = cache_root() / "envs" / key
     home.mkdir(parents=True, exist_ok=True)
     with open(home / "lock", "w") as lock:
@@ -121,6 +122,7 @@ def prepare(task: Task) -> Environment:
                 source=home / "src",
                 versions=meta.get("versions", {}),
                 setup_log=meta.get("log", ""),
+                history=history.readable(task),
             )
         return _build(task, key, home)
 
@@ -129,7 +131,7 @@ def _build(task: Task, key: str, home: Path) -> Environment:
     for stale in ("env", "src"):
         shutil.rmtree(home / stale, ignore_errors=True)
     env_dir = home / "env"
-    with Workspace.create(task.repo, task.sha) as ws:
+    with history.checkout(task) as ws:
         result = runner.run(
             runner.Request(
                 command=task.options.setup or "",
@@ -138,6 +140,7 @@ def _build(task: Task, key: str, home: Path) -> Environment:
                 env={"PW_ENV": str(env_dir)},
                 path_prepend=[base_python_bin()],
                 writable=[ws.repo, ws.home, home],
+                readable=history.readable(task),
                 network=True,
                 home=ws.home,
                 limits=runner.Limits(memory_mb=8192, processes=512, file_size_mb=4096),
@@ -147,15 +150,48 @@ def _build(task: Task, key: str, home: Path) -> Environment:
         if not result.ok:
             shutil.rmtree(env_dir, ignore_errors=True)
             why = result.killed_reason or f"exit {result.returncode}"
-            last = log.strip().splitlines()[-1:] or [""]
-            raise InvalidTask(f"setup command failed ({why}): {last[0][:300]}")
+            raise InvalidTask(f"setup command failed ({why}): {setup_cause(log)}")
         # Keep the checkout the setup ran in: editable installs point into it. Grades put their
         # own worktree first on PYTHONPATH, so it never shadows the code under grade.
         shutil.move(str(ws.repo), str(home / "src"))
-    env = Environment(key=key, path=env_dir, source=home / "src", setup_log=log)
+    env = Environment(
+        key=key, path=env_dir, source=home / "src", setup_log=log, history=history.readable(task)
+    )
     env.versions = probe_versions(env, task)
     (home / COMPLETE).write_text(json.dumps({"versions": env.versions, "log": log}))
     return env
+
+
+# What a failed setup's log says, and the cause to name in one line (first match wins).
+SETUP_CAUSES = (
+    (
+        r"setuptools[-_]scm|unable to detect version|hatch[-_]vcs|vcs version",
+        "the project's version comes from git and the checkout had no usable history "
+        "(set history = true in task.toml)",
+    ),
+    (
+        r"No matching distribution found|Could not find a version that satisfies",
+        "a package the setup asks for is not in the reachable package index",
+    ),
+    (
+        r"(Temporary failure in name resolution|Network is unreachable|"
+        r"Failed to establish a new connection)",
+        "the setup needs a network it cannot reach",
+    ),
+    (
+        r"error: command '[^']*(gcc|g\+\+|cc|c\+\+)' failed|fatal error: [\w./]+\.h: No such file",
+        "a compiled extension failed to build (a compiler or a header is missing)",
+    ),
+)
+
+
+def setup_cause(log: str) -> str:
+    """One line naming why a setup failed: a known cause, else the log's last line."""
+    for pattern, cause in SETUP_CAUSES:
+        if re.search(pattern, log):
+            return cause
+    last = log.strip().splitlines()[-1:] or [""]
+    return last[0][:300]
 
 
 def probe_versions(env: Environment | None, task: Task) -> dict:

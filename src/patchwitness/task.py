@@ -61,6 +61,14 @@ class CppOptions(Options):
     build_timeout: float = 900
 
 
+class PythonOptions(Options):
+    # Run in the graded worktree before every test run, in the sandbox, with the environment:
+    # a compiled extension built in place (`python setup.py build_ext --inplace`), because the
+    # worktree comes first on PYTHONPATH and shadows what the setup command built.
+    build: str | None = None
+    build_timeout: float = 900
+
+
 class MatrixOptions(Options):
     enabled: bool = True
     manifest: str | None = None
@@ -78,6 +86,9 @@ class TaskToml(Options):
     setup_timeout: float = 900
     timeout: float = 300
     held_out: bool = False
+    # The git history a checkout carries (history.py): auto = when the build asks git for its
+    # version (setuptools-scm, hatch-vcs ...); true; false.
+    history: Literal["auto"] | bool = "auto"
     # The pristine run (the SHA's tests over the patched code) after a test edit. auto: when the
     # task allows test edits (it can change the grade), and always for Python (it costs one
     # test run); a C++ task that forbids test edits already rejects the edit, so it skips the
@@ -87,6 +98,7 @@ class TaskToml(Options):
     paths: PathOptions = Field(default_factory=PathOptions)
     coverage: CoverageOptions = Field(default_factory=CoverageOptions)
     cpp: CppOptions = Field(default_factory=CppOptions)
+    python: PythonOptions = Field(default_factory=PythonOptions)
     matrix: MatrixOptions = Field(default_factory=MatrixOptions)
 
 

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from patchwitness import __version__, runner
-from patchwitness.environment import cache_root
+from patchwitness import __version__, history, runner
+from patchwitness.cachedir import cache_root
 from patchwitness.gates import matrix as matrix_gate
 from patchwitness.matrix import run
 from patchwitness.matrix.cache import CACHE_VERSION, CompileCache
@@ -37,7 +37,6 @@ from patchwitness.matrix.cells import compiler_id
 from patchwitness.matrix.manifest import Matrix, load
 from patchwitness.model import Cell, MatrixGate
 from patchwitness.task import Task
-from patchwitness.workspace import Workspace
 
 __all__ = [
     "Matrix",
@@ -104,7 +103,7 @@ def baseline_key(task: Task, plan: Matrix) -> str:
 @contextlib.contextmanager
 def sha_checkout(task: Task) -> Iterator[Path]:
     """A fresh checkout of the task's SHA, removed afterwards."""
-    with Workspace.create(task.repo, task.sha) as ws:
+    with history.checkout(task) as ws:
         yield ws.repo
 
 

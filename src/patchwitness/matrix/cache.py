@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchwitness.environment import cache_root
+from patchwitness.cachedir import cache_root
 
 CACHE_VERSION = "pw-matrix-cache-1"
 MAX_DEP_SETS = 16  # dependency sets remembered per primary key

@@ -18,13 +18,13 @@ import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from patchwitness import history
 from patchwitness.errors import InvalidTask
 from patchwitness.matrix import run
 from patchwitness.matrix.cache import CompileCache
 from patchwitness.matrix.manifest import Golden, Matrix
 from patchwitness.model import Cell
 from patchwitness.task import Task
-from patchwitness.workspace import Workspace
 
 
 @dataclass
@@ -86,7 +86,7 @@ def promote(
     single = replace(plan, mode="goldens", goldens=(Golden(source=rel),))
 
     def cells(patch: bytes | None, baseline: list[Cell] | None, label: str) -> list[Cell]:
-        with Workspace.create(task.repo, task.sha) as ws:
+        with history.checkout(task) as ws:
             if patch is not None:
                 ws.apply(patch)
             _place(ws.repo, candidate, rel)

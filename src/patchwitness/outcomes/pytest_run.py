@@ -8,7 +8,7 @@ from pathlib import Path
 
 from patchwitness import runner
 from patchwitness.environment import Environment
-from patchwitness.model import TestRun
+from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
 from patchwitness.suite import NO_FOCUS, Focus, Instrumentation, SuiteRun
 from patchwitness.task import Task
@@ -88,7 +88,8 @@ def run_pytest(
 
 
 class PythonSuite:
-    """The task's pytest command, with the probe loaded."""
+    """The task's pytest command, with the probe loaded; first the task's in-place build (a
+    compiled extension), when it has one."""
 
     language = "python"
 
@@ -112,6 +113,10 @@ class PythonSuite:
     ) -> SuiteRun:
         home = scratch / "home"
         home.mkdir(parents=True, exist_ok=True)
+        if self.task.options.python.build:
+            failed = self._build(tree, home)
+            if failed is not None:
+                return failed
         inst = None
         if instrument is not None:
             from patchwitness.hits.python import instrument as instrument_run
@@ -140,4 +145,36 @@ class PythonSuite:
             hooks=result.probe.hooks,
             broken=broken,
             coverage=inst,
+        )
+
+    def _build(self, tree: Path, home: Path) -> SuiteRun | None:
+        """`[python] build` in the worktree; a SuiteRun that says the build failed, or None."""
+        options = self.task.options.python
+        variables = {"PYTHONPATH": python_path(tree, []), "PW_REPO": str(tree)}
+        if self.env.path is not None:
+            variables["VIRTUAL_ENV"] = str(self.env.path)
+        result = runner.run(
+            runner.Request(
+                command=options.build or "",
+                cwd=tree / self.task.options.cwd,
+                timeout=options.build_timeout,
+                env=variables,
+                path_prepend=self.env.bin_dirs,
+                writable=[tree, home],
+                readable=self.env.readable,
+                home=home,
+            )
+        )
+        if result.ok:
+            return None
+        tail = (result.stderr[-600:] or result.stdout[-600:]).decode("utf-8", "replace").strip()
+        why = result.killed_reason or f"exit {result.returncode}"
+        last = tail.splitlines()[-1] if tail else ""
+        return SuiteRun(
+            run=TestRun(run=result.facts(), report_problems=[f"build failed ({why}): {last}"]),
+            started=False,
+            timed_out=result.timed_out,
+            build=BuildFacts(build=result.facts()),
+            build_failed=True,
+            broken=["*"],
         )
