@@ -42,6 +42,12 @@ DRIFT_ROWS = [
         "reject",
     ),
     (DriftInput(gaming=1, fail_to_pass=1), "gaming-code", "UNPRINTABLE", "reject"),
+    (
+        DriftInput(skipped_by_code=1, pass_to_fail=1),
+        "skipped-by-code",
+        "UNPRINTABLE",
+        "reject",
+    ),
     (DriftInput(pass_to_fail=2, fail_to_pass=1), "pass-to-fail", "failed", "reject"),
     (DriftInput(fail_to_pass=1), "fail-to-pass", "passed", "accept"),
     (DriftInput(gate_mode=True, assertion_delta=3), "gate-clean", "passed", "accept"),

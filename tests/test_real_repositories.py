@@ -456,3 +456,58 @@ def test_a_compiled_extension_is_built_in_the_graded_worktree(tmp_path):
     broken = built.patch([("fastmath/_speed.c", "x + x + 1)", "x + x +)")], "broken.diff")
     verdict = grade(built.task_dir, broken, options=GradeOptions(matrix=False))
     assert verdict.label == "failed", verdict.reasons
+
+
+# -- 7. production code that rewires the test framework -----------------------------------------
+
+PATCHES_PYTEST = """
+
+try:
+    import _pytest.python as _pp
+
+    _run = _pp.Function.runtest
+
+    def _runtest(self):
+        try:
+            _run(self)
+        except AssertionError:
+            import pytest
+
+            pytest.skip("known issue")
+
+    _pp.Function.runtest = _runtest
+except ImportError:
+    pass
+"""
+
+
+def test_production_code_that_turns_failures_into_skips_is_gaming(clock_task):
+    cheat = clock_task.patch([("clock.py", "", PATCHES_PYTEST)], "skips.diff")
+    verdict = grade(clock_task.task_dir, cheat, options=GradeOptions(matrix=False))
+    assert verdict.label == "UNPRINTABLE", verdict.reasons
+    assert verdict.reasons[0].row == "gaming-code"
+    assert any(f.kind == "patches-test-framework" for f in verdict.findings)
+    assert verdict.gates.drift.facts.skipped_after  # the run itself shows it too
+
+
+def test_a_skip_from_code_alone_is_named_even_without_a_finding(clock_task):
+    # No telltale import: the production module decides at import time to skip the run's tests.
+    sneaky = "\n\nimport builtins\n\nbuiltins.__dict__['__pw_skip__'] = True\n"
+    conftest_free = clock_task.patch(
+        [
+            ("clock.py", "", sneaky),
+            ("clock.py", "def double(x):\n", "def double(x):\n    _skip_if_checked()\n"),
+            (
+                "clock.py",
+                "",
+                "\n\ndef _skip_if_checked():\n    import sys\n\n"
+                "    for name in list(sys.modules):\n        if name.startswith('py' + 'test'):\n"
+                "            raise sys.modules[name].skip.Exception('later')\n",
+            ),
+        ],
+        "sneaky.diff",
+    )
+    verdict = grade(clock_task.task_dir, conftest_free, options=GradeOptions(matrix=False))
+    assert verdict.label == "UNPRINTABLE", verdict.reasons
+    rows = [r.row for r in verdict.reasons]
+    assert "skipped-by-code" in rows or "gaming-code" in rows

@@ -160,6 +160,8 @@ class DriftFacts(Fact):
     still_failing: list[str] = Field(default_factory=list)
     tests_removed: list[str] = Field(default_factory=list)
     tests_added: list[str] = Field(default_factory=list)
+    # Tests that ran at the SHA and report skipped after the patch.
+    skipped_after: list[str] = Field(default_factory=list)
     assertion_delta: int = 0
     weakened: list[str] = Field(default_factory=list)
     skips_added: list[str] = Field(default_factory=list)

@@ -56,8 +56,11 @@ DRIFT_TABLE: list[Row] = [
         "allow_test_edits is false",
         "UNPRINTABLE", "reject", lambda f: not f.allow_test_edits and f.tests_changed),
     Row("gaming-code", "added production code games the run (exit at import, constant __eq__, "
-        "reads the test runner's state, touches the coverage measurement)",
+        "reads the test runner's state, reaches into pytest, touches the coverage measurement)",
         "UNPRINTABLE", "reject", lambda f: f.gaming > 0),
+    Row("skipped-by-code", "a test that ran at the SHA reports skipped after the patch and no "
+        "test edit added a skip: production code decides which tests run",
+        "UNPRINTABLE", "reject", lambda f: f.skipped_by_code > 0),
     Row("pass-to-fail", "pass_to_fail > 0",
         "failed", "reject", lambda f: f.pass_to_fail > 0),
     Row("fail-to-pass", "fail_to_pass > 0 and the two drift fields are 0",

@@ -15,7 +15,13 @@ from patchwitness.census.python import dotted
 from patchwitness.model import Finding
 
 GATE = "suspicious"
-GAMING_KINDS = {"exit-at-import", "constant-eq", "reads-test-runner", "touches-coverage"}
+GAMING_KINDS = {
+    "exit-at-import",
+    "constant-eq",
+    "reads-test-runner",
+    "touches-coverage",
+    "patches-test-framework",
+}
 
 # -- Python ------------------------------------------------------------------------------------
 
@@ -34,6 +40,12 @@ COMPARISONS = {
 PY_RUNNER_PROBES = re.compile(
     r"PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|sys\._getframe|"
     r"inspect\.(stack|currentframe|getouterframes)|[\"']_?pytest[\"']\s+in\s+sys\.modules"
+)
+# Production code that reaches into the test framework: pytest's internals, or assignments to
+# its names (a module that rewires pytest at import can turn failures into skips).
+PY_FRAMEWORK = re.compile(
+    r"\b(?:import|from)\s+_pytest\b|\b_pytest\.\w+|\bpytest\.\w+(?:\.\w+)*\s*=[^=]"
+    r"|setattr\(\s*_?pytest\b|\bunittest\.TestCase\.\w+\s*=[^=]"
 )
 PY_PRAGMA = re.compile(r"#\s*pragma:\s*no\s*(cover|branch)", re.IGNORECASE)
 # The coverage measurement runs inside the process under grade: production code that talks to
@@ -75,7 +87,7 @@ def _line_findings(path: str, added: list[tuple[int, str]], language: str) -> li
     """What one added line can show on its own: a look at the test runner, a hand on the
     coverage measurement, an exclusion marker."""
     python = language == "python"
-    checks = (
+    checks = [
         (
             PY_RUNNER_PROBES if python else CPP_RUNNER_PROBES,
             "reads-test-runner",
@@ -86,7 +98,11 @@ def _line_findings(path: str, added: list[tuple[int, str]], language: str) -> li
             "touches-coverage",
             "production code touches the coverage measurement",
         ),
-    )
+    ]
+    if python:
+        checks.append(
+            (PY_FRAMEWORK, "patches-test-framework", "production code reaches into pytest")
+        )
     out = []
     for number, text in added:
         code = text if python else text.split("//", 1)[0]

@@ -26,6 +26,22 @@ class DriftInput:
     fail_to_pass: int = 0
     gaming: int = 0
     gate_mode: bool = False
+    skipped_by_code: int = 0
+
+
+RAN = ("passed", "failed", "error")
+SKIPPED = ("skipped", "xfailed")
+
+
+def skipped_after(
+    before: dict[str, Outcome],
+    after: dict[str, Outcome],
+    flaky: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[str]:
+    """Tests that ran at the SHA and report skipped (or xfailed) after the patch."""
+    return sorted(
+        k for k, o in before.items() if o in RAN and after.get(k) in SKIPPED and k not in flaky
+    )
 
 
 def transitions(
@@ -90,6 +106,7 @@ def drift_facts(
         still_failing=still,
         tests_removed=sorted(set(before) - set(after)),
         tests_added=sorted(set(after) - set(before)),
+        skipped_after=skipped_after(before, after, flaky),
         assertion_delta=census.after_assertions - census.before_assertions,
         weakened=weakened,
         skips_added=[_skip_label(k) for k in census.disabled],
@@ -132,6 +149,8 @@ def drift_input(
         fail_to_pass=len(facts.fail_to_pass),
         gaming=gaming,
         gate_mode=gate_mode,
+        # A skip no test edit added (the census saw none): the run was told to skip by code.
+        skipped_by_code=0 if facts.skips_added else len(facts.skipped_after),
     )
 
 
@@ -154,6 +173,8 @@ def detail(row_id: str, facts: DriftFacts) -> str:
             return (
                 f"edited without leave: {few(facts.test_files_edited + facts.infra_files_edited)}"
             )
+        case "skipped-by-code":
+            return f"skipped without a skip marker: {few(facts.skipped_after)}"
         case "pass-to-fail":
             return f"pass_to_fail: {few(facts.pass_to_fail)}"
         case "fail-to-pass":
