@@ -447,7 +447,12 @@ def coverage_gate_result(
         data, why = collect_hits(after.coverage, tree, scratch, [c.path for c in sources])
         found = data is not None
         hits = data or {}
-    facts = coverage_gate.score(sources, hits)
+    texts = {
+        c.path: _text(safe_read(tree, c.path)) or ""
+        for c in sources
+        if task.language == "cpp" and not c.path.endswith(".py")
+    }
+    facts = coverage_gate.score(sources, hits, texts)
     facts.language = task.language
     facts.one_run = True
     facts.instrumentation = base.instrumentation.describe() if measurable else ""

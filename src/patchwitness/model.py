@@ -190,6 +190,9 @@ class CoverageFacts(Fact):
     scored_executable_lines: int = 0
     zero_hit_lines: list[str] = Field(default_factory=list)
     zero_hit_count: int = 0
+    # C++ lines gcov reports nothing for (a case label, an else, a brace, a continuation line),
+    # and the line of their statement or block they were scored by: "path:line" -> "path:line".
+    mapped: dict[str, str] = Field(default_factory=dict)
     unscored_suspicious: list[str] = Field(default_factory=list)
     pragmas_added: list[str] = Field(default_factory=list)
     one_run: bool = False

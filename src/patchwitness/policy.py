@@ -133,8 +133,9 @@ COVERAGE_TABLE: list[Row] = [
         "reject", "reject", lambda f: f.scored == 0),
     Row("zero-hits", "some scored patched line has zero hits",
         "reject", "reject", lambda f: f.zero_hits > 0),
-    Row("unscored-suspicious", "a patched code line sits in a file that produced no line data "
-        "at all (never compiled into a test, never imported, an uninstantiated template)",
+    Row("unscored-suspicious", "a patched code line sits in a file, or a function, that produced "
+        "no line data at all (never compiled into a test, never imported, an uninstantiated "
+        "template)",
         "reject", "reject", lambda f: f.unscored > 0),
     Row("all-hit", "every scored patched line was hit",
         "accept", "accept", lambda f: True),

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from patchwitness import policy, sourcefiles
+from patchwitness.linemap import map_lines
 from patchwitness.model import CoverageFacts, CoverageGate
 from patchwitness.patch import FileChange
 
@@ -115,7 +116,13 @@ def lines_to_score(change: FileChange, data: FileLines | None) -> list[int]:
     return sorted(lines)
 
 
-def score(changes: list[FileChange], data: dict[str, FileLines]) -> CoverageFacts:
+def score(
+    changes: list[FileChange],
+    data: dict[str, FileLines],
+    texts: dict[str, str] | None = None,
+) -> CoverageFacts:
+    """Score each patched line by its own hit count, or (C++, with the file's text in `texts`)
+    by the line gcov reports for its statement or block (linemap.py), recorded in `mapped`."""
     facts = CoverageFacts()
     zero: list[str] = []
     for change in changes:
@@ -125,16 +132,32 @@ def score(changes: list[FileChange], data: dict[str, FileLines]) -> CoverageFact
         if file_data is None:
             facts.unscored_suspicious += [f"{change.path}:{n}" for n in lines]
             continue
-        texts = dict(change.added)
+        text = (texts or {}).get(change.path)
+        mapping = (
+            map_lines(text, [n for n in lines if n not in file_data.hits], file_data.hits)
+            if text is not None and not change.path.endswith(".py")
+            else {}
+        )
+        added = dict(change.added)
         for n in lines:
+            by = n
             if n not in file_data.hits:
-                # Not executable (a declaration, a brace), unless it is a C++ statement that
-                # produced no code: an uninstantiated template or an inline never emitted.
-                if looks_like_statement(texts.get(n, ""), change.path):
+                found = mapping.get(n)
+                if found is None:
+                    # Not executable (a declaration, a brace), unless it is a C++ statement that
+                    # produced no code: an uninstantiated template or an inline never emitted.
+                    if looks_like_statement(added.get(n, ""), change.path):
+                        facts.unscored_suspicious.append(f"{change.path}:{n}")
+                    continue
+                if found.suspicious:
                     facts.unscored_suspicious.append(f"{change.path}:{n}")
-                continue
+                    continue
+                if found.line is None:
+                    continue  # no code to score: a declaration outside any function
+                by = found.line
+                facts.mapped[f"{change.path}:{n}"] = f"{change.path}:{by}"
             facts.scored_executable_lines += 1
-            if file_data.hits[n] == 0:
+            if file_data.hits[by] == 0:
                 zero.append(f"{change.path}:{n}")
     facts.zero_hit_count = len(zero)
     facts.zero_hit_lines = zero[:ZERO_HIT_LIMIT]
