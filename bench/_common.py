@@ -17,7 +17,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from patchwitness.runner import Runner
 
 T = TypeVar("T")
 
@@ -186,6 +189,24 @@ def private_cache(keep: Path | None = None) -> Iterator[Path]:
                 os.environ.pop("PATCHWITNESS_CACHE", None)
             else:
                 os.environ["PATCHWITNESS_CACHE"] = old
+
+
+def sandbox_runner(mode: str) -> tuple[Runner, str]:
+    """The runner `patchwitness grade --sandbox MODE` grades with (`sandbox.make_runner`; a
+    ValueError when MODE is unknown, or bwrap is asked for by name and cannot run), and how to
+    print it: its confinement's name and what that confinement lacks on this machine."""
+    from patchwitness import sandbox
+
+    chosen = sandbox.make_runner(mode)
+    notes = chosen.warnings
+    return chosen, chosen.name + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def seen_cost(cost: Cost, runner: Runner) -> Cost:
+    """A cost as getrusage can see it when the test runs went through `runner`: bwrap's outer
+    process never waits for the sandbox's init, so the sandboxed runs' CPU time never reaches
+    RUSAGE_CHILDREN, and only the wall clock is comparable then."""
+    return cost if runner.name == "none" else Cost(cost.wall, float("nan"))
 
 
 def cores() -> int:

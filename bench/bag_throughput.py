@@ -43,17 +43,20 @@ from _common import (
     median_cost,
     print_ratio,
     private_cache,
+    sandbox_runner,
     secs,
+    seen_cost,
     timed,
 )
 from _common import (
     runs as listed,
 )
 
-from patchwitness import environment, runner
+from patchwitness import environment
 from patchwitness.bag import BagRun, discover, prepare_task, run_bag
 from patchwitness.demo.run import DemoBag, build_demo, mismatches
 from patchwitness.executors import LocalExecutor
+from patchwitness.settings import Settings
 from patchwitness.store import ResultsDB
 from patchwitness.task import load_task
 
@@ -96,12 +99,6 @@ class Run:
         return self.graded / took * 3600 if took > 0 else float("nan")
 
 
-def visible(cost: Cost) -> Cost:
-    """The cost as getrusage can see it: under bwrap the sandboxed test runs are not children
-    anyone here waits for, so their CPU is invisible and only the wall clock is reported."""
-    return cost if runner.confinement().name == "none" else Cost(cost.wall, float("nan"))
-
-
 def make_bag(root: Path, quick: bool) -> Bag:
     demo = build_demo(root / "demo", language="python")
     bag = Bag(root, root / "demo" / "bag", root / "demo" / "patches", demo)
@@ -115,12 +112,16 @@ def make_bag(root: Path, quick: bool) -> Bag:
     return bag
 
 
-def warm_environment(bag: Bag) -> Cost:
+def warm_environment(bag: Bag, settings: Settings) -> Cost:
     """Build the shared task environment once; every task of the demo bag uses the same one."""
     tasks = sorted(p for p in bag.bag.iterdir() if (p / "repo.lock").is_file())
     took = Cost(0.0, 0.0)
     for task_dir in tasks:
-        cost, _ = timed(lambda task_dir=task_dir: environment.prepare(load_task(task_dir)))
+        cost, _ = timed(
+            lambda task_dir=task_dir: environment.prepare(
+                load_task(task_dir), settings.runner, settings.cache
+            )
+        )
         took += cost
     return took
 
@@ -146,14 +147,16 @@ def count_rows(db: Path, table: str) -> int:
         conn.close()
 
 
-def one(bag: Bag, db: Path, workers: int, runs: int, run: Run) -> BagRun:
-    executor = LocalExecutor(workers, sandbox_mode=runner.confinement().name)
+def one(bag: Bag, db: Path, workers: int, settings: Settings, run: Run) -> BagRun:
+    """One `run_bag` with `workers` local workers; `settings` carries the runner (the sandbox)
+    and the baseline runs per task."""
+    executor = LocalExecutor(workers)
     took, result = timed(
-        lambda: run_bag(bag.bag, bag.patches, db, executor=executor, baseline_runs=runs)
+        lambda: run_bag(bag.bag, bag.patches, db, settings=settings, executor=executor)
     )
     # Under bwrap the sandboxed test runs are not children the pool workers wait for, so their
     # CPU is invisible to getrusage: only the wall clock is reported then.
-    run.costs.append(visible(took))
+    run.costs.append(seen_cost(took, settings.runner))
     run.graded, run.skipped = result.graded, result.skipped
     run.labels = Counter(v.label for v in result.verdicts)
     run.wall = [v.wall_clock_s or 0.0 for v in result.verdicts]
@@ -161,10 +164,13 @@ def one(bag: Bag, db: Path, workers: int, runs: int, run: Run) -> BagRun:
     return result
 
 
-def baseline_phase(bag: Bag, root: Path, runs: int, reps: int) -> tuple[list[Cost], list[Cost]]:
+def baseline_phase(
+    bag: Bag, root: Path, settings: Settings, reps: int
+) -> tuple[list[Cost], list[Cost]]:
     """What run_bag's first phase costs: prepare_task for every task into an empty database (the
     baselines computed), then again into the same database (the baselines read back)."""
     tasks = sorted(p for p in bag.bag.iterdir() if (p / "repo.lock").is_file())
+    settings = settings.but(matrix_workers=1)  # as run_bag hands it to prepare_task
     cold: list[Cost] = []
     cached: list[Cost] = []
     for rep in range(reps):
@@ -173,12 +179,13 @@ def baseline_phase(bag: Bag, root: Path, runs: int, reps: int) -> tuple[list[Cos
             took = Cost(0.0, 0.0)
             for task_dir in tasks:
                 spent, info = timed(
-                    lambda task_dir=task_dir, db=db: prepare_task(task_dir, None, runs, db)
+                    lambda task_dir=task_dir, db=db: prepare_task(task_dir, None, settings, db)
                 )
-                if "error" in info:
-                    raise RuntimeError(f"{task_dir.name}: {info['error']}")
+                if "error" in info or "crash" in info:
+                    why = info.get("error") or info.get("trace") or info["crash"]
+                    raise RuntimeError(f"{task_dir.name}: {why}")
                 took += spent
-            costs.append(visible(took))
+            costs.append(seen_cost(took, settings.runner))
         db.close()
     return cold, cached
 
@@ -207,14 +214,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def configure_sandbox(mode: str) -> str:
-    from patchwitness import sandbox
-
-    sandbox.configure(mode)
-    notes = sandbox.warnings()
-    return runner.confinement().name + (f" ({'; '.join(notes)})" if notes else "")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     workers = [int(w) for w in args.workers.split(",") if w.strip()]
@@ -222,28 +221,31 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bag throughput: {os.cpu_count()} cores, python {sys.version.split()[0]}", flush=True)
     with private_cache(args.cache), tempfile.TemporaryDirectory(prefix="pw-bench-bag-") as tmp:
         root = Path(tmp)
-        line(f"sandbox: {configure_sandbox(args.sandbox)}")
+        chosen, described = sandbox_runner(args.sandbox)
+        # Made inside private_cache: Settings.cache defaults to PATCHWITNESS_CACHE.
+        settings = Settings(runner=chosen, baseline_runs=runs)
+        line(f"sandbox: {described}")
         bag = make_bag(root, args.quick)
         heading(f"demo bag (python): {bag.size}; {runs} baseline runs per task")
-        took = warm_environment(bag)
+        took = warm_environment(bag, settings)
         line(f"task environment (built once, shared by every run, not timed below): {took}")
         cold: dict[int, Run] = {}
         cached: dict[int, Run] = {}
         for w in workers:  # each cached run right after its cold run: the load drifts less
             cold[w], cached[w] = Run("cold", w), Run("cached", w)
             for rep in range(args.reps):
-                one(bag, root / f"cold-{w}-{rep}.db", w, runs, cold[w])
+                one(bag, root / f"cold-{w}-{rep}.db", w, settings, cold[w])
                 db = root / f"cached-{w}-{rep}.db"
                 copy_without_verdicts(root / f"cold-{w}-{rep}.db", db)
-                one(bag, db, w, runs, cached[w])
+                one(bag, db, w, settings, cached[w])
             describe(cold[w], bag)
             describe(cached[w], bag)
             line(f"   ({load_note()})")
-        phase_cold, phase_cached = baseline_phase(bag, root, runs, args.reps)
+        phase_cold, phase_cached = baseline_phase(bag, root, settings, args.reps)
         top = max(workers)
         resume = Run("resume", top)
         for rep in range(args.reps):
-            one(bag, root / f"cold-{top}-{rep}.db", top, runs, resume)
+            one(bag, root / f"cold-{top}-{rep}.db", top, settings, resume)
         describe(resume, bag)
         db = root / f"cold-{top}-0.db"
         baselines = count_rows(db, "baselines")

@@ -55,6 +55,7 @@ from _common import (
 )
 from _cpp_tree import QUICK, TreeSpec, ensure_tree
 
+from patchwitness.atomic import write_json
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import (
     CPP_EXT,
@@ -68,7 +69,6 @@ from patchwitness.census.scan import (
     walk,
 )
 from patchwitness.pytest_config import CONFIG_FILES
-from patchwitness.store import write_json_atomic
 
 # The macro names of the census grammar, as one alternation, each followed by its parenthesis.
 RG_PATTERN = (
@@ -236,10 +236,10 @@ def census_command(root: Path, inventory: Inventory) -> None:
             f"printed {done.stdout.strip()[-20:]} items, wrote {mb(json_size)} of JSON"
         )
         to_json, data = timed(inventory.to_json)
-        write, _ = timed(lambda: write_json_atomic(out, data))
+        write, _ = timed(lambda: write_json(out, data))
         line(
             f"   its JSON output, timed in-process: Inventory.to_json {to_json} + "
-            f"write_json_atomic (indent=2) {write} for {len(inventory.items):,} items"
+            f"atomic.write_json (indent=2) {write} for {len(inventory.items):,} items"
         )
 
 

@@ -63,19 +63,24 @@ from _common import (
     median_cost,
     print_ratio,
     private_cache,
+    sandbox_runner,
     secs,
+    seen_cost,
     timed,
 )
 from coverage.python import PythonParser
 
-from patchwitness import environment, runner
-from patchwitness.api import GradeOptions, grade, make_suite
+from patchwitness import environment
+from patchwitness.api import grade
+from patchwitness.collect import make_suite
 from patchwitness.demo import build, shop
 from patchwitness.demo.run import build_demo
 from patchwitness.gates import coverage as coverage_gate
 from patchwitness.model import CoverageFacts, Verdict
 from patchwitness.patch import FileChange, parse_patch
-from patchwitness.suite import SuiteRun
+from patchwitness.runner import Runner
+from patchwitness.settings import Settings
+from patchwitness.suites import SuiteRun
 from patchwitness.task import DEFAULT_COVERAGE_FLAGS, Task, load_task
 from patchwitness.workspace import Workspace
 
@@ -506,20 +511,20 @@ class Graded:
         return gate.facts if gate is not None else CoverageFacts()
 
 
-def grade_case(case: Case, reps: int) -> Graded:
+def grade_case(case: Case, reps: int, settings: Settings) -> Graded:
     """One warm-up grade (the task environment and the baseline land in the cache), then `reps`
-    grades with the default options and a cached baseline."""
+    grades with the default settings (but the runner) and a cached baseline."""
     took, verdict = timed(
-        lambda: grade(case.task_dir, case.patch, agent="bench", options=GradeOptions())
+        lambda: grade(case.task_dir, case.patch, agent="bench", settings=settings)
     )
     line(f"first grade (environment and baseline built): {took}; {verdict.label}/{verdict.grade}")
     graded = Graded(verdict)
     for _ in range(reps):
         took, verdict = timed(
-            lambda: grade(case.task_dir, case.patch, agent="bench", options=GradeOptions())
+            lambda: grade(case.task_dir, case.patch, agent="bench", settings=settings)
         )
         graded.verdict = verdict
-        graded.totals.append(sandboxed(took))
+        graded.totals.append(seen_cost(took, settings.runner))
         graded.tests.append(verdict.timings.phases.get("tests", 0.0))
         graded.coverage.append(verdict.timings.phases.get("coverage", 0.0))
         graded.phases.append(dict(verdict.timings.phases))
@@ -722,19 +727,13 @@ def _wall(seconds: float) -> Cost:
     return Cost(seconds, float("nan"))
 
 
-def sandboxed(cost: Cost) -> Cost:
-    """A grade's cost as this process can see it. Under bwrap the test runs are not children this
-    process (or bwrap's outer process) waits for, so getrusage misses them: CPU is unknown."""
-    return cost if runner.confinement().name == "none" else _wall(cost.wall)
-
-
-def suite_cost(cost: Cost, run: SuiteRun) -> Cost:
+def suite_cost(cost: Cost, run: SuiteRun, runner: Runner) -> Cost:
     """A suite run's cost with the CPU the runner measured for its commands (cgroup-based where
     the machine has cgroups), which getrusage cannot see under bwrap."""
     facts = [run.run.run]
     if run.build is not None:
         facts += [f for f in (run.build.configure, run.build.build) if f is not None]
-    if runner.confinement().name == "none":
+    if runner.name == "none":
         return cost
     return Cost(cost.wall, cost.cpu + sum(f.cpu_s for f in facts))
 
@@ -972,28 +971,30 @@ class OneRun:
     tests: int = 0
 
 
-def one_run(case: Case, reps: int) -> OneRun:
-    """The suite over the patched tree, through the grader's runner: plain, then instrumented."""
+def one_run(case: Case, reps: int, settings: Settings) -> OneRun:
+    """The suite over the patched tree, through the grader's runner: plain, then instrumented
+    (the suite's first, richest coverage variant: coverage.py, or the task's pinned gcov flags)."""
     task = case.task
-    suite = make_suite(task)
+    suite = make_suite(task, settings)
+    variant = suite.instrumentations()[0]
     out = OneRun()
     with Workspace.create(task.repo, task.sha) as ws:
         ws.apply(case.patch.read_bytes())
         for _ in range(reps):
-            took, run = timed(lambda: suite.run(ws.repo, ws.new_dir("plain"), instrument=False))
-            out.plain.append(suite_cost(took, run))
+            took, run = timed(lambda: suite.run(ws.repo, ws.new_dir("plain"), instrument=None))
+            out.plain.append(suite_cost(took, run, settings.runner))
             out.tests = max(out.tests, len(run.outcomes))
-            took, run = timed(lambda: suite.run(ws.repo, ws.new_dir("instr"), instrument=True))
-            out.instrumented.append(suite_cost(took, run))
+            took, run = timed(lambda: suite.run(ws.repo, ws.new_dir("instr"), instrument=variant))
+            out.instrumented.append(suite_cost(took, run, settings.runner))
     return out
 
 
 # -- the driver -------------------------------------------------------------------------------
 
 
-def run_case(case: Case, reps: int, scratch: Path) -> dict[str, int]:
+def run_case(case: Case, reps: int, scratch: Path, settings: Settings) -> dict[str, int]:
     heading(case.name)
-    graded = grade_case(case, reps)
+    graded = grade_case(case, reps, settings)
     facts = graded.facts
     task = case.task
     source_files = len(case.files)
@@ -1016,7 +1017,7 @@ def run_case(case: Case, reps: int, scratch: Path) -> dict[str, int]:
     tests_s, coverage_s = median(graded.tests), median(graded.coverage)
     line(
         f"patchwitness: grade {grade_cost} (phases, wall clock: tests {secs(tests_s)}, coverage "
-        f"{secs(coverage_s)}); sandbox {runner.confinement().name}"
+        f"{secs(coverage_s)}); sandbox {settings.runner.name}"
     )
     names = list(dict.fromkeys(n for phases in graded.phases for n in phases))
     every = ", ".join(f"{n} {secs(median(ph.get(n, 0.0) for ph in graded.phases))}" for n in names)
@@ -1043,7 +1044,7 @@ def run_case(case: Case, reps: int, scratch: Path) -> dict[str, int]:
     print_ratio(
         f"whole grade (cached baseline)/peer pipeline [{case.name}]", grade_cost, peer_cost, size
     )
-    runs = one_run(case, reps)
+    runs = one_run(case, reps, settings)
     two = [p + i for p, i in zip(runs.plain, runs.instrumented, strict=True)]
     what = "Debug build+ctest" if task.language == "cpp" else "pytest"
     plain, instrumented = median_cost(runs.plain), median_cost(runs.instrumented)
@@ -1060,14 +1061,6 @@ def run_case(case: Case, reps: int, scratch: Path) -> dict[str, int]:
     )
     print_ratio(f"instrumented/plain run [{case.name}]", instrumented, plain, size_runs)
     return agreement
-
-
-def configure_sandbox(mode: str) -> str:
-    from patchwitness import sandbox
-
-    sandbox.configure(mode)
-    notes = sandbox.warnings()
-    return runner.confinement().name + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -1099,7 +1092,10 @@ def main(argv: list[str] | None = None) -> int:
     totals = {"both": 0, "only_pw": 0, "only_dc": 0}
     with private_cache(args.cache), tempfile.TemporaryDirectory(prefix="pw-bench-cov-") as tmp:
         root = Path(tmp)
-        line(f"sandbox: {configure_sandbox(args.sandbox)}; {load_note()}")
+        chosen, described = sandbox_runner(args.sandbox)
+        # Made inside private_cache: Settings.cache defaults to PATCHWITNESS_CACHE.
+        settings = Settings(runner=chosen)
+        line(f"sandbox: {described}; {load_note()}")
         makers: dict[str, Callable[[], Case]] = {
             "demo": lambda: demo_case(root / "demo"),
             "python": lambda: py_generated_case(root / "genpy", test_files, per_file),
@@ -1113,7 +1109,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in chosen:
             scratch = root / f"scratch-{name}"
             scratch.mkdir()
-            for key, value in run_case(makers[name](), reps, scratch).items():
+            for key, value in run_case(makers[name](), reps, scratch, settings).items():
                 totals[key] += value
     line(f"after: {load_note()}")
     print(

@@ -1,6 +1,6 @@
 """Grading overhead (issue 2, "Done when"): one `grade` against two plain runs of the test command.
 
-A grade with a fresh baseline (`GradeOptions(cache=NoCache())`) runs the task's test command twice,
+A grade with a fresh baseline (`Settings(baselines=NoCache())`) runs the task's test command twice,
 at the SHA and over the patched tree, plus the checkouts, the census, classification, the
 coverage measurement, the gates and the verdict. Its peer is what a person would do by hand: run
 the same command, the plain way, once in a checkout of the SHA and once in a checkout with the
@@ -13,7 +13,7 @@ and, for the usual case where the baseline is cached and shared by every patch o
 
     cached overhead = time(grade, cached baseline) / time(plain run patched),
 
-and the same with `GradeOptions(coverage=False)`: what measuring line hits costs the patched run.
+and the same with `Settings(coverage=False)`: what measuring line hits costs the patched run.
 
 Measured on (a) the demo task `checkout-coupon-tax` with its honest patch and (b) a generated suite
 of 2,000 tests (40 files x 50 tests with real asserts on a small module) with a one-line honest fix
@@ -50,16 +50,20 @@ from _common import (
     print_ratio,
     private_cache,
     runs,
+    sandbox_runner,
     secs,
+    seen_cost,
     timed,
 )
 
-from patchwitness import environment, runner
-from patchwitness.api import GradeOptions, grade
+from patchwitness import environment
+from patchwitness.api import grade
 from patchwitness.baseline import NoCache
 from patchwitness.demo import build
 from patchwitness.demo.run import build_demo
 from patchwitness.model import Verdict
+from patchwitness.runner import UNCONFINED, Runner
+from patchwitness.settings import Settings
 from patchwitness.task import Task, load_task
 
 SETUP = 'python3 -m venv "$PW_ENV" && "$PW_ENV/bin/python" -m pip install --quiet pytest'
@@ -345,22 +349,24 @@ def _phases(samples: list[dict[str, float]]) -> str:
     return ", ".join(f"{n} {secs(median(s.get(n, 0.0) for s in samples))}" for n in names)
 
 
-def _grade(case: Case, options: GradeOptions) -> tuple[Cost, Verdict]:
-    cost, verdict = timed(lambda: grade(case.task_dir, case.patch, agent="honest", options=options))
-    if runner.confinement().name != "none":
-        # bwrap's outer process never waits for the sandbox's init, so the test runs' CPU time
-        # never reaches this process's RUSAGE_CHILDREN: only the wall clock is comparable.
-        cost = Cost(cost.wall, float("nan"))
-    return cost, verdict
+def _grade(case: Case, settings: Settings) -> tuple[Cost, Verdict]:
+    cost, verdict = timed(
+        lambda: grade(case.task_dir, case.patch, agent="honest", settings=settings)
+    )
+    # Under bwrap the test runs' CPU time never reaches this process's rusage: wall clock only.
+    return seen_cost(cost, settings.runner), verdict
 
 
-def measure(case: Case, reps: int, scratch: Path) -> Samples:
+def measure(case: Case, reps: int, scratch: Path, settings: Settings) -> Samples:
+    """`settings` carries the runner (the sandbox) and the cache; each grade varies it by the
+    baseline cache and the coverage gate only."""
     task = load_task(case.task_dir)
-    cost, env = timed(lambda: environment.prepare(task))
+    cost, env = timed(lambda: environment.prepare(task, settings.runner, settings.cache))
     line(f"task environment (environment.prepare, built once, then cached): {cost}")
     # A first grade warms what every later one shares (imports, page cache, the environment),
     # and tells how many tests there are.
-    _, verdict = _grade(case, GradeOptions(cache=NoCache()))
+    fresh = settings.but(baselines=NoCache())
+    _, verdict = _grade(case, fresh)
     drift = verdict.gates.drift.facts if verdict.gates and verdict.gates.drift else None
     case.tests = len(drift.after) if drift else 0
     listing = subprocess.run(
@@ -382,18 +388,22 @@ def measure(case: Case, reps: int, scratch: Path) -> Samples:
         patched_tree = checkout(task, scratch / f"plain-{rep}-patched", case.patch)
         samples.plain_sha.append(plain_run(task, env, sha_tree))
         samples.plain_patched.append(plain_run(task, env, patched_tree))
-        cost, verdict = _grade(case, GradeOptions(cache=NoCache()))
+        cost, verdict = _grade(case, fresh)
         samples.fresh.append(cost)
         samples.fresh_phases.append(dict(verdict.timings.phases))
         samples.labels.add(f"{verdict.label}/{verdict.grade}")
-    _grade(case, GradeOptions())  # puts the baseline in the (private) cache
+    uncovered = settings.but(coverage=False)
+    # Put both baselines in the (private) cache: one without coverage is keyed apart (it skips the
+    # instrumented run at the SHA), and would otherwise be computed inside the first timed grade.
+    _grade(case, settings)
+    _grade(case, uncovered)
     for _ in range(reps):
-        cost, verdict = _grade(case, GradeOptions())
+        cost, verdict = _grade(case, settings)
         samples.cached.append(cost)
         samples.cached_phases.append(dict(verdict.timings.phases))
         samples.labels.add(f"{verdict.label}/{verdict.grade}")
         # The same without the coverage gate: what measuring line hits costs the patched run.
-        cost, verdict = _grade(case, GradeOptions(coverage=False))
+        cost, verdict = _grade(case, uncovered)
         samples.uncovered.append(cost)
         samples.uncovered_phases.append(dict(verdict.timings.phases))
     return samples
@@ -424,17 +434,13 @@ def report(case: Case, samples: Samples, reps: int, sandbox: str) -> None:
     )
 
 
-def configure_sandbox(mode: str) -> str:
-    """Confine the test runs the way `patchwitness grade --sandbox MODE` does."""
+def choose_runner(mode: str) -> tuple[Runner, str]:
+    """The runner `patchwitness grade --sandbox MODE` confines the test runs with; limits only
+    (what `api.grade` uses unless told) when that mode cannot run here."""
     try:
-        from patchwitness import sandbox
-
-        sandbox.configure(mode)
-        notes = sandbox.warnings() if hasattr(sandbox, "warnings") else []
-    except (ImportError, AttributeError, ValueError) as exc:
-        return f"{runner.confinement().name} (sandbox {mode!r} unavailable: {exc})"
-    name = runner.confinement().name
-    return name + (f" ({'; '.join(notes)})" if notes else "")
+        return sandbox_runner(mode)
+    except ValueError as exc:
+        return UNCONFINED, f"{UNCONFINED.name} (sandbox {mode!r} unavailable: {exc})"
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -464,13 +470,14 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         cases = [make_demo_case(root), make_suite_case(root, files, per_file)]
         for mode in modes:
-            confinement = configure_sandbox(mode)
-            sandbox = runner.confinement().name
+            chosen, confinement = choose_runner(mode)
+            # Made inside private_cache: Settings.cache defaults to PATCHWITNESS_CACHE.
+            settings = Settings(runner=chosen)
             for case in cases:
                 heading(f"{case.name}; sandbox {mode}: {confinement}")
                 scratch = root / "plain" / mode / case.task_dir.name
                 scratch.mkdir(parents=True)
-                report(case, measure(case, reps, scratch), reps, sandbox)
+                report(case, measure(case, reps, scratch, settings), reps, chosen.name)
     return 0
 
 

@@ -4,7 +4,7 @@ Input: a generated subject of G goldens (each one translation unit including a s
 that pulls in <map>, <string>, <vector>, <algorithm>, <sstream>), built under E envelopes (the
 seed's four: dbg, rel, asan, ubsan2), so G x E cells, each a compile and a run.
 
-Measured, all through the real runner (the sandbox named by --sandbox):
+Measured, all through the runner of the sandbox named by --sandbox (`sandbox.make_runner`):
   (a) cold vs warm: the SHA's matrix with an empty compile cache, then again in a fresh checkout
       (every compile a cache hit), then a patch touching one golden (E compiles);
   (b) parallel speed-up: the matrix without the cache (every cell compiles) with 1 worker and
@@ -26,12 +26,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import cores, heading, line, print_ratio, private_cache, secs, timed
+from _common import cores, heading, line, print_ratio, private_cache, sandbox_runner, secs, timed
 
-from patchwitness import matrix, sandbox
+from patchwitness import environment
 from patchwitness.demo import build
+from patchwitness.environment import Environment
+from patchwitness.matrix import collect as matrix
 from patchwitness.matrix import run
 from patchwitness.matrix.cache import CompileCache
+from patchwitness.runner import Runner
 from patchwitness.task import Task, load_task
 from patchwitness.workspace import Workspace
 
@@ -103,18 +106,26 @@ def make_task(root: Path, goldens: int) -> tuple[Task, dict[str, str]]:
     return load_task(task_dir), files
 
 
-def sha_matrix(task: Task, workers: int, cache: CompileCache) -> list:
+def sha_matrix(
+    task: Task, workers: int, cache: CompileCache, runner: Runner, env: Environment | None = None
+) -> list:
+    """The SHA's cells in a fresh checkout. `env` is the task's environment (CMake mode runs its
+    setup's tools; goldens mode needs none)."""
     with Workspace.create(task.repo, task.sha) as ws:
-        return run.baseline_cells(task, ws.repo, ws.new_dir("m"), workers=workers, cache=cache)
+        return run.baseline_cells(
+            task, ws.repo, ws.new_dir("m"), workers=workers, cache=cache, runner=runner, env=env
+        )
 
 
-def patched_matrix(task: Task, files: dict[str, str], baseline: list, cache: CompileCache) -> list:
+def patched_matrix(
+    task: Task, files: dict[str, str], baseline: list, cache: CompileCache, runner: Runner
+) -> list:
     edits = [("goldens/g00.cpp", "golden 0:", "golden zero:")]
     patch = build.make_diff(files, build.apply_edits(files, edits)).encode()
     with Workspace.create(task.repo, task.sha) as ws:
         ws.apply(patch)
         return run.patched_cells(
-            task, ws.repo, ws.new_dir("m"), baseline, workers=cores(), cache=cache
+            task, ws.repo, ws.new_dir("m"), baseline, workers=cores(), cache=cache, runner=runner
         )
 
 
@@ -122,15 +133,18 @@ def compiled(cells: list) -> int:
     return sum(1 for c in cells if not c.cached and c.compile_rc == 0)
 
 
-def cache_figures(task: Task, files: dict[str, str], size: str) -> None:
+def cache_figures(task: Task, files: dict[str, str], size: str, runner: Runner) -> None:
     heading(f"(a) compile cache, {cores()} workers")
-    # The toolchain probes (can this machine build and run each envelope?) are remembered per
-    # machine; paid once here so that "cold" means a cold compile cache and nothing else.
-    probe_s, _ = timed(lambda: run.probe_envelopes(matrix.prepare(task), cores()))
-    line(f"toolchain probes, once per machine: {secs(probe_s)}")
     cache = CompileCache()
-    cold_s, cold = timed(lambda: sha_matrix(task, cores(), cache))
-    warm_s, warm = timed(lambda: sha_matrix(task, cores(), cache))
+    # The toolchain probes (can this machine build and run each envelope?) are remembered per
+    # machine (under the compile cache's directory, per confinement); paid once here so that
+    # "cold" means a cold compile cache and nothing else.
+    probe_s, _ = timed(
+        lambda: run.probe_envelopes(matrix.load_plan(task), cores(), runner, cache.base)
+    )
+    line(f"toolchain probes, once per machine: {secs(probe_s)}")
+    cold_s, cold = timed(lambda: sha_matrix(task, cores(), cache, runner))
+    warm_s, warm = timed(lambda: sha_matrix(task, cores(), cache, runner))
     line(
         f"cold: {secs(cold_s)}, {compiled(cold)} compiles; warm: {secs(warm_s)}, "
         f"{compiled(warm)} compiles, {sum(c.cached for c in warm)} cache hits"
@@ -139,22 +153,22 @@ def cache_figures(task: Task, files: dict[str, str], size: str) -> None:
     if bad:
         line(f"warning: {len(bad)} cell(s) not passing: {bad[0].golden}@{bad[0].envelope}")
     print_ratio("matrix cold / warm (cache)", cold_s, warm_s, size)
-    one_s, one = timed(lambda: patched_matrix(task, files, warm, cache))
+    one_s, one = timed(lambda: patched_matrix(task, files, warm, cache, runner))
     line(f"re-grade with one golden patched: {secs(one_s)}, {compiled(one)} compiles")
     print_ratio("matrix cold / one golden patched", cold_s, one_s, size)
 
 
-def parallel_figures(task: Task, size: str) -> None:
+def parallel_figures(task: Task, size: str, runner: Runner) -> None:
     heading("(b) parallel speed-up, cache off (every cell compiles)")
     off = CompileCache(enabled=False)
-    sha_matrix(task, cores(), off)  # warm the page cache and the toolchain probes
-    serial_s, _ = timed(lambda: sha_matrix(task, 1, off))
-    parallel_s, _ = timed(lambda: sha_matrix(task, cores(), off))
+    sha_matrix(task, cores(), off, runner)  # warm the page cache and the toolchain probes
+    serial_s, _ = timed(lambda: sha_matrix(task, 1, off, runner))
+    parallel_s, _ = timed(lambda: sha_matrix(task, cores(), off, runner))
     line(f"1 worker: {secs(serial_s)}; {cores()} workers: {secs(parallel_s)}")
     print_ratio(f"matrix 1 worker / {cores()} workers", serial_s, parallel_s, size)
 
 
-def cmake_figures(root: Path) -> None:
+def cmake_figures(root: Path, runner: Runner) -> None:
     from patchwitness.demo import ringlib
 
     heading("(c) CMake mode: the demo's ringlib (GoogleTest), four envelopes, cold")
@@ -169,9 +183,12 @@ def cmake_figures(root: Path) -> None:
         toml='language = "cpp"\nrepo = "../ringlib"\n',
     )
     task = load_task(task_dir)
+    env = environment.prepare(task, runner) if task.options.setup else None
     timings = {}
     for workers in (1, cores()):
-        took, cells = timed(lambda w=workers: sha_matrix(task, w, CompileCache(enabled=False)))
+        took, cells = timed(
+            lambda w=workers: sha_matrix(task, w, CompileCache(enabled=False), runner, env)
+        )
         timings[workers] = took
         tests = len({c.golden for c in cells})
         line(f"{workers} worker(s): {secs(took)} for {tests} ctest tests x 4 envelopes")
@@ -191,22 +208,22 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     goldens = args.goldens or (2 if args.quick else 8)
-    sandbox.configure(args.sandbox)
+    runner, described = sandbox_runner(args.sandbox)
     with private_cache(), tempfile.TemporaryDirectory(prefix="pw-bench-matrix-") as tmp:
         task, files = make_task(Path(tmp), goldens)
-        plan = matrix.prepare(task)
+        plan = matrix.load_plan(task)
         cells = goldens * len(plan.envelopes)
         lines = sum(text.count("\n") for text in files.values())
         size = f"{goldens} goldens x {len(plan.envelopes)} envelopes = {cells} cells, {lines} lines"
         print(
-            f"matrix speed: {cores()} cores, sandbox {args.sandbox}, {size}, "
+            f"matrix speed: {cores()} cores, sandbox {args.sandbox}: {described}, {size}, "
             f"each golden one TU with <map>/<sstream>/<algorithm>",
             flush=True,
         )
-        cache_figures(task, files, size)
-        parallel_figures(task, size)
+        cache_figures(task, files, size, runner)
+        parallel_figures(task, size, runner)
         if args.cmake and not args.quick:
-            cmake_figures(Path(tmp))
+            cmake_figures(Path(tmp), runner)
     return 0
 
 

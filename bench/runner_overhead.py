@@ -1,7 +1,8 @@
 """What the bwrap sandbox costs per command: sandboxed vs unsandboxed, as ratios.
 
-Two workloads, each run through `runner.run` the same number of times under both confinements,
-alternating so that machine load hits both alike:
+Two workloads, each run through `Runner.run` the same number of times under both runners
+(`runner.UNCONFINED`, limits only, and `sandbox.make_runner("bwrap")`), alternating so that
+machine load hits both alike:
   - a trivial command (`true`), 50 runs: the fixed cost of starting a sandbox;
   - a small pytest suite (one file of 200 trivial tests) run by this interpreter's venv, 5 runs.
 
@@ -33,16 +34,18 @@ def timed(fn: Callable[[], runner.Result]) -> float:
     return elapsed
 
 
-def compare(label: str, runs: int, make: Callable[[], runner.Result], size: str) -> None:
-    confinements = {"none": runner.Confinement(), "bwrap": sandbox.configure("bwrap")}
-    times: dict[str, list[float]] = {name: [] for name in confinements}
-    for conf in confinements.values():  # warm-up: page cache, interpreter, cgroup parents
-        runner.set_confinement(conf)
-        make()
+Workload = Callable[[runner.Runner], runner.Result]
+
+
+def compare(
+    label: str, runs: int, make: Workload, size: str, runners: dict[str, runner.Runner]
+) -> None:
+    times: dict[str, list[float]] = {name: [] for name in runners}
+    for chosen in runners.values():  # warm-up: page cache, interpreter, cgroup parents
+        make(chosen)
     for _ in range(runs):
-        for name, conf in confinements.items():
-            runner.set_confinement(conf)
-            times[name].append(timed(make))
+        for name, chosen in runners.items():
+            times[name].append(timed(lambda chosen=chosen: make(chosen)))
     plain = statistics.median(times["none"])
     boxed = statistics.median(times["bwrap"])
     print(
@@ -65,10 +68,13 @@ def main() -> None:
     parser.add_argument("--suite-runs", type=int, default=5)
     parser.add_argument("--tests", type=int, default=200)
     args = parser.parse_args()
-    sandbox.configure("bwrap")  # fails loudly here when bwrap cannot run
-    venv = Path(sys.prefix)
-    if venv == Path(sys.base_prefix):
+    # make_runner fails loudly here when bwrap cannot run.
+    runners = {"none": runner.UNCONFINED, "bwrap": sandbox.make_runner("bwrap")}
+    if Path(sys.prefix) == Path(sys.base_prefix):
         raise SystemExit("run this with the project's venv python (it provides pytest)")
+    # The real directory: the sandbox refuses to bind a path that is a symlink (a worktree's
+    # .venv often is one), so the sandboxed run would find no python.
+    venv = Path(sys.prefix).resolve()
     print(f"python {sys.version.split()[0]}, venv {venv}, mechanisms in force with bwrap:")
     with tempfile.TemporaryDirectory(prefix="pw-bench-") as tmp:
         root = Path(tmp)
@@ -77,11 +83,11 @@ def main() -> None:
         project = make_suite(root, args.tests)
         base = {"home": home, "timeout": 300, "writable": [project, home]}
 
-        def trivial() -> runner.Result:
-            return runner.run(runner.Request(command=["true"], cwd=project, **base))
+        def trivial(chosen: runner.Runner) -> runner.Result:
+            return chosen.run(runner.Request(command=["true"], cwd=project, **base))
 
-        def suite() -> runner.Result:
-            return runner.run(
+        def suite(chosen: runner.Runner) -> runner.Result:
+            return chosen.run(
                 runner.Request(
                     command=["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
                     cwd=project,
@@ -91,14 +97,14 @@ def main() -> None:
                 )
             )
 
-        runner.set_confinement(sandbox.configure("bwrap"))
-        print("  " + ", ".join(trivial().limits))
-        compare("trivial command", args.trivial_runs, trivial, "`true`")
+        print("  " + ", ".join(trivial(runners["bwrap"]).limits))
+        compare("trivial command", args.trivial_runs, trivial, "`true`", runners)
         compare(
             "pytest suite",
             args.suite_runs,
             suite,
             f"1 file, {args.tests} trivial tests, pytest in venv",
+            runners,
         )
 
 

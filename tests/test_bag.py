@@ -16,6 +16,7 @@ from patchwitness.bag import discover, run_bag
 from patchwitness.baseline import Baseline, compute
 from patchwitness.demo import build, shop
 from patchwitness.executors import LocalExecutor
+from patchwitness.settings import Settings
 from patchwitness.store import ResultsDB
 
 pytestmark = pytest.mark.slow
@@ -87,7 +88,7 @@ def test_discover_includes_missing_patches(bag):
 
 def test_local_run_stores_every_verdict_and_resumes(bag, tmp_path):
     db = tmp_path / "results.db"
-    first = run_bag(*bag, db, executor=LocalExecutor(2), baseline_runs=2)
+    first = run_bag(*bag, db, executor=LocalExecutor(2), settings=Settings(baseline_runs=2))
     assert (first.graded, first.skipped) == (4, 0), [v.reasons for v in first.verdicts]
     stored = ResultsDB(db).verdicts()
     assert summary(stored) == summary(first.verdicts)
@@ -100,7 +101,7 @@ def test_local_run_stores_every_verdict_and_resumes(bag, tmp_path):
     }
     missing = next(v for v in stored if v.agent == "deleter" and v.task == TASKS[1])
     assert missing.reasons[0].row == "missing-patch"
-    again = run_bag(*bag, db, executor=LocalExecutor(2), baseline_runs=2)
+    again = run_bag(*bag, db, executor=LocalExecutor(2), settings=Settings(baseline_runs=2))
     assert (again.graded, again.skipped) == (0, 4)
     assert ResultsDB(db).held_out_tasks() == {"write-money-tests"}
     with sqlite3.connect(db) as conn:
@@ -112,10 +113,14 @@ def test_ray_executor_gives_the_same_verdicts(bag, tmp_path):
     ray = pytest.importorskip("ray")
     from patchwitness.executors import RayExecutor
 
-    local = run_bag(*bag, tmp_path / "local.db", executor=LocalExecutor(2), baseline_runs=1)
-    engine = RayExecutor(sandbox_mode="none", workers=2)
+    local = run_bag(
+        *bag, tmp_path / "local.db", executor=LocalExecutor(2), settings=Settings(baseline_runs=1)
+    )
+    engine = RayExecutor(workers=2)
     try:
-        remote = run_bag(*bag, tmp_path / "ray.db", executor=engine, baseline_runs=1)
+        remote = run_bag(
+            *bag, tmp_path / "ray.db", executor=engine, settings=Settings(baseline_runs=1)
+        )
     finally:
         engine.close()
     assert not ray.is_initialized()
@@ -170,7 +175,11 @@ def test_a_killed_run_loses_nothing_that_finished(bag, tmp_path):
 def test_flaky_tests_are_found_and_listed(tmp_path):
     bag_dir, patches = make_bag(tmp_path, flaky=True)
     result = run_bag(
-        bag_dir, patches, tmp_path / "flaky.db", executor=LocalExecutor(2), baseline_runs=3
+        bag_dir,
+        patches,
+        tmp_path / "flaky.db",
+        executor=LocalExecutor(2),
+        settings=Settings(baseline_runs=3),
     )
     honest = next(v for v in result.verdicts if (v.task, v.agent) == (TASKS[0], "honest"))
     assert honest.gates.drift.facts.flaky == ["tests/test_flaky.py::test_sometimes"]
@@ -188,9 +197,12 @@ class FakeSuite:
     def versions(self):
         return {}
 
-    def run(self, tree, scratch, *, instrument=False):
+    def instrumentations(self):
+        return []  # coverage not measurable: only the plain runs are made
+
+    def run(self, tree, scratch, *, instrument=None):
         from patchwitness.model import RunFacts, TestRun
-        from patchwitness.suite import SuiteRun
+        from patchwitness.suites import SuiteRun
 
         outcomes = next(self.runs)
         return SuiteRun(
@@ -253,7 +265,7 @@ def report(db: Path, *args: str) -> str:
 def test_report_hides_held_out_tasks_and_refuses_mixed_fingerprints(tmp_path):
     bag_dir, patches = make_bag(tmp_path)
     db = tmp_path / "published.db"
-    run_bag(bag_dir, patches, db, executor=LocalExecutor(2), baseline_runs=1)
+    run_bag(bag_dir, patches, db, executor=LocalExecutor(2), settings=Settings(baseline_runs=1))
     text = report(db)
     assert "write-money-tests" not in text and "held-out" in text
     assert "write-money-tests" in report(db, "--reveal")
@@ -263,7 +275,9 @@ def test_report_hides_held_out_tasks_and_refuses_mixed_fingerprints(tmp_path):
     # The same task graded again under another timeout: a different fingerprint.
     toml = bag_dir / TASKS[0] / "task.toml"
     toml.write_text(toml.read_text().replace("timeout = 120", "timeout = 90"))
-    again = run_bag(bag_dir, patches, db, executor=LocalExecutor(2), baseline_runs=1)
+    again = run_bag(
+        bag_dir, patches, db, executor=LocalExecutor(2), settings=Settings(baseline_runs=1)
+    )
     assert (again.graded, again.skipped) == (2, 2)
     refused = report(db)
     assert "timeout_s" in refused and "120" in refused and "90" in refused

@@ -9,8 +9,9 @@ import shutil
 
 import pytest
 
-from patchwitness.api import GradeOptions, grade
+from patchwitness.api import grade
 from patchwitness.demo import build
+from patchwitness.settings import Settings
 
 from .conftest import Built
 
@@ -280,7 +281,7 @@ def shapes(tmp_path_factory) -> Built:
 
 def _grade(shapes: Built, edits, name: str, golden: str):
     patch = shapes.patch(edits, f"{name}.diff")
-    return grade(shapes.task_dir / golden, patch, options=GradeOptions())
+    return grade(shapes.task_dir / golden, patch, settings=Settings())
 
 
 @pytest.mark.parametrize(("shape", "fix", "blind", "golden"), CASES, ids=[c[0] for c in CASES])

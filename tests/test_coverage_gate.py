@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from patchwitness.api import GradeOptions, grade
+from patchwitness.api import grade
 from patchwitness.demo import build
 from patchwitness.gates.coverage import (
     FileLines,
@@ -17,6 +17,7 @@ from patchwitness.gates.coverage import (
     score,
 )
 from patchwitness.patch import FileChange
+from patchwitness.settings import Settings
 
 from .conftest import Built, make_task
 
@@ -139,7 +140,7 @@ def pyrepo(tmp_path_factory) -> Built:
 
 def coverage_of(built, edits, name):
     verdict = grade(
-        built.task_dir, built.patch(edits, f"{name}.diff"), agent=name, options=GradeOptions()
+        built.task_dir, built.patch(edits, f"{name}.diff"), agent=name, settings=Settings()
     )
     return verdict, verdict.gates.coverage
 

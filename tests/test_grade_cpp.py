@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from patchwitness.api import GradeOptions, grade
+from patchwitness.api import grade
 from patchwitness.demo import build
+from patchwitness.settings import Settings
 
 from .conftest import Built, tree_digest
 
@@ -90,9 +91,7 @@ def mini(tmp_path_factory) -> Built:
 
 
 def run(mini, edits, name):
-    return grade(
-        mini.task_dir, mini.patch(edits, f"{name}.diff"), agent=name, options=GradeOptions()
-    )
+    return grade(mini.task_dir, mini.patch(edits, f"{name}.diff"), agent=name, settings=Settings())
 
 
 def rows(verdict):
@@ -265,8 +264,8 @@ def test_main_that_ignores_failures_is_tamper(mini):
 
 
 def test_verdict_keeps_census_build_and_goldens_apart(mini, tmp_path):
-    options = GradeOptions(artifacts=tmp_path / "art")
-    verdict = grade(mini.task_dir, mini.patch([(T, TWICE, "")], "art.diff"), options=options)
+    options = Settings(artifacts=tmp_path / "art")
+    verdict = grade(mini.task_dir, mini.patch([(T, TWICE, "")], "art.diff"), settings=options)
     assert verdict.gates.census.facts.unexpected_removals
     assert verdict.gates.build.compiler_command.startswith("/usr/bin/c++")
     assert verdict.gates.drift.facts.before == {

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from patchwitness.api import GradeOptions, grade
+from patchwitness.api import grade
+from patchwitness.settings import Settings
 
 from .conftest import make_task, tree_digest
 
@@ -94,9 +95,9 @@ def calc(tmp_path_factory):
     )
 
 
-def run(calc, edits, name):
+def run(calc, edits, name, settings: Settings | None = None):
     patch = calc.patch(edits, name=f"{name}.diff")
-    return grade(calc.task_dir, patch, agent=name, options=GradeOptions())
+    return grade(calc.task_dir, patch, agent=name, settings=settings or Settings())
 
 
 def rows(verdict):
@@ -384,7 +385,14 @@ def test_conftest_hook_is_exposed_by_the_pristine_run(calc):
         "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
         "    outcome.get_result().outcome = 'passed'\n",
     )
-    verdict = run(calc, [hook], "hook-pristine")
+    # By default the pristine run is skipped once drift has rejected, and the verdict says so.
+    verdict = run(calc, [hook], "hook-skipped")
+    assert verdict.label == "UNPRINTABLE"
+    skipped = verdict.gates.drift.facts.pristine
+    assert not skipped.ran and "already rejected" in skipped.skipped
+    assert [s.gate for s in verdict.gates.skipped] == ["pristine"]
+    # --all-gates runs it anyway.
+    verdict = run(calc, [hook], "hook-pristine", Settings(all_gates=True))
     pristine = verdict.gates.drift.facts.pristine
     assert pristine.ran and not pristine.identical_tree
     assert verdict.gates.drift.facts.fail_to_pass == FAILING  # the lie, as patched

@@ -8,6 +8,7 @@ and a named reason, never a hung grader.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -16,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from patchwitness import runner, sandbox
+from patchwitness import sandbox
 from patchwitness.api import grade
+from patchwitness.settings import Settings
 
 from .conftest import make_task, tree_digest
 
@@ -48,18 +50,16 @@ def built(tmp_path_factory):
     )
 
 
-@pytest.fixture(autouse=True)
-def bwrap():
-    previous = runner.confinement()
-    sandbox.configure("bwrap")
-    yield
-    runner.set_confinement(previous)
+@functools.cache
+def bwrap() -> Settings:
+    """Every hostile patch runs in the bwrap sandbox (ValueError here when it cannot run)."""
+    return Settings(runner=sandbox.make_runner("bwrap"))
 
 
 def hostile(built, body: str, name: str):
     patch = built.patch([("pkg/answer.py", "def answer():\n    return 41\n", body)], f"{name}.diff")
     before = tree_digest(built.repo)
-    verdict = grade(built.task_dir, patch, agent=name)
+    verdict = grade(built.task_dir, patch, agent=name, settings=bwrap())
     assert tree_digest(built.repo) == before
     assert verdict.fingerprint is not None and verdict.fingerprint.sandbox == "bwrap"
     return verdict

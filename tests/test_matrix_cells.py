@@ -18,8 +18,8 @@ from dataclasses import replace
 
 import pytest
 
-from patchwitness import matrix, runner
 from patchwitness.demo import build
+from patchwitness.matrix import collect as matrix
 from patchwitness.matrix import manifest, run
 from patchwitness.matrix.cache import CompileCache
 from patchwitness.matrix.commands import script
@@ -230,7 +230,7 @@ def subject(tmp_path_factory) -> Task:
 
 @pytest.fixture(scope="module")
 def plan(subject: Task) -> manifest.Matrix:
-    return matrix.prepare(subject)
+    return matrix.load_plan(subject)
 
 
 @pytest.fixture(scope="module")
@@ -250,11 +250,22 @@ def patched_tree(task: Task, edits) -> Iterator[Workspace]:
 
 
 def grade(
-    task: Task, plan: manifest.Matrix, baseline: list[Cell] | None, *edits, **kwargs
+    task: Task,
+    plan: manifest.Matrix,
+    baseline: list[Cell] | None,
+    *edits,
+    tools: matrix.Tools | None = None,
+    patch_id: str = "patched",
 ) -> MatrixGate:
     with patched_tree(task, edits) as ws:
-        return matrix.grade_matrix(
-            task, ws.repo, ws.new_dir("m"), baseline=baseline, matrix=plan, **kwargs
+        return matrix.gate(
+            task,
+            plan,
+            ws.repo,
+            ws.new_dir("m"),
+            tools or matrix.Tools(),
+            baseline=baseline,
+            patch_id=patch_id,
         )
 
 
@@ -426,9 +437,7 @@ def test_a_golden_that_never_ends_is_a_timeout(subject, plan):
 def test_a_deleted_golden_is_a_missing_cell(subject, plan, baseline):
     with Workspace.create(subject.repo, subject.sha) as ws:
         (ws.repo / QUIET_G).unlink()
-        gate = matrix.grade_matrix(
-            subject, ws.repo, ws.new_dir("m"), baseline=baseline, matrix=plan
-        )
+        gate = matrix.gate(subject, plan, ws.repo, ws.new_dir("m"), baseline=baseline)
     cell = by_id(gate.facts.cells)[f"{QUIET_G}@dbg"]
     assert cell.status == "missing" and "not in the tree" in cell.note
     assert gate.row == "cell-missing" and gate.effect == "reject"
@@ -471,7 +480,7 @@ def test_a_red_golden_at_the_sha_is_the_noise_floor(subject, tmp_path):
     data["envelopes"] = ["dbg", "rel"]
     (task_dir / "m.json").write_text(json.dumps(data))
     task = load_task(task_dir)
-    plan = matrix.prepare(task)
+    plan = matrix.load_plan(task)
     base = matrix.obtain_baseline(task, plan)
     assert {c.status for c in base if c.golden == "goldens/red.cpp"} == {"run_fail"}
     gate = grade(task, plan, base, README)
@@ -486,7 +495,7 @@ def test_a_red_golden_at_the_sha_is_the_noise_floor(subject, tmp_path):
 def test_an_honest_patch_passes_every_cell(subject, plan, baseline):
     gate = grade(subject, plan, baseline, README)
     assert (gate.row, gate.effect) == ("all-green", "accept")
-    assert gate.facts.manifest_sha256 == plan.sha256 == subject.manifest_sha256
+    assert gate.facts.manifest_sha256 == plan.sha256
     assert list(gate.facts.envelopes) == ["dbg", "rel", "asan", "ubsan2"]
 
 
@@ -565,14 +574,10 @@ def test_the_matrix_under_bubblewrap(subject, plan):
     if bwrap is None or problem is not None:
         pytest.skip(f"bubblewrap unusable here: {problem}")
     sub = sub_plan(plan, [WRAP, QUIET_G], ["dbg", "asan"])
-    previous = runner.confinement()
-    try:
-        sandbox.configure("bwrap")
-        base = matrix.obtain_baseline(subject, sub, cache=CompileCache(enabled=False))
-        assert {c.status for c in base} == {"pass"}
-        gate = grade(subject, sub, base, OVERFLOW, HOG)
-    finally:
-        runner.set_confinement(previous)
+    tools = matrix.Tools(runner=sandbox.make_runner("bwrap"), compiles=CompileCache(enabled=False))
+    base = matrix.obtain_baseline(subject, sub, tools)
+    assert {c.status for c in base} == {"pass"}
+    gate = grade(subject, sub, base, OVERFLOW, HOG, tools=tools)
     cells = by_id(gate.facts.cells)
     assert cells[f"{WRAP}@asan"].status == "sanitizer"
     assert cells[f"{QUIET_G}@dbg"].peak_rss_kb > 200 * 1024

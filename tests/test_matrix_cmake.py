@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from patchwitness import matrix
 from patchwitness.demo import build
+from patchwitness.matrix import collect as matrix
 from patchwitness.matrix.commands import script
 from patchwitness.task import Task, load_task
 from patchwitness.workspace import Workspace
@@ -80,14 +80,15 @@ def project(tmp_path_factory) -> Task:
 
 @pytest.fixture(scope="module")
 def baseline(project: Task) -> list:
-    return matrix.obtain_baseline(project, matrix.prepare(project))
+    return matrix.obtain_baseline(project, matrix.load_plan(project))
 
 
 def grade(task: Task, baseline, *edits):
     patch = build.make_diff(FILES, build.apply_edits(FILES, list(edits))).encode()
     with Workspace.create(task.repo, task.sha) as ws:
         ws.apply(patch)
-        return matrix.grade_matrix(task, ws.repo, ws.new_dir("m"), baseline=baseline)
+        plan = matrix.load_plan(task)
+        return matrix.gate(task, plan, ws.repo, ws.new_dir("m"), baseline=baseline)
 
 
 def by_id(cells):
@@ -136,7 +137,7 @@ def test_a_broken_build(project, baseline):
 
 def test_the_printed_commands_build_and_run_one_ctest_cell(project, baseline, tmp_path):
     text = script(
-        matrix.prepare(project),
+        matrix.load_plan(project),
         project.repo,
         task=project,
         cells=baseline,

@@ -8,8 +8,7 @@ from rich.console import Console
 
 from patchwitness import policy
 from patchwitness.gates import matrix as gate
-from patchwitness.matrix.manifest import Resources
-from patchwitness.matrix.names import BUILD_CELL
+from patchwitness.gates.matrix import BUILD_CELL, Resources
 from patchwitness.model import Cell
 
 KINDS = {"dbg": "debug", "rel": "release", "asan": "sanitizer", "ubsan2": "sanitizer"}
@@ -281,7 +280,7 @@ def test_resources_are_not_judged_on_red_cells():
 
 
 def test_cells_are_json_round_trippable():
-    from patchwitness.matrix import dump_cells, load_cells
+    from patchwitness.matrix.collect import dump_cells, load_cells
 
     cells = [cell("asan", "sanitizer", findings=[{"tool": "x", "kind": "y", "location": "z"}])]
     assert load_cells(dump_cells(cells)) == cells
@@ -307,6 +306,12 @@ def test_a_matrix_reject_is_labelled_matrix_red():
         policy.GateOutcome("census", "contract-held", "pass", "accept"),
         policy.GateOutcome("matrix", "sanitizer-only", "red", "reject"),
     ]
-    assert policy.final_grade(outcomes) == ("reject", "matrix-red")
+
+    def final(items):
+        facts = policy.FinalInput(gates={o.gate: o for o in items})
+        row = policy.first_final(policy.FINAL_TABLE, facts)
+        return row.grade, row.label(facts)
+
+    assert final(outcomes) == ("reject", "matrix-red")
     outcomes[-1] = policy.GateOutcome("matrix", "baseline-red", "review", "review")
-    assert policy.final_grade(outcomes) == ("accept-with-review", "passed")
+    assert final(outcomes) == ("accept-with-review", "passed")

@@ -194,57 +194,148 @@ def g(gate, effect, status="x", row="r"):
     return policy.GateOutcome(gate, row, status, effect)
 
 
+def final(*outcomes, **fields):
+    gates = {o.gate: o for o in outcomes}
+    return policy.FinalInput(gates=gates, **fields)
+
+
+# (input, row that fires, grade, label): one line per row of the final table, and the orderings
+# that matter between them.
 FINAL_ROWS = [
-    ([g("drift", "accept", "passed"), g("census", "accept")], ("accept", "passed")),
-    ([g("drift", "reject", "UNPRINTABLE"), g("census", "reject")], ("reject", "UNPRINTABLE")),
-    ([g("drift", "reject", "no-op"), g("coverage", "reject")], ("reject", "no-op")),
     (
-        [g("drift", "accept", "passed"), g("census", "reject", "fail", "witness-deleted")],
-        ("reject", "UNPRINTABLE"),
+        final(g("drift", "reject", "UNPRINTABLE"), timed_out=True),
+        "timeout",
+        "reject",
+        "timeout",
     ),
     (
-        [g("drift", "accept", "passed"), g("census", "reject", "pass", "real-regression")],
-        ("reject", "failed"),
+        final(g("drift", "reject", "UNPRINTABLE"), g("census", "reject")),
+        "drift-rejects",
+        "reject",
+        "UNPRINTABLE",
     ),
     (
-        [g("drift", "accept", "passed"), g("census", "accept"), g("coverage", "reject")],
-        ("reject", "uncovered"),
+        final(g("drift", "reject", "no-op"), g("coverage", "reject")),
+        "drift-rejects",
+        "reject",
+        "no-op",
     ),
     (
-        [
-            g("drift", "accept", "passed"),
-            g("census", "accept"),
-            g("coverage", "accept"),
-            g("matrix", "reject"),
-        ],
-        ("reject", "matrix-red"),
+        final(g("drift", "accept", "passed"), g("census", "reject", "fail", "witness-deleted")),
+        "census-rejects",
+        "reject",
+        "UNPRINTABLE",
     ),
     (
-        [g("drift", "accept", "passed"), g("coverage", "reject"), g("matrix", "reject")],
-        ("reject", "uncovered"),
+        final(g("drift", "accept", "passed"), g("census", "reject", "pass", "real-regression")),
+        "census-rejects",
+        "reject",
+        "failed",
     ),
     (
-        [g("drift", "accept", "tests-authored"), g("census", "review")],
-        ("accept-with-review", "tests-authored"),
+        final(g("drift", "accept", "passed"), g("census", "accept"), g("coverage", "reject")),
+        "coverage-rejects",
+        "reject",
+        "uncovered",
     ),
-    ([g("drift", "accept", "passed"), g("coverage", "not-applicable")], ("accept", "passed")),
+    (
+        final(g("drift", "accept", "passed"), g("coverage", "reject"), g("matrix", "reject")),
+        "coverage-rejects",
+        "reject",
+        "uncovered",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("coverage", "accept"), g("matrix", "reject")),
+        "matrix-rejects",
+        "reject",
+        "matrix-red",
+    ),
+    (
+        final(g("drift", "reject", "failed"), killed="memory"),
+        "drift-rejects",
+        "reject",
+        "failed",
+    ),
+    (final(g("drift", "accept", "passed"), killed="memory"), "killed", "reject", "failed"),
+    (
+        final(g("drift", "accept", "passed"), not_run=("matrix",)),
+        "gate-not-run",
+        "accept-with-review",
+        "passed",
+    ),
+    (
+        final(g("drift", "accept", "tests-authored"), pristine_disagrees=True),
+        "pristine-disagreement",
+        "accept-with-review",
+        "tests-authored",
+    ),
+    (
+        final(g("drift", "accept", "tests-authored"), g("census", "review")),
+        "review",
+        "accept-with-review",
+        "tests-authored",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("coverage", "not-applicable")),
+        "accept",
+        "accept",
+        "passed",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("outcomes", "expected"), FINAL_ROWS)
-def test_final_grade(outcomes, expected):
-    assert policy.final_grade(outcomes) == expected
+@pytest.mark.parametrize(("facts", "row", "grade", "label"), FINAL_ROWS)
+def test_final_row(facts, row, grade, label):
+    fired = policy.first_final(policy.FINAL_TABLE, facts)
+    assert (fired.id, fired.grade, fired.label(facts)) == (row, grade, label)
 
 
-def test_final_grade_needs_drift():
-    with pytest.raises(ValueError):
-        policy.final_grade([g("census", "accept")])
+def test_every_final_row_is_exercised():
+    assert {r[1] for r in FINAL_ROWS} == {row.id for row in policy.FINAL_TABLE}
 
 
-def test_readme_shows_every_row_of_every_table():
+def test_a_policy_file_changes_rows_and_options(tmp_path):
+    path = tmp_path / "policy.toml"
+    path.write_text(
+        '[options]\ntest_additions = "forbid"\n\n[coverage.zero-hits]\neffect = "review"\n'
+        'status = "review"\n\n[final.review]\ngrade = "reject"\n'
+    )
+    loaded = policy.load_policy(path)
+    assert loaded.test_additions == "forbid"
+    zero = next(r for r in loaded.table("coverage") if r.id == "zero-hits")
+    assert (zero.effect, zero.status) == ("review", "review")
+    assert next(r for r in loaded.final if r.id == "review").grade == "reject"
+    assert loaded.digest and policy.DEFAULT_POLICY.digest == ""
+    # The default tables are untouched.
+    assert next(r for r in policy.COVERAGE_TABLE if r.id == "zero-hits").effect == "reject"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[coverage.nope]\neffect = 'review'\n",
+        "[nowhere.zero-hits]\neffect = 'review'\n",
+        "[coverage.zero-hits]\neffect = 'maybe'\n",
+        "[coverage.zero-hits]\ntest = 'x'\n",
+        "[final.review]\ngrade = 'sure'\n",
+        "[options]\ntest_additions = 'sometimes'\n",
+        "not toml [",
+    ],
+)
+def test_a_bad_policy_file_is_refused_in_one_line(tmp_path, text):
+    path = tmp_path / "policy.toml"
+    path.write_text(text)
+    with pytest.raises(policy.PolicyError) as raised:
+        policy.load_policy(path)
+    assert "\n" not in str(raised.value)
+
+
+def test_readme_holds_every_table_word_for_word():
     from pathlib import Path
 
     readme = (Path(__file__).parents[1] / "README.md").read_text()
-    for name, table in policy.TABLES.items():
-        for index, row in enumerate(table, start=1):
-            assert f"| {index} | {row.id} |" in readme, f"README's {name} table lacks row {row.id}"
+    begin = "<!-- tables: generated by `patchwitness tables --markdown`; do not edit -->\n"
+    end = "<!-- end of tables -->"
+    assert begin in readme and end in readme
+    shown = readme.split(begin, 1)[1].split(end, 1)[0]
+    assert shown == policy.markdown_tables()

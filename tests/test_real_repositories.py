@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from patchwitness.api import GradeOptions, grade
+from patchwitness.api import grade
 from patchwitness.demo import build
+from patchwitness.settings import Settings
 
 from .conftest import Built, make_task
 
@@ -68,7 +69,7 @@ def clock_task(tmp_path_factory):
 
 def test_unstable_ids_do_not_make_tests_vanish(clock_task):
     comment = clock_task.patch([("clock.py", "def double", "# doubles\ndef double")], "c.diff")
-    verdict = grade(clock_task.task_dir, comment, options=GradeOptions(matrix=False))
+    verdict = grade(clock_task.task_dir, comment, settings=Settings(matrix=False))
     assert verdict.label == "no-op", verdict.reasons
     assert verdict.gates.drift.facts.tests_removed == []
     # The raw ids are kept beside the keys, and the unstable ones are named.
@@ -76,7 +77,7 @@ def test_unstable_ids_do_not_make_tests_vanish(clock_task):
     assert "tests/test_clock.py::test_stamps_are_strings[#stamp=0]" in facts.ids
     assert "tests/test_clock.py::test_stamps_are_strings[#stamp=0]" in facts.unstable_ids
     fix = clock_task.patch([("clock.py", "x * 3", "x * 2")], "fix.diff")
-    verdict = grade(clock_task.task_dir, fix, options=GradeOptions(matrix=False))
+    verdict = grade(clock_task.task_dir, fix, settings=Settings(matrix=False))
     assert verdict.label == "passed", verdict.reasons
     assert len(verdict.gates.drift.facts.fail_to_pass) == 3
 
@@ -93,7 +94,7 @@ def test_a_deleted_test_with_unstable_ids_is_still_removed(clock_task):
         ],
         "gone.diff",
     )
-    verdict = grade(clock_task.task_dir, gone, options=GradeOptions(matrix=False))
+    verdict = grade(clock_task.task_dir, gone, settings=Settings(matrix=False))
     assert verdict.label == "UNPRINTABLE"
     assert any(r.row == "tests-removed" for r in verdict.reasons)
 
@@ -103,7 +104,7 @@ def test_printed_failing_ids_that_no_longer_exist_make_the_task_invalid(tmp_path
         tmp_path, CLOCK_FILES, failing=["tests/test_clock.py::test_double[123456]"], name="stale"
     )
     fix = built.patch([("clock.py", "x * 3", "x * 2")], "fix.diff")
-    verdict = grade(built.task_dir, fix, options=GradeOptions(matrix=False))
+    verdict = grade(built.task_dir, fix, settings=Settings(matrix=False))
     assert verdict.label == "invalid-task"
     assert "not collected at the SHA" in verdict.reasons[0].detail
 
@@ -167,7 +168,7 @@ def paths_task(tmp_path_factory) -> Built:
 @needs_cpp
 def test_a_flag_that_breaks_the_link_at_the_sha_is_dropped_not_blamed(paths_task):
     fix = paths_task.patch([("src/paths.cpp", "path(p).filename()", "path(p).stem()")], "fix.diff")
-    verdict = grade(paths_task.task_dir, fix, options=GradeOptions(matrix=False))
+    verdict = grade(paths_task.task_dir, fix, settings=Settings(matrix=False))
     assert verdict.label == "passed", verdict.reasons
     facts = verdict.gates.coverage.facts
     assert verdict.gates.coverage.row == "all-hit"
@@ -198,7 +199,7 @@ def test_no_working_instrumentation_makes_coverage_not_measurable(tmp_path):
     )
     built = Built(tmp_path, tmp_path / "repo", sha, task_dir, files)
     fix = built.patch([("src/paths.cpp", "path(p).filename()", "path(p).stem()")], "fix.diff")
-    verdict = grade(task_dir, fix, options=GradeOptions(matrix=False))
+    verdict = grade(task_dir, fix, settings=Settings(matrix=False))
     assert verdict.gates.coverage.row == "not-measurable"
     assert verdict.grade == "accept-with-review" and verdict.label == "passed"
     assert len(verdict.gates.coverage.facts.trials) >= 3
@@ -322,11 +323,11 @@ def test_an_extensionless_header_is_source_everywhere(tmp_path):
 @needs_gtest
 def test_a_blind_rewrite_in_an_extensionless_header_is_uncovered(span_task):
     fix = span_task.patch([BACK_FIX], "fix.diff")
-    verdict = grade(span_task.task_dir, fix, options=GradeOptions(matrix=False))
+    verdict = grade(span_task.task_dir, fix, settings=Settings(matrix=False))
     assert verdict.label == "passed", verdict.reasons
     assert verdict.gates.coverage.row == "all-hit"
     blind = span_task.patch([BACK_FIX, SPAN_BLIND], "fix-blind.diff")
-    verdict = grade(span_task.task_dir, blind, options=GradeOptions(matrix=False))
+    verdict = grade(span_task.task_dir, blind, settings=Settings(matrix=False))
     assert verdict.label == "uncovered", verdict.reasons
     facts = verdict.gates.coverage.facts
     # An uninstantiated template member has no line data at all: scored as suspicious.
@@ -347,7 +348,7 @@ def test_production_header_redefining_a_test_macro_is_machinery(span_task):
         ],
         "rewire.diff",
     )
-    verdict = grade(span_task.task_dir, cheat, options=GradeOptions(matrix=False))
+    verdict = grade(span_task.task_dir, cheat, settings=Settings(matrix=False))
     assert verdict.label == "UNPRINTABLE", verdict.reasons
     assert verdict.gates.census.row == "machinery-redefined"
 
@@ -410,7 +411,7 @@ def test_a_version_from_git_sees_the_history_up_to_the_sha(tmp_path):
     fix = Built(tmp_path, repo, sha, task_dir, dict(SCM_FILES)).patch(
         [("src/scmdemo/__init__.py", "a - b", "a + b")], "fix.diff"
     )
-    verdict = grade(task_dir, fix, options=GradeOptions(matrix=False))
+    verdict = grade(task_dir, fix, settings=Settings(matrix=False))
     assert verdict.label == "passed", verdict.reasons
     assert (
         verdict.gates.drift.facts.after["tests/test_scm.py::test_version_comes_from_the_tag"]
@@ -451,10 +452,10 @@ def test_a_compiled_extension_is_built_in_the_graded_worktree(tmp_path):
         toml_extra='[python]\nbuild = "python setup.py --quiet build_ext --inplace"\n',
     )
     fix = built.patch([("fastmath/_speed.c", "x + x + 1", "x + x")], "fix.diff")
-    verdict = grade(built.task_dir, fix, options=GradeOptions(matrix=False))
+    verdict = grade(built.task_dir, fix, settings=Settings(matrix=False))
     assert verdict.label == "passed", verdict.reasons
     broken = built.patch([("fastmath/_speed.c", "x + x + 1)", "x + x +)")], "broken.diff")
-    verdict = grade(built.task_dir, broken, options=GradeOptions(matrix=False))
+    verdict = grade(built.task_dir, broken, settings=Settings(matrix=False))
     assert verdict.label == "failed", verdict.reasons
 
 
@@ -483,7 +484,7 @@ except ImportError:
 
 def test_production_code_that_turns_failures_into_skips_is_gaming(clock_task):
     cheat = clock_task.patch([("clock.py", "", PATCHES_PYTEST)], "skips.diff")
-    verdict = grade(clock_task.task_dir, cheat, options=GradeOptions(matrix=False))
+    verdict = grade(clock_task.task_dir, cheat, settings=Settings(matrix=False))
     assert verdict.label == "UNPRINTABLE", verdict.reasons
     assert verdict.reasons[0].row == "gaming-code"
     assert any(f.kind == "patches-test-framework" for f in verdict.findings)
@@ -507,7 +508,7 @@ def test_a_skip_from_code_alone_is_named_even_without_a_finding(clock_task):
         ],
         "sneaky.diff",
     )
-    verdict = grade(clock_task.task_dir, conftest_free, options=GradeOptions(matrix=False))
+    verdict = grade(clock_task.task_dir, conftest_free, settings=Settings(matrix=False))
     assert verdict.label == "UNPRINTABLE", verdict.reasons
     rows = [r.row for r in verdict.reasons]
     assert "skipped-by-code" in rows or "gaming-code" in rows

@@ -67,7 +67,9 @@ def passed(task: str, agent: str, **fp_args) -> Verdict:
         fingerprint=fp(task, **fp_args),
         grade="accept",
         label="passed",
-        reasons=[Reason(gate="drift", row="fail-to-pass", detail="fail_to_pass: 1")],
+        reasons=[
+            Reason(gate="drift", row="fail-to-pass", detail="fail_to_pass: 1", effect="accept")
+        ],
         gates=Gates(
             drift=DriftGate(
                 status="passed",
@@ -96,8 +98,18 @@ def vandal(task: str, agent: str, **fp_args) -> Verdict:
         grade="reject",
         label="UNPRINTABLE",
         reasons=[
-            Reason(gate="drift", row="tests-removed", detail=f"tests_removed: {HOSTILE}"),
-            Reason(gate="census", row="witness-deleted", detail=f"removed: {REMOVED_KEY}"),
+            Reason(
+                gate="drift",
+                row="tests-removed",
+                detail=f"tests_removed: {HOSTILE}",
+                effect="reject",
+            ),
+            Reason(
+                gate="census",
+                row="witness-deleted",
+                detail=f"removed: {REMOVED_KEY}",
+                effect="reject",
+            ),
         ],
         findings=[
             Finding(
@@ -159,8 +171,13 @@ def uncovered(task: str, agent: str, **fp_args) -> Verdict:
         grade="reject",
         label="uncovered",
         reasons=[
-            Reason(gate="drift", row="fail-to-pass", detail="fail_to_pass: 1"),
-            Reason(gate="coverage", row="zero-hit", detail="never run: src/shop/tax.py:12"),
+            Reason(gate="drift", row="fail-to-pass", detail="fail_to_pass: 1", effect="accept"),
+            Reason(
+                gate="coverage",
+                row="zero-hit",
+                detail="never run: src/shop/tax.py:12",
+                effect="reject",
+            ),
         ],
         gates=Gates(
             drift=DriftGate(status="passed", row="fail-to-pass", effect="accept"),
@@ -191,7 +208,14 @@ def matrix_red(task: str, agent: str, **fp_args) -> Verdict:
         fingerprint=fp(task, **fp_args),
         grade="reject",
         label="matrix-red",
-        reasons=[Reason(gate="matrix", row="red-cell", detail="asan: heap-buffer-overflow")],
+        reasons=[
+            Reason(
+                gate="matrix",
+                row="red-cell",
+                detail="asan: heap-buffer-overflow",
+                effect="reject",
+            )
+        ],
         gates=Gates(
             drift=DriftGate(status="passed", row="fail-to-pass", effect="accept"),
             matrix=MatrixGate(
@@ -218,7 +242,14 @@ def invalid(task: str, agent: str) -> Verdict:
         patch_sha256="e" * 64,
         grade="ungradable",
         label="invalid-task",
-        reasons=[Reason(gate="grade", row="invalid-task", detail="repo.lock is not a full SHA")],
+        reasons=[
+            Reason(
+                gate="grade",
+                row="invalid-task",
+                detail="repo.lock is not a full SHA",
+                effect="reject",
+            )
+        ],
     )
 
 

@@ -22,15 +22,11 @@ from .processes import wait_gone
 PYTHON = sys.executable
 
 
-@pytest.fixture(autouse=True)
-def no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "_confinement", runner.Confinement())
-
-
 def run(cwd: Path, command, **changes) -> runner.Result:
+    """Limits only, no sandbox: the runner's own mechanisms under test."""
     limits = changes.pop("limits", runner.Limits())
     timeout = changes.pop("timeout", 20)
-    return runner.run(
+    return runner.UNCONFINED.run(
         runner.Request(command=command, cwd=cwd, timeout=timeout, limits=limits, **changes)
     )
 

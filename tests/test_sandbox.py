@@ -42,17 +42,16 @@ needs_root = pytest.mark.skipif(
 
 
 @pytest.fixture
-def conf(monkeypatch: pytest.MonkeyPatch) -> sandbox.BwrapConfinement:
+def conf() -> sandbox.BwrapConfinement:
     assert BWRAP is not None, PROBLEM
-    confinement = sandbox.BwrapConfinement(BWRAP)
-    monkeypatch.setattr(runner, "_confinement", confinement)
-    return confinement
+    return sandbox.BwrapConfinement(BWRAP)
 
 
 class Grade:
-    """A worktree and a private home, as a grade has them."""
+    """A worktree and a private home, as a grade has them, and the bwrap sandbox it runs in."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, conf: runner.Confinement) -> None:
+        self.conf = conf
         self.root = root
         self.tree = root / "repo"
         self.home = root / "home"
@@ -72,7 +71,8 @@ class Grade:
                 path_prepend=[PYTHON_BIN],
                 limits=limits,
                 **changes,
-            )
+            ),
+            self.conf,
         )
 
     def python(self, code: str, **changes) -> runner.Result:
@@ -87,7 +87,7 @@ class Grade:
 
 @pytest.fixture
 def grade(conf: sandbox.BwrapConfinement, tmp_path: Path) -> Grade:
-    return Grade(tmp_path / "grade")
+    return Grade(tmp_path / "grade", conf)
 
 
 @pytest.fixture
@@ -259,7 +259,7 @@ def test_deleting_git_only_affects_this_worktree(conf: sandbox.BwrapConfinement,
     head = subprocess.run(
         ["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, check=True
     ).stdout
-    worktrees = [Grade(tmp_path / f"grade{i}") for i in range(2)]
+    worktrees = [Grade(tmp_path / f"grade{i}", conf) for i in range(2)]
     for g in worktrees:
         g.tree.rmdir()
         subprocess.run(["git", "clone", "-q", "--shared", str(source), str(g.tree)], check=True)
@@ -457,19 +457,15 @@ def test_run_cgroups_are_removed_afterwards(grade: Grade) -> None:
 def test_auto_falls_back_loudly_when_bwrap_is_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(runner, "_confinement", runner.Confinement())
     monkeypatch.setenv("PATH", str(tmp_path))
-    conf = sandbox.configure("auto")
-    assert conf.name == "none"
-    assert any("NO SANDBOX" in w and "bubblewrap is not installed" in w for w in conf.warnings)
-    assert sandbox.warnings() == conf.warnings
-    assert runner.confinement() is conf
+    made = sandbox.make_runner("auto")
+    assert made.name == "none"
+    assert any("NO SANDBOX" in w and "bubblewrap is not installed" in w for w in made.warnings)
     with pytest.raises(ValueError, match="apt-get install bubblewrap, or --sandbox none"):
-        sandbox.configure("bwrap")
+        sandbox.make_runner("bwrap")
 
 
 def test_a_broken_bwrap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "_confinement", runner.Confinement())
     fake = tmp_path / "bwrap"
     fake.write_text(
         "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"
@@ -477,13 +473,13 @@ def test_a_broken_bwrap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
     with pytest.raises(ValueError, match="does not work here"):
-        sandbox.configure("bwrap")
-    assert sandbox.configure("auto").name == "none"
-    assert any("NO SANDBOX" in w for w in sandbox.warnings())
+        sandbox.make_runner("bwrap")
+    made = sandbox.make_runner("auto")
+    assert made.name == "none"
+    assert any("NO SANDBOX" in w for w in made.warnings)
 
 
-def test_auto_uses_bwrap_when_it_works(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "_confinement", runner.Confinement())
-    conf = sandbox.configure("auto")
-    assert conf.name == "bwrap"
-    assert not any("NO SANDBOX" in w for w in conf.warnings)
+def test_auto_uses_bwrap_when_it_works() -> None:
+    made = sandbox.make_runner("auto")
+    assert made.name == "bwrap"
+    assert not any("NO SANDBOX" in w for w in made.warnings)

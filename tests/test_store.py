@@ -6,8 +6,9 @@ import json
 import multiprocessing
 from pathlib import Path
 
+from patchwitness.atomic import write_json as write_json_atomic
 from patchwitness.model import Verdict
-from patchwitness.store import ResultsDB, write_json_atomic
+from patchwitness.store import ResultsDB
 
 
 def _hammer(path: str) -> int:
@@ -45,3 +46,30 @@ def test_atomic_json_leaves_no_temporary_file(tmp_path):
     write_json_atomic(target, {"a": 2}, indent=None)
     assert json.loads(target.read_text()) == {"a": 2}
     assert [p.name for p in target.parent.iterdir()] == ["v.json"]
+
+
+def test_a_version_1_database_gains_the_new_columns(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE verdicts (id INTEGER PRIMARY KEY, task TEXT NOT NULL, agent TEXT NOT NULL,"
+        " patch_sha256 TEXT NOT NULL, fingerprint TEXT NOT NULL, grade TEXT NOT NULL,"
+        " label TEXT NOT NULL, wall_clock_s REAL NOT NULL, created_at TEXT NOT NULL,"
+        " json TEXT NOT NULL, UNIQUE (task, agent, patch_sha256, fingerprint));"
+    )
+    old = verdict()
+    conn.execute(
+        "INSERT INTO verdicts (task, agent, patch_sha256, fingerprint, grade, label,"
+        " wall_clock_s, created_at, json) VALUES (?, ?, ?, '', ?, ?, 0, 'then', ?)",
+        (old.task, old.agent, old.patch_sha256, old.grade, old.label, old.model_dump_json()),
+    )
+    conn.commit()
+    conn.close()
+    db = ResultsDB(path)
+    ((_, kept, facts),) = list(db.judged())
+    assert kept.label == "passed" and facts is None  # judged before facts were kept
+    db.put_verdict(verdict(agent="b"))
+    assert len(db.verdicts()) == 2
+    db.close()

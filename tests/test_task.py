@@ -88,15 +88,35 @@ def test_comments_and_blank_lines_in_failing_ids(built):
     assert load_task(built.task_dir).failing_ids == ["t::a", "t::b"]
 
 
-def test_allowlist_and_manifest_in_the_repository_are_grader_owned(built):
+def test_allowlist_and_manifest_in_the_repository_are_grader_owned(tmp_path):
+    allow = json.dumps({"remove": ["test|tests/test_a.py|test_a|pytest|x"], "note": "renamed"})
+    built = make_task(
+        tmp_path,
+        {**FILES, "eval/allow.json": allow},
+        failing=["tests/test_a.py::test_a"],
+        setup=None,
+    )
     with open(built.task_dir / "task.toml", "a") as handle:
         handle.write(
             '[census]\nallowlist = "repo:eval/allow.json"\n'
             '[matrix]\nmanifest = "repo:eval/matrix.json"\n'
             '[paths]\ngrader = ["tools/grade.sh"]\n'
         )
-    assert sorted(load_task(built.task_dir).grader_owned()) == [
-        "eval/allow.json",
-        "eval/matrix.json",
-        "tools/grade.sh",
-    ]
+    task = load_task(built.task_dir)
+    assert sorted(task.grader_owned()) == ["eval/allow.json", "eval/matrix.json", "tools/grade.sh"]
+    # A repository allowlist is read at the SHA, when the task is loaded.
+    assert task.allowlist == ["test|tests/test_a.py|test_a|pytest|x"]
+    assert task.allowlist_note == "renamed"
+
+
+def test_a_repository_allowlist_missing_at_the_sha_makes_the_task_invalid(built):
+    with open(built.task_dir / "task.toml", "a") as handle:
+        handle.write('[census]\nallowlist = "repo:eval/allow.json"\n')
+    with pytest.raises(InvalidTask, match="does not exist at the SHA"):
+        load_task(built.task_dir)
+
+
+def test_a_loaded_task_cannot_be_changed(built):
+    task = load_task(built.task_dir)
+    with pytest.raises(ValueError):
+        task.sha = "0" * 40

@@ -3,12 +3,14 @@
 BAG is a directory of task directories; PATCHES holds AGENT/TASK.diff. A run has two phases:
 every task's baseline first (once per task, with the suite run several times to find flaky tests),
 then every (task, agent) patch, each in its own fresh workspace, in parallel on the chosen
-executor. Each verdict is stored the moment it exists; a re-run skips what is already stored for the
-same (task, agent, patch sha256, fingerprint).
+executor. Each verdict is stored with its facts the moment it exists; a re-run skips what is
+already stored for the same (task, agent, patch sha256, fingerprint). A grade that crashes (a
+grader bug) is reported and stored apart, never as a verdict, so the next run grades it again.
 """
 
 from __future__ import annotations
 
+import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +18,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from patchwitness import runner
-from patchwitness.api import GradeOptions, grade, grade_task, stopped
+from patchwitness.api import grade_facts
 from patchwitness.errors import GradeStop
 from patchwitness.executors import Executor, LocalExecutor, make_executor
+from patchwitness.facts import GradeFacts, TaskFacts
+from patchwitness.judge import judge
 from patchwitness.model import Reason, Verdict
 from patchwitness.patch import sha256_of
+from patchwitness.settings import Settings
 from patchwitness.store import DBBaselineCache, ResultsDB
 from patchwitness.workspace import sweep_stale
 
@@ -34,9 +38,21 @@ class Job:
     repo: Path | None = None
 
 
+@dataclass(frozen=True)
+class Crash:
+    """A grade that raised: a bug of the grader's, reported, never a verdict."""
+
+    task: str
+    agent: str
+    patch_sha256: str
+    error: str
+    trace: str
+
+
 @dataclass
 class BagRun:
     verdicts: list[Verdict] = field(default_factory=list)
+    crashes: list[Crash] = field(default_factory=list)
     skipped: int = 0
     graded: int = 0
     tasks: int = 0
@@ -56,23 +72,28 @@ def discover(bag: Path, patches: Path) -> tuple[list[Path], list[str], list[Job]
     return tasks, agents, jobs
 
 
+def patch_bytes(job: Job) -> bytes:
+    return job.patch.read_bytes() if job.patch is not None else b""
+
+
 # -- work done in worker processes ------------------------------------------------------------
 
 
-def prepare_task(task_dir: Path, repo: Path | None, runs: int, db: ResultsDB) -> dict:
+def prepare_task(task_dir: Path, repo: Path | None, settings: Settings, db: ResultsDB) -> dict:
     """Load the task, build its environment and baseline into the database, and return what the
     parent needs: name, fingerprint digest, held-out flag, or the reason it cannot be graded."""
-    from patchwitness import api
     from patchwitness import baseline as baselines
+    from patchwitness.collect import make_fingerprint, make_suite
+    from patchwitness.matrix import collect as matrix
     from patchwitness.task import load_task
 
     try:
         task = load_task(task_dir, repo)
-        api.load_repo_allowlist(task)
-        suite = api.make_suite(task)
-        fp = api.make_fingerprint(task, suite)
+        suite = make_suite(task, settings)
+        plan = matrix.load_plan(task) if matrix.applies(task, settings) else None
+        fp = make_fingerprint(task, suite, settings, plan)
         cache = DBBaselineCache(db, task.name, task.sha)
-        base = baselines.obtain(task, suite, cache, runs, runner.confinement().name)
+        base = baselines.obtain(task, suite, settings.but(baselines=cache))
     except GradeStop as stop:
         return {
             "name": Path(task_dir).name,
@@ -80,12 +101,11 @@ def prepare_task(task_dir: Path, repo: Path | None, runs: int, db: ResultsDB) ->
             "label": stop.label,
             "grade": stop.grade,
         }
-    except Exception as exc:  # still a clean ending: the task's patches get an error verdict
+    except Exception as exc:  # a grader bug: the task's patches are crashes, not verdicts
         return {
             "name": Path(task_dir).name,
-            "error": f"{exc.__class__.__name__}: {exc}",
-            "label": "error",
-            "grade": "ungradable",
+            "crash": f"{exc.__class__.__name__}: {exc}",
+            "trace": traceback.format_exc(),
         }
     db.put_task(
         task.name, str(task.dir), task.sha, task.language, task.options.held_out, task.files_sha256
@@ -98,26 +118,35 @@ def prepare_task(task_dir: Path, repo: Path | None, runs: int, db: ResultsDB) ->
     }
 
 
-def grade_job(job: Job, runs: int, db: ResultsDB) -> Verdict:
-    options = GradeOptions(baseline_runs=runs, cache=DBBaselineCache(db), matrix_workers=1)
-    if job.patch is not None:
-        return grade(job.task_dir, job.patch, repo=job.repo, agent=job.agent, options=options)
-    from patchwitness.task import load_task
-
+def grade_job(job: Job, settings: Settings, db: ResultsDB) -> tuple[Verdict, GradeFacts] | Crash:
+    """One grade, in a worker: its verdict and facts, or the crash that stopped it."""
     try:
-        task = load_task(job.task_dir, job.repo)
-    except GradeStop as stop:
-        return stopped(job.task_dir.name, job.agent, b"", stop)
-    verdict = grade_task(task, b"", agent=job.agent, options=options)
-    verdict.reasons.insert(
-        0,
-        Reason(
-            gate="bag",
-            row="missing-patch",
-            detail="no patch submitted for this task: graded as empty",
-        ),
-    )
-    return verdict
+        facts = grade_facts(
+            job.task_dir,
+            job.patch,
+            repo=job.repo,
+            agent=job.agent,
+            settings=settings.but(baselines=DBBaselineCache(db)),
+        )
+        verdict = judge(facts, settings.policy)
+    except Exception as exc:
+        return Crash(
+            job.task_dir.name,
+            job.agent,
+            sha256_of(patch_bytes(job)),
+            f"{exc.__class__.__name__}: {exc}",
+            traceback.format_exc(),
+        )
+    if job.patch is None:
+        verdict.reasons.insert(
+            0,
+            Reason(
+                gate="bag",
+                row="missing-patch",
+                detail="no patch submitted for this task: graded as empty",
+            ),
+        )
+    return verdict, facts
 
 
 # -- the parent --------------------------------------------------------------------------------
@@ -140,34 +169,47 @@ def run_bag(
     patches: Path,
     db_path: Path,
     *,
+    settings: Settings | None = None,
     executor: Executor | None = None,
-    baseline_runs: int = 3,
     console: Console | None = None,
 ) -> BagRun:
+    """Grade every (task, agent) of the bag into the database. `settings.baseline_runs` runs of
+    each suite at its SHA find flaky tests (a bag's default is 3, set by the caller)."""
+    settings = (settings or Settings(baseline_runs=3)).but(matrix_workers=1)
     sweep_stale()
     db = ResultsDB(db_path)
     db.conn  # noqa: B018 - create the schema here, before worker processes race to it
-    executor = executor or LocalExecutor(sandbox_mode=runner.confinement().name)
+    executor = executor or LocalExecutor()
     tasks, agents, jobs = discover(bag, patches)
     result = BagRun(tasks=len(tasks), agents=len(agents))
     with _progress(console) as progress:
-        prepared = _prepare(tasks, baseline_runs, db, executor, progress)
+        prepared = _prepare(tasks, settings, db, executor, progress)
         todo = []
         for job in jobs:
             info = prepared[job.task_dir]
+            if "crash" in info:
+                crash = Crash(
+                    info["name"], job.agent, sha256_of(patch_bytes(job)), info["crash"], ""
+                )
+                db.put_crash(
+                    crash.task, crash.agent, crash.patch_sha256, crash.error, info["trace"]
+                )
+                result.crashes.append(crash)
+                continue
             if "error" in info:
-                verdict = _stopped_for_task(job, info)
-                db.put_verdict(verdict)
+                facts = _stopped_for_task(job, info)
+                verdict = judge(facts, settings.policy)
+                db.put_verdict(verdict, facts)
                 result.verdicts.append(verdict)
                 continue
-            sha = sha256_of(job.patch.read_bytes() if job.patch is not None else b"")
+            sha = sha256_of(patch_bytes(job))
             if db.has_verdict(info["name"], job.agent, sha, info["fingerprint"]):
                 result.skipped += 1
                 continue
             todo.append(job)
         _grade(
             todo,
-            baseline_runs,
+            settings,
             db,
             executor,
             progress,
@@ -179,11 +221,12 @@ def run_bag(
 
 
 def _prepare(
-    tasks: list[Path], runs: int, db: ResultsDB, executor: Executor, progress: Progress
+    tasks: list[Path], settings: Settings, db: ResultsDB, executor: Executor, progress: Progress
 ) -> dict[Path, dict]:
+    runs = settings.baseline_runs
     bar = progress.add_task(f"baselines ({runs} runs each)", total=len(tasks), labels="")
     prepared: dict[Path, dict] = {}
-    calls = [(task, None, runs, db) for task in tasks]
+    calls = [(task, None, settings, db) for task in tasks]
     for index, info in executor.run(prepare_task, calls):
         prepared[tasks[index]] = info
         progress.update(bar, advance=1)
@@ -192,7 +235,7 @@ def _prepare(
 
 def _grade(
     jobs: list[Job],
-    runs: int,
+    settings: Settings,
     db: ResultsDB,
     executor: Executor,
     progress: Progress,
@@ -201,8 +244,15 @@ def _grade(
 ) -> None:
     labels: Counter[str] = Counter()
     bar = progress.add_task(title, total=len(jobs), labels="")
-    for _, verdict in executor.run(grade_job, [(job, runs, db) for job in jobs]):
-        db.put_verdict(verdict)  # stored the moment it exists
+    for _, done in executor.run(grade_job, [(job, settings, db) for job in jobs]):
+        if isinstance(done, Crash):
+            db.put_crash(done.task, done.agent, done.patch_sha256, done.error, done.trace)
+            result.crashes.append(done)
+            labels["CRASH"] += 1
+            progress.update(bar, advance=1, labels=_counts(labels))
+            continue
+        verdict, facts = done
+        db.put_verdict(verdict, facts)  # stored the moment it exists
         result.verdicts.append(verdict)
         result.graded += 1
         progress.update(bar, advance=1, labels=_tally(labels, verdict))
@@ -211,43 +261,62 @@ def _grade(
 def _tally(labels: Counter[str], verdict: Verdict) -> str:
     """Count the verdict's label; the label counts so far, for the progress bar."""
     labels[verdict.label] += 1
+    return _counts(labels)
+
+
+def _counts(labels: Counter[str]) -> str:
     return " ".join(f"{k}:{v}" for k, v in sorted(labels.items()))
 
 
-def _stopped_for_task(job: Job, info: dict) -> Verdict:
+def _stopped_for_task(job: Job, info: dict) -> GradeFacts:
+    from patchwitness.collect import stopped_facts
+
     stop = GradeStop(info["error"])
     stop.label, stop.grade = info["label"], info["grade"]
-    data = job.patch.read_bytes() if job.patch is not None else b""
-    return stopped(info["name"], job.agent, data, stop, str(job.patch or ""))
+    task = TaskFacts(name=info["name"], language="", repo_sha="")
+    return stopped_facts(task, job.agent, patch_bytes(job), stop, str(job.patch or ""))
 
 
 def grade_jobs(
     jobs: list[Job],
     *,
     workers: int = 0,
-    options: GradeOptions | None = None,
+    settings: Settings | None = None,
     console: Console | None = None,
-    sandbox_mode: str | None = None,
     executor: str = "local",
-) -> list[Verdict]:
+) -> list[Verdict | Crash]:
     """Grade a list of jobs without a database (the demo's path), in job order."""
-    mode = sandbox_mode or runner.confinement().name
-    engine = make_executor(executor, workers=workers, sandbox_mode=mode)
-    options = options or GradeOptions(matrix_workers=1)
-    results: dict[int, Verdict] = {}
+    engine = make_executor(executor, workers=workers)
+    settings = settings or Settings(matrix_workers=1)
+    results: dict[int, Verdict | Crash] = {}
     labels: Counter[str] = Counter()
-    calls = [(job, options) for job in jobs]
+    calls = [(job, settings) for job in jobs]
     try:
         with _progress(console) as progress:
             bar = progress.add_task("grading", total=len(jobs), labels="")
-            for index, verdict in engine.run(_grade_with_options, calls):
-                results[index] = verdict
-                progress.update(bar, advance=1, labels=_tally(labels, verdict))
+            for index, done in engine.run(_grade_one, calls):
+                results[index] = done
+                if isinstance(done, Crash):
+                    labels["CRASH"] += 1
+                    progress.update(bar, advance=1, labels=_counts(labels))
+                else:
+                    progress.update(bar, advance=1, labels=_tally(labels, done))
     finally:
         engine.close()
     return [results[i] for i in range(len(jobs))]
 
 
-def _grade_with_options(job: Job, options: GradeOptions) -> Verdict:
-    assert job.patch is not None
-    return grade(job.task_dir, job.patch, repo=job.repo, agent=job.agent, options=options)
+def _grade_one(job: Job, settings: Settings) -> Verdict | Crash:
+    try:
+        facts = grade_facts(
+            job.task_dir, job.patch, repo=job.repo, agent=job.agent, settings=settings
+        )
+        return judge(facts, settings.policy)
+    except Exception as exc:
+        return Crash(
+            job.task_dir.name,
+            job.agent,
+            sha256_of(patch_bytes(job)),
+            f"{exc.__class__.__name__}: {exc}",
+            traceback.format_exc(),
+        )

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
-from patchwitness import __version__, history, identity
+from patchwitness import atomic, history, identity
+from patchwitness.build_id import grader_build
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
 from patchwitness.errors import InvalidTask
 from patchwitness.model import Outcome, TestRun
 from patchwitness.pytest_config import PytestConfig
-from patchwitness.suite import Instrumentation, Suite, SuiteRun
+from patchwitness.settings import Settings
+from patchwitness.suites import Instrumentation, Suite, SuiteRun
 from patchwitness.task import Task
 from patchwitness.workspace import Workspace
 
@@ -120,12 +119,6 @@ class Baseline:
         )
 
 
-class BaselineCache(Protocol):
-    def get(self, key: str) -> Baseline | None: ...
-
-    def put(self, baseline: Baseline) -> None: ...
-
-
 class NoCache:
     def get(self, key: str) -> Baseline | None:
         return None
@@ -149,16 +142,13 @@ class DiskCache:
 
     def put(self, baseline: Baseline) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
-        with os.fdopen(fd, "w") as handle:
-            json.dump(baseline.to_json(), handle)
-        os.replace(tmp, self.root / f"{baseline.key}.json")
+        atomic.write_json(self.root / f"{baseline.key}.json", baseline.to_json(), indent=None)
 
 
 def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bool = True) -> str:
     """Keyed by what determines the baseline: SHA, commands, setup, versions. Never by a path."""
     parts = {
-        "grader": __version__,
+        "grader": grader_build(),
         "sha": task.sha,
         "language": task.language,
         "test_cmd": task.test_cmd,
@@ -185,8 +175,15 @@ def scan_options(task: Task, config: PytestConfig) -> ScanOptions:
     )
 
 
-def compute(task: Task, suite: Suite, key: str, runs: int = 1, coverage: bool = True) -> Baseline:
-    with history.checkout(task) as ws:
+def compute(
+    task: Task,
+    suite: Suite,
+    key: str,
+    runs: int = 1,
+    coverage: bool = True,
+    cache: Path | None = None,
+) -> Baseline:
+    with history.checkout(task, cache) as ws:
         config = read_root_config(ws.repo)
         # The census is taken before anything runs: tests may write files into the tree.
         inventory = scan_tree(ws.repo, scan_options(task, config))
@@ -298,19 +295,15 @@ def validate_failing(task: Task, baseline: Baseline) -> None:
             raise InvalidTask(f"failing id is flaky at the SHA: {nodeid}")
 
 
-def obtain(
-    task: Task,
-    suite: Suite,
-    cache: BaselineCache,
-    runs: int,
-    sandbox: str,
-    coverage: bool = True,
-) -> Baseline:
-    key = baseline_key(task, suite, runs, sandbox, coverage)
+def obtain(task: Task, suite: Suite, settings: Settings) -> Baseline:
+    """The task's baseline from the settings' baseline cache, or computed and kept there."""
+    coverage = settings.coverage
+    key = baseline_key(task, suite, settings.baseline_runs, settings.sandbox, coverage)
+    cache = settings.baselines or DiskCache(settings.cache / "baselines")
     cached = cache.get(key)
     if cached is not None:
         validate_failing(task, cached)
         return cached
-    baseline = compute(task, suite, key, runs, coverage)
+    baseline = compute(task, suite, key, settings.baseline_runs, coverage, settings.cache)
     cache.put(baseline)
     return baseline

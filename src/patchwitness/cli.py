@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from patchwitness import __version__, cli_matrix
+from patchwitness import cli_matrix
 
 app = typer.Typer(
     add_completion=False,
@@ -31,6 +31,16 @@ err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 EXIT = {"accept": 0, "accept-with-review": 0, "reject": 1, "ungradable": 2}
 
 SandboxOpt = Annotated[str, typer.Option("--sandbox", help="auto | bwrap | none")]
+AllGatesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--all-gates",
+        help="run the flag matrix and the pristine run even when a cheaper gate already rejected",
+    ),
+]
+PolicyOpt = Annotated[
+    Path | None, typer.Option("--policy", help="judge by this policy file (TOML) instead")
+]
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -38,15 +48,37 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def _sandbox(mode: str) -> None:
+def _settings(mode: str, policy_file: Path | None = None, **options):
+    """The grade's settings: the runner for `--sandbox MODE` (its warnings said once, here),
+    the policy, and the options a command sets."""
     from patchwitness import sandbox
+    from patchwitness.policy import DEFAULT_POLICY, PolicyError, load_policy
+    from patchwitness.settings import Settings
 
     try:
-        sandbox.configure(mode)
+        runner = sandbox.make_runner(mode)
     except ValueError as exc:
         _fail(str(exc))
-    for warning in sandbox.warnings():
+        raise  # unreachable
+    for warning in runner.warnings:
         err.print(f"[bold yellow]warning:[/] {warning}")
+    policy = DEFAULT_POLICY
+    if policy_file is not None:
+        try:
+            policy = load_policy(policy_file)
+        except PolicyError as exc:
+            _fail(str(exc))
+    return Settings(runner=runner, policy=policy, **options)
+
+
+def _crashed(exc: Exception) -> None:
+    """A grader bug: one line, exit 2. Not a verdict."""
+    import traceback
+
+    err.print(traceback.format_exc(), markup=False, highlight=False)
+    _fail(
+        f"internal error (a bug of the grader, not of the patch): {exc.__class__.__name__}: {exc}"
+    )
 
 
 @app.command()
@@ -63,21 +95,30 @@ def grade(
     baseline_runs: Annotated[int, typer.Option(help="runs of the suite at the SHA")] = 1,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="recompute the baseline")] = False,
     sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
+    all_gates: AllGatesOpt = False,
+    policy: PolicyOpt = None,
     sandbox: SandboxOpt = "auto",
 ) -> None:
     """Grade one patch. Exit 0 accept, 1 reject, 2 could not grade."""
-    from patchwitness.api import GradeOptions
     from patchwitness.api import grade as grade_patch
     from patchwitness.baseline import NoCache
     from patchwitness.report.terminal import render_verdict
 
-    _sandbox(sandbox)
     if artifacts is None and json_out is not None:
         artifacts = json_out.with_name(json_out.stem + ".census")  # kept beside the verdict
-    options = GradeOptions(
-        baseline_runs=baseline_runs, artifacts=artifacts, cache=NoCache() if no_cache else None
+    settings = _settings(
+        sandbox,
+        policy,
+        baseline_runs=baseline_runs,
+        artifacts=artifacts,
+        baselines=NoCache() if no_cache else None,
+        all_gates=all_gates,
     )
-    verdict = grade_patch(task_dir, patch, repo=repo, agent=agent, options=options)
+    try:
+        verdict = grade_patch(task_dir, patch, repo=repo, agent=agent, settings=settings)
+    except Exception as exc:
+        _crashed(exc)
+        return
     _write_outputs(verdict, json_out, sarif)
     render_verdict(out, verdict)
     if verdict.grade == "ungradable":
@@ -111,10 +152,15 @@ def coverage(
     patch touches no executable source); 4 could not grade (or coverage is not measurable:
     no instrumentation works at the SHA)."""
     from patchwitness.api import grade as grade_patch
-    from patchwitness.store import write_json_atomic
+    from patchwitness.atomic import write_json
 
-    _sandbox(sandbox)
-    verdict = grade_patch(task_dir, patch, repo=repo)
+    # Coverage alone: the flag matrix and the pristine run cannot change this gate.
+    settings = _settings(sandbox, matrix=False)
+    try:
+        verdict = grade_patch(task_dir, patch, repo=repo, settings=settings)
+    except Exception as exc:
+        _crashed(exc)
+        return
     gate = verdict.gates.coverage
     if gate is None:
         detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
@@ -130,11 +176,12 @@ def coverage(
         "unscored_suspicious": gate.facts.unscored_suspicious,
         "pragmas_added": gate.facts.pragmas_added,
         "hunk_lines": gate.facts.hunk_lines,
+        "mapped": gate.facts.mapped,
         "flags": gate.facts.flags,
         "patch_sha256": verdict.patch_sha256,
     }
     if json_out is not None:
-        write_json_atomic(json_out, report)
+        write_json(json_out, report)
     sys.stdout.write(json.dumps(report, indent=2) + "\n")
     raise typer.Exit(COVERAGE_EXIT[gate.row])
 
@@ -149,8 +196,8 @@ def census_write(
     ] = None,
 ) -> None:
     """Inventory tests and assertions (Python and C++) under ROOT."""
+    from patchwitness.atomic import write_json
     from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
-    from patchwitness.store import write_json_atomic
 
     if not root.is_dir():
         _fail(f"not a directory: {root}")
@@ -158,7 +205,7 @@ def census_write(
         pytest=read_root_config(root), golden_prefix=golden_prefix, exclude=tuple(exclude or ())
     )
     inventory = scan_tree(root.resolve(), options)
-    write_json_atomic(output, inventory.to_json(), indent=None)
+    write_json(output, inventory.to_json(), indent=None)
     out.print(len(inventory.items))
 
 
@@ -201,6 +248,7 @@ def pr(
     agent: Annotated[str, typer.Option(help="name recorded in the verdict")] = "pr",
     json_out: Annotated[Path | None, typer.Option("--json", help="write the verdict here")] = None,
     sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
+    all_gates: AllGatesOpt = False,
     sandbox: SandboxOpt = "auto",
 ) -> None:
     """Grade a pull request's diff against its base, with the base's own task directory.
@@ -208,8 +256,12 @@ def pr(
     from patchwitness.pr import grade_pull_request
     from patchwitness.report.terminal import render_verdict
 
-    _sandbox(sandbox)
-    verdict = grade_pull_request(repo, task, base, head, agent=agent)
+    settings = _settings(sandbox, all_gates=all_gates)
+    try:
+        verdict = grade_pull_request(repo, task, base, head, agent=agent, settings=settings)
+    except Exception as exc:
+        _crashed(exc)
+        return
     _write_outputs(verdict, json_out, sarif)
     render_verdict(out, verdict)
     if verdict.grade == "ungradable":
@@ -219,10 +271,10 @@ def pr(
 
 
 def _write_outputs(verdict, json_out: Path | None, sarif: Path | None) -> None:
-    from patchwitness.store import write_json_atomic
+    from patchwitness.atomic import write_json
 
     if json_out is not None:
-        write_json_atomic(json_out, verdict.model_dump(mode="json"))
+        write_json(json_out, verdict.model_dump(mode="json"))
     if sarif is not None:
         from patchwitness.report import files
 
@@ -240,41 +292,75 @@ def bag_run(
     baseline_runs: Annotated[
         int, typer.Option(help="runs of each suite at its SHA, to find flaky tests")
     ] = 3,
+    all_gates: AllGatesOpt = False,
+    policy: PolicyOpt = None,
     sandbox: SandboxOpt = "auto",
 ) -> None:
     """Grade every agent's patch to every task; resumable; results in the database."""
-    from patchwitness import runner
     from patchwitness.bag import run_bag
     from patchwitness.executors import make_executor
     from patchwitness.report.terminal import render_matrix
     from patchwitness.store import ResultsDB
 
-    _sandbox(sandbox)
+    settings = _settings(sandbox, policy, baseline_runs=baseline_runs, all_gates=all_gates)
     for path, what in ((bag, "bag"), (patches, "patches")):
         if not path.is_dir():
             _fail(f"{what} directory not found: {path}")
     try:
-        engine = make_executor(
-            executor, workers=jobs, address=ray_address, sandbox_mode=runner.confinement().name
-        )
+        engine = make_executor(executor, workers=jobs, address=ray_address)
     except ValueError as exc:
         _fail(str(exc))
         return
     try:
-        result = run_bag(
-            bag, patches, db, executor=engine, baseline_runs=baseline_runs, console=err
-        )
+        result = run_bag(bag, patches, db, settings=settings, executor=engine, console=err)
     finally:
         engine.close()
     out.print(
         f"{result.graded} graded, {result.skipped} already in {db} "
         f"({result.tasks} tasks x {result.agents} agents)"
     )
+    for crash in result.crashes:
+        err.print(
+            f"[bold red]grader crash[/] {crash.task} / {crash.agent}: {crash.error} "
+            "(not a verdict; graded again on the next run)"
+        )
     store = ResultsDB(db)
     render_matrix(
         out, store.verdicts(), title=f"{db}: tasks x agents", held_out=store.held_out_tasks()
     )
     store.close()
+    if result.crashes:
+        raise typer.Exit(2)
+
+
+@app.command()
+def rejudge(
+    db: Annotated[Path, typer.Argument(help="results database made by `bag run`")],
+    policy: PolicyOpt = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="say what would change, write nothing")
+    ] = False,
+) -> None:
+    """Judge every stored grade again from its facts, under the current (or a given) policy,
+    without running anything; write the new verdicts and print what changed."""
+    from patchwitness.policy import DEFAULT_POLICY, PolicyError, load_policy
+    from patchwitness.rejudge import rejudge as rejudge_db
+
+    if not db.is_file():
+        _fail(f"results database not found: {db}")
+    chosen = DEFAULT_POLICY
+    if policy is not None:
+        try:
+            chosen = load_policy(policy)
+        except PolicyError as exc:
+            _fail(str(exc))
+    result = rejudge_db(db, chosen, write=not dry_run)
+    for change in result.changes or []:
+        out.print(change.line(), markup=False, highlight=False)
+    said = f"{result.judged} judged again, {len(result.changes or [])} changed"
+    if result.without_facts:
+        said += f", {result.without_facts} without stored facts (grade them again)"
+    out.print(said + (" (dry run: nothing written)" if dry_run else ""))
 
 
 @app.command()
@@ -303,7 +389,13 @@ def report(
     store = ResultsDB(db)
     verdicts = store.verdicts()
     held_out = store.held_out_tasks()
+    crashes = store.crashes()
     store.close()
+    if crashes:
+        err.print(
+            f"{len(crashes)} grade(s) crashed (grader bugs, not verdicts; not in the matrix): "
+            + ", ".join(f"{c['task']}/{c['agent']}" for c in crashes[:5])
+        )
     render_matrix(
         out,
         verdicts,
@@ -336,8 +428,17 @@ def schema() -> None:
 
 
 @app.command()
-def tables() -> None:
+def tables(
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="the README's text of the tables")
+    ] = False,
+) -> None:
     """Print every decision table, in the order its rows are tried."""
+    if markdown:
+        from patchwitness.policy import markdown_tables
+
+        sys.stdout.write(markdown_tables())
+        return
     from patchwitness.report.terminal import render_tables
 
     render_tables(out)
@@ -355,15 +456,17 @@ def demo(
     """Build the embedded demo bag and grade every agent patch in it."""
     from patchwitness.demo.run import run_demo
 
-    _sandbox(sandbox)
-    code = run_demo(out, workdir=workdir, jobs=jobs, language=language)
+    settings = _settings(sandbox)
+    code = run_demo(out, workdir=workdir, jobs=jobs, language=language, settings=settings)
     raise typer.Exit(code)
 
 
 @app.command()
 def version() -> None:
     """Print the version."""
-    out.print(__version__)
+    from patchwitness.build_id import grader_build
+
+    out.print(grader_build())
 
 
 def main() -> None:

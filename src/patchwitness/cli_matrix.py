@@ -67,15 +67,18 @@ def _fail(message: str, code: int = EXIT_ERROR) -> None:
     raise typer.Exit(code)
 
 
-def _sandbox(mode: str) -> None:
+def _settings(mode: str):
     from patchwitness import sandbox
+    from patchwitness.settings import Settings
 
     try:
-        sandbox.configure(mode)
+        runner = sandbox.make_runner(mode)
     except ValueError as exc:
         _fail(str(exc))
-    for warning in sandbox.warnings():
+        raise  # unreachable
+    for warning in runner.warnings:
         err.print(f"[bold yellow]warning:[/] {warning}")
+    return Settings(runner=runner)
 
 
 def render_cells(console: Console, cells: list[Cell], title: str) -> None:
@@ -144,38 +147,44 @@ def matrix_run(
 ) -> None:
     """Rebuild and rerun the goldens under every envelope. Exit 0 every required cell passes,
     1 red, 3 red only where the SHA is red too, 2 could not run."""
-    from patchwitness import history, matrix
+    from dataclasses import replace
+
+    from patchwitness import history
+    from patchwitness.environment import prepare
     from patchwitness.errors import GradeStop
+    from patchwitness.matrix import collect as matrix
     from patchwitness.matrix.cache import CompileCache
     from patchwitness.matrix.commands import script
     from patchwitness.patch import parse_patch
     from patchwitness.task import load_task
 
-    _sandbox(sandbox)
+    settings = _settings(sandbox)
     show = err if print_commands else out
-    cache = CompileCache(enabled=not no_cache)
     try:
         task = load_task(task_dir, repo)
-        plan = matrix.prepare(task, envelope or [])
+        plan = matrix.load_plan(task, envelope or [])
         data = patch.read_bytes() if patch is not None else None
         patch_id = parse_patch(data).sha256 if data is not None else "baseline"
-        baseline = matrix.obtain_baseline(
-            task, plan, workers=workers or None, cache=cache, reuse=not no_cache
+        env = prepare(task, settings.runner, settings.cache) if plan.mode == "cmake" else None
+        tools = replace(
+            matrix.Tools.of(settings, env),
+            workers=workers or None,
+            compiles=CompileCache(settings.cache / "matrix", enabled=not no_cache),
         )
+        baseline = matrix.obtain_baseline(task, plan, tools, reuse=not no_cache)
         gate = None
         cells = baseline
         if data is not None:
-            with history.checkout(task) as ws:
+            with history.checkout(task, settings.cache) as ws:
                 ws.apply(data)
-                gate = matrix.grade_matrix(
+                gate = matrix.gate(
                     task,
+                    plan,
                     ws.repo,
                     ws.new_dir("matrix"),
+                    tools,
                     baseline=baseline,
-                    matrix=plan,
                     patch_id=patch_id,
-                    workers=workers or None,
-                    cache=cache,
                 )
             cells = [c for c in gate.facts.cells]
     except (GradeStop, OSError) as exc:
@@ -217,21 +226,21 @@ def matrix_promote(
     patch and passes every envelope on the SHA. Exit 0 promotable, 1 not, 2 could not run."""
     from dataclasses import replace
 
-    from patchwitness import matrix
     from patchwitness.errors import GradeStop
+    from patchwitness.matrix import collect as matrix
     from patchwitness.matrix.promote import promote
     from patchwitness.patch import parse_patch
     from patchwitness.task import load_task
 
-    _sandbox(sandbox)
+    settings = _settings(sandbox)
     try:
         task = load_task(task_dir, repo)
-        plan = matrix.prepare(task)
+        plan = matrix.load_plan(task)
         if include:
             plan = replace(plan, include=(*plan.include, *include))
         data = bad_patch.read_bytes()
         parse_patch(data)
-        result = promote(task, plan, golden, data, dest=dest)
+        result = promote(task, plan, golden, data, dest=dest, tools=matrix.Tools.of(settings))
     except (GradeStop, OSError) as exc:
         _fail(f"{getattr(exc, 'label', 'error')}: {exc}")
         return

@@ -18,9 +18,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import history, runner
+from patchwitness import history
 from patchwitness.cachedir import cache_root
 from patchwitness.errors import InvalidTask, ToolError
+from patchwitness.runner import UNCONFINED, Limits, Request, Runner
 from patchwitness.task import Task
 from patchwitness.workspace import show_at
 
@@ -96,20 +97,25 @@ def env_key(task: Task) -> str:
             digest.update(show_at(task.repo, task.sha, rel) or b"<missing>")
             digest.update(b"\0")
     digest.update(base_python_bin().encode())
+    # A setup that ran without the history (say, before the task had a store) built another
+    # environment: a version read from git differs.
+    digest.update(b"history" if history.wanted(task) else b"no-history")
     return digest.hexdigest()[:24]
 
 
-def prepare(task: Task) -> Environment:
-    """Return the task's environment, building it first if no grade has yet."""
+def prepare(task: Task, runner: Runner = UNCONFINED, cache: Path | None = None) -> Environment:
+    """Return the task's environment, building it first (through `runner`, into `cache`) if no
+    grade has yet."""
+    cache = cache or cache_root()
     key = env_key(task)
     if not task.options.setup:
         return Environment(
             key=key,
             path=None,
-            versions=probe_versions(None, task),
-            history=history.readable(task),
+            versions=probe_versions(None, runner, cache),
+            history=history.readable(task, cache),
         )
-    home = cache_root() / "envs" / key
+    home = cache / "envs" / key
     home.mkdir(parents=True, exist_ok=True)
     with open(home / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -122,28 +128,28 @@ def prepare(task: Task) -> Environment:
                 source=home / "src",
                 versions=meta.get("versions", {}),
                 setup_log=meta.get("log", ""),
-                history=history.readable(task),
+                history=history.readable(task, cache),
             )
-        return _build(task, key, home)
+        return _build(task, key, home, runner, cache)
 
 
-def _build(task: Task, key: str, home: Path) -> Environment:
+def _build(task: Task, key: str, home: Path, runner: Runner, cache: Path) -> Environment:
     for stale in ("env", "src"):
         shutil.rmtree(home / stale, ignore_errors=True)
     env_dir = home / "env"
-    with history.checkout(task) as ws:
+    with history.checkout(task, cache) as ws:
         result = runner.run(
-            runner.Request(
+            Request(
                 command=task.options.setup or "",
                 cwd=ws.repo,
                 timeout=task.options.setup_timeout,
                 env={"PW_ENV": str(env_dir)},
                 path_prepend=[base_python_bin()],
                 writable=[ws.repo, ws.home, home],
-                readable=history.readable(task),
+                readable=history.readable(task, cache),
                 network=True,
                 home=ws.home,
-                limits=runner.Limits(memory_mb=8192, processes=512, file_size_mb=4096),
+                limits=Limits(memory_mb=8192, processes=512, file_size_mb=4096),
             )
         )
         log = (result.stdout[-4000:] + result.stderr[-4000:]).decode("utf-8", "replace")
@@ -155,9 +161,13 @@ def _build(task: Task, key: str, home: Path) -> Environment:
         # own worktree first on PYTHONPATH, so it never shadows the code under grade.
         shutil.move(str(ws.repo), str(home / "src"))
     env = Environment(
-        key=key, path=env_dir, source=home / "src", setup_log=log, history=history.readable(task)
+        key=key,
+        path=env_dir,
+        source=home / "src",
+        setup_log=log,
+        history=history.readable(task, cache),
     )
-    env.versions = probe_versions(env, task)
+    env.versions = probe_versions(env, runner, cache)
     (home / COMPLETE).write_text(json.dumps({"versions": env.versions, "log": log}))
     return env
 
@@ -194,7 +204,7 @@ def setup_cause(log: str) -> str:
     return last[0][:300]
 
 
-def probe_versions(env: Environment | None, task: Task) -> dict:
+def probe_versions(env: Environment | None, runner: Runner, cache: Path) -> dict:
     """Interpreter, pytest and pytest plugin versions as the test command will see them."""
     bin_dirs = env.bin_dirs if env is not None else [base_python_bin()]
     python = next(
@@ -208,10 +218,10 @@ def probe_versions(env: Environment | None, task: Task) -> dict:
     )
     if python is None:
         return {}
-    scratch = cache_root() / "scratch"
+    scratch = cache / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
     result = runner.run(
-        runner.Request(
+        Request(
             command=[python, "-c", VERSION_PROBE],
             cwd=scratch,
             timeout=60,

@@ -1,8 +1,9 @@
 """Where grades run: a local process pool (the default) or a Ray cluster.
 
 Both take a picklable function and its argument tuples and yield (index, result) as results come
-in, so the caller stores each verdict the moment it exists. The function runs in a fresh process
-that first sets up the same sandbox mode as the caller.
+in, so the caller stores each verdict the moment it exists. The arguments carry everything the
+function needs (the grade's settings, its runner and sandbox among them): a worker sets nothing up
+on its own.
 """
 
 from __future__ import annotations
@@ -21,28 +22,21 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
-def _configured(sandbox_mode: str, fn: Callable[..., Any], args: tuple) -> Any:
-    from patchwitness import sandbox
-
-    sandbox.configure(sandbox_mode)
+def _call(fn: Callable[..., Any], args: tuple) -> Any:
     return fn(*args)
 
 
 class LocalExecutor:
     name = "local"
 
-    def __init__(self, workers: int = 0, sandbox_mode: str = "none") -> None:
+    def __init__(self, workers: int = 0) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self.sandbox_mode = sandbox_mode
 
     def run(self, fn: Callable[..., Any], calls: list[tuple]) -> Iterator[tuple[int, Any]]:
         if not calls:
             return
         with ProcessPoolExecutor(max_workers=min(self.workers, len(calls))) as pool:
-            futures = {
-                pool.submit(_configured, self.sandbox_mode, fn, args): i
-                for i, args in enumerate(calls)
-            }
+            futures = {pool.submit(_call, fn, args): i for i, args in enumerate(calls)}
             for future in as_completed(futures):
                 yield futures[future], future.result()
 
@@ -56,13 +50,10 @@ class RayExecutor:
 
     name = "ray"
 
-    def __init__(
-        self, address: str | None = None, sandbox_mode: str = "none", workers: int = 0
-    ) -> None:
+    def __init__(self, address: str | None = None, workers: int = 0) -> None:
         import ray
 
         self.ray = ray
-        self.sandbox_mode = sandbox_mode
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {
                 "ignore_reinit_error": True,
@@ -75,12 +66,10 @@ class RayExecutor:
             elif workers:
                 kwargs["num_cpus"] = workers
             ray.init(**kwargs)
-        self._remote = ray.remote(_configured)
+        self._remote = ray.remote(_call)
 
     def run(self, fn: Callable[..., Any], calls: list[tuple]) -> Iterator[tuple[int, Any]]:
-        pending = {
-            self._remote.remote(self.sandbox_mode, fn, args): i for i, args in enumerate(calls)
-        }
+        pending = {self._remote.remote(fn, args): i for i, args in enumerate(calls)}
         while pending:
             done, _ = self.ray.wait(list(pending), num_returns=1)
             for ref in done:
@@ -90,14 +79,12 @@ class RayExecutor:
         self.ray.shutdown()
 
 
-def make_executor(
-    kind: str, *, workers: int = 0, address: str | None = None, sandbox_mode: str = "none"
-) -> Executor:
+def make_executor(kind: str, *, workers: int = 0, address: str | None = None) -> Executor:
     if kind == "local":
-        return LocalExecutor(workers, sandbox_mode)
+        return LocalExecutor(workers)
     if kind == "ray":
         try:
-            return RayExecutor(address, sandbox_mode, workers)
+            return RayExecutor(address, workers)
         except ImportError:
             raise ValueError(
                 "the ray executor needs Ray: pip install 'patchwitness[ray]'"

@@ -10,7 +10,7 @@ import hashlib
 import json
 import platform
 
-from patchwitness import __version__
+from patchwitness.build_id import grader_build
 from patchwitness.model import Fingerprint
 
 # Fields that describe the measurement. `warnings` is commentary and stays out of the digest.
@@ -42,7 +42,7 @@ def build(
     versions = versions or {}
     fp = Fingerprint(
         **machine_facts(),
-        grader=__version__,
+        grader=grader_build(),
         python=versions.get("python"),
         pytest=versions.get("pytest"),
         pytest_plugins=list(versions.get("plugins", [])),

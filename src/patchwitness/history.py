@@ -41,11 +41,12 @@ def wanted(task: Task) -> bool:
     return any(ASKS_GIT.search(show_at(task.repo, task.sha, name) or b"") for name in PACKAGING)
 
 
-def store(task: Task) -> Path | None:
-    """The task's history store (built on first use), or None when the task needs none."""
+def store(task: Task, cache: Path | None = None) -> Path | None:
+    """The task's history store under `cache` (built on first use), or None when the task needs
+    none."""
     if not wanted(task):
         return None
-    home = cache_root() / "history"
+    home = (cache or cache_root()) / "history"
     home.mkdir(parents=True, exist_ok=True)
     path = home / f"{task.sha}.git"
     with open(home / f"{task.sha}.lock", "w") as lock:
@@ -57,6 +58,8 @@ def store(task: Task) -> Path | None:
 
 def _build(source: Path, sha: str, path: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".building-", dir=path.parent))
+    # Runs read the store as the sandbox's own uid: mkdtemp's 0700 would hide every commit.
+    staging.chmod(0o755)
     try:
         git(staging, "init", "--quiet", "--bare", ".")
         tags = git(
@@ -83,6 +86,8 @@ def _build(source: Path, sha: str, path: Path) -> None:
         for obj, ref in [*refs, (sha, "refs/heads/graded")]:
             _checked(git(staging, "update-ref", ref, obj), f"update-ref {ref}")
         _checked(git(staging, "symbolic-ref", "HEAD", "refs/heads/graded"), "symbolic-ref HEAD")
+        for item in staging.rglob("*"):
+            item.chmod(0o755 if item.is_dir() else 0o644)
         (staging / "pw-complete").write_text(sha + "\n")
         shutil.rmtree(path, ignore_errors=True)
         staging.rename(path)
@@ -95,12 +100,12 @@ def _checked(result, what: str) -> None:
         raise ToolError(f"history store: git {what}: {result.stderr.decode(errors='replace')}")
 
 
-def checkout(task: Task, parent: Path | None = None) -> Workspace:
+def checkout(task: Task, cache: Path | None = None, parent: Path | None = None) -> Workspace:
     """A fresh checkout of the task's SHA, borrowing from its history store when it has one."""
-    return Workspace.create(store(task) or task.repo, task.sha, parent)
+    return Workspace.create(store(task, cache) or task.repo, task.sha, parent)
 
 
-def readable(task: Task) -> list[Path]:
+def readable(task: Task, cache: Path | None = None) -> list[Path]:
     """What runs over the task's checkouts may read besides the checkout: its history store."""
-    found = store(task)
+    found = store(task, cache)
     return [found] if found is not None else []

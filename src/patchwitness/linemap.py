@@ -126,6 +126,10 @@ class CppLines:
             return None
         return self.starts[line - 1] + stripped
 
+    def opened_blocks(self) -> list[Block]:
+        """Every code block, in the order of their opening braces."""
+        return sorted((b for b in _walk(self.blocks) if b.kind == CODE), key=lambda b: b.open)
+
     def _opened_on(self, line: int) -> Block | None:
         """The last code block whose `{` is on this line."""
         return self.opened.get(line)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 Grade = Literal["accept", "accept-with-review", "reject", "ungradable"]
 
@@ -52,11 +52,12 @@ class Fact(BaseModel):
 
 
 class Reason(Frozen):
-    """Which row of which decision table fired, and why, in words and data."""
+    """Which row of which decision table fired, its effect there, and why, in words and data."""
 
     gate: str
     row: str
     detail: str
+    effect: Effect | None = None
 
 
 class Finding(Frozen):
@@ -137,6 +138,7 @@ class CensusFacts(Fact):
     macro_redefinitions: list[str] = Field(default_factory=list)
     infra_edits: list[str] = Field(default_factory=list)
     unreadable: list[str] = Field(default_factory=list)
+    test_files_changed: list[str] = Field(default_factory=list)
     artifacts: dict[str, str] = Field(default_factory=dict)
 
 
@@ -152,7 +154,9 @@ class PristineFacts(Fact):
 
 
 class DriftFacts(Fact):
-    """Seed 002's four numbers and everything around them."""
+    """Seed 002's four numbers and everything around them. When a purely additive test edit is
+    judged by the pristine run (`judged_by` = "pristine"), the decision reads the pristine
+    transitions; the patched run's are kept here beside them."""
 
     failing_ids: list[str] = Field(default_factory=list)
     fail_to_pass: list[str] = Field(default_factory=list)
@@ -175,6 +179,8 @@ class DriftFacts(Fact):
     # differs, and `unstable_ids` names the tests whose printed id changed between collections.
     ids: dict[str, str] = Field(default_factory=dict)
     unstable_ids: list[str] = Field(default_factory=list)
+    test_edit: str = "none"  # none | additive | other
+    judged_by: str = "patched"  # patched | pristine
     pristine: PristineFacts = Field(default_factory=PristineFacts)
 
 
@@ -292,12 +298,20 @@ class MatrixGate(GateResult):
     facts: MatrixFacts = Field(default_factory=MatrixFacts)
 
 
+class SkippedGate(Fact):
+    """A gate that did not run for this grade, and why (an earlier gate already rejected)."""
+
+    gate: str
+    why: str
+
+
 class Gates(Fact):
     census: CensusGate | None = None
     drift: DriftGate | None = None
     coverage: CoverageGate | None = None
     matrix: MatrixGate | None = None
     build: BuildFacts | None = None
+    skipped: list[SkippedGate] = Field(default_factory=list)
 
 
 class Timings(Fact):
@@ -316,6 +330,8 @@ class Verdict(Fact):
     fingerprint: Fingerprint | None = None
     grade: Grade
     label: Label
+    # The policy that judged: '' for the default, else its file and digest (rejudge).
+    policy: str = ""
     reasons: list[Reason] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     gates: Gates = Field(default_factory=Gates)

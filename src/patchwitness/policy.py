@@ -1,16 +1,23 @@
-"""The decision tables, as data, and the final grade. Pure.
+"""The decision tables, as data, the final table, and the policy that holds them. Pure.
 
 Each table is an ordered list of rows; the first row whose condition holds fires, and its id is
-recorded in the verdict's reasons. A gate may only answer with a status its table lists. The README
-prints these tables from this module (`patchwitness tables`), so the documentation cannot drift from
-the code.
+recorded in the verdict's reasons with its effect. A gate may only answer with a status its table
+lists; the final table turns the gates' answers (and the run's own endings: a timeout, a killed
+run) into the grade and the label. A `Policy` is the tables plus the options a task or a policy
+file may set; `load_policy` reads such a file, which may change a row's status, effect or grade
+(`patchwitness rejudge --policy FILE` applies it to stored facts). The README's tables are printed
+from this module (`patchwitness tables --markdown`), and a test holds them word for word.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+import hashlib
+import json
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
 
 from patchwitness.model import Effect, Grade, Label, Reason
 
@@ -24,7 +31,7 @@ class Row:
     test: Callable[[Any], bool]
 
 
-def first_row(table: list[Row], facts: Any) -> Row:
+def first_row(table: list[Row] | tuple[Row, ...], facts: Any) -> Row:
     for row in table:
         if row.test(facts):
             return row
@@ -53,10 +60,13 @@ DRIFT_TABLE: list[Row] = [
     Row("skips-added", "a skip, xfail or disable marker was added",
         "UNPRINTABLE", "reject", lambda f: f.skips_added > 0),
     Row("test-edit-forbidden", "a test or test-infrastructure file was edited and "
-        "allow_test_edits is false",
-        "UNPRINTABLE", "reject", lambda f: not f.allow_test_edits and f.tests_changed),
+        "allow_test_edits is false (a purely additive test edit is judged by the pristine run "
+        "instead, unless test_additions = forbid)",
+        "UNPRINTABLE", "reject",
+        lambda f: not f.allow_test_edits and f.tests_changed and not f.judged_by_pristine),
     Row("gaming-code", "added production code games the run (exit at import, constant __eq__, "
-        "reads the test runner's state, reaches into pytest, touches the coverage measurement)",
+        "reads the test runner's state, reaches into pytest, swallows AssertionError, touches "
+        "the coverage measurement)",
         "UNPRINTABLE", "reject", lambda f: f.gaming > 0),
     Row("skipped-by-code", "a test that ran at the SHA reports skipped after the patch and no "
         "test edit added a skip: production code decides which tests run",
@@ -184,7 +194,10 @@ MATRIX_TABLE: list[Row] = [
 # fmt: on
 
 
-# --- the final grade ---------------------------------------------------------------------------
+# --- the final table ----------------------------------------------------------------------------
+# Facts: a FinalInput (judge.py): how the patched run ended and what each gate answered. Every
+# ending of a grade that is not a gate's answer is a row here too, so a reader (and every report)
+# takes a reason's effect from the row that fired, never from code around the tables.
 
 
 @dataclass(frozen=True)
@@ -195,51 +208,85 @@ class GateOutcome:
     effect: Effect
 
 
-# A rejecting gate other than drift names the final label like this.
-REJECT_LABELS: dict[tuple[str, str], Label] = {
-    ("census", "real-regression"): "failed",
-    ("coverage", "*"): "uncovered",
-    ("matrix", "*"): "matrix-red",
-}
+@dataclass(frozen=True)
+class FinalInput:
+    gates: Mapping[str, GateOutcome] = field(default_factory=dict)
+    timed_out: bool = False
+    killed: str | None = None  # the limit that ended the patched run, a timeout aside
+    pristine_disagrees: bool = False  # tests-authored, and the SHA's own tests disagree
+    not_run: tuple[str, ...] = ()  # gates skipped whose reason to skip no longer holds
+
+    def rejects(self, gate: str) -> bool:
+        outcome = self.gates.get(gate)
+        return outcome is not None and outcome.effect == "reject"
+
+    def drift_label(self) -> Label:
+        return self.gates["drift"].status  # type: ignore[return-value]
+
+    def census_label(self) -> Label:
+        return "failed" if self.gates["census"].row == "real-regression" else "UNPRINTABLE"
+
+
+@dataclass(frozen=True)
+class FinalRow:
+    id: str
+    when: str
+    grade: Grade
+    label_doc: str  # the label in words, as the README shows it
+    label: Callable[[FinalInput], Label]
+    test: Callable[[FinalInput], bool]
+    gate: str = "grade"  # the gate a reason names when this row fires
+
+    @property
+    def effect(self) -> Effect:
+        return (
+            "reject" if self.grade == "reject" else "review" if self.grade != "accept" else "accept"
+        )
+
+
+# fmt: off
+FINAL_TABLE: list[FinalRow] = [
+    FinalRow("timeout", "the patched test run did not finish within the task's timeout",
+             "reject", "timeout", lambda f: "timeout", lambda f: f.timed_out),
+    FinalRow("drift-rejects", "the drift gate rejects", "reject",
+             "the drift label (UNPRINTABLE, failed, no-op)", lambda f: f.drift_label(),
+             lambda f: f.rejects("drift"), gate="drift"),
+    FinalRow("census-rejects", "the census gate rejects", "reject",
+             "UNPRINTABLE, or failed for real-regression", lambda f: f.census_label(),
+             lambda f: f.rejects("census"), gate="census"),
+    FinalRow("coverage-rejects", "the coverage gate rejects", "reject", "uncovered",
+             lambda f: "uncovered", lambda f: f.rejects("coverage"), gate="coverage"),
+    FinalRow("matrix-rejects", "the flag matrix rejects", "reject", "matrix-red",
+             lambda f: "matrix-red", lambda f: f.rejects("matrix"), gate="matrix"),
+    FinalRow("killed", "a resource limit (memory, processes, output, file size) killed the "
+             "patched run, and no gate rejected what was left", "reject", "failed",
+             lambda f: "failed", lambda f: f.killed is not None, gate="runner"),
+    FinalRow("gate-not-run", "a gate was skipped because an earlier one rejected, and under this "
+             "policy none does: grade again to run it", "accept-with-review", "the drift label",
+             lambda f: f.drift_label(), lambda f: bool(f.not_run)),
+    FinalRow("pristine-disagreement", "tests-authored, and the SHA's own tests disagree with "
+             "the patched tests", "accept-with-review", "the drift label",
+             lambda f: f.drift_label(), lambda f: f.pristine_disagrees, gate="drift"),
+    FinalRow("review", "a gate asks for review", "accept-with-review", "the drift label",
+             lambda f: f.drift_label(),
+             lambda f: any(o.effect == "review" for o in f.gates.values())),
+    FinalRow("accept", "otherwise", "accept", "the drift label (passed or tests-authored)",
+             lambda f: f.drift_label(), lambda f: True),
+]
+# fmt: on
+
 GATE_ORDER = ("drift", "census", "coverage", "matrix")
 
-FINAL_TABLE_DOC = [
-    ("a grade stopped early", "apply-failed / invalid-task / timeout / error"),
-    ("drift rejects", "the drift label (UNPRINTABLE, failed, no-op)"),
-    ("census rejects", "UNPRINTABLE (witnesses lost), or failed for real-regression"),
-    ("coverage rejects", "uncovered"),
-    ("matrix rejects", "matrix-red"),
-    ("any gate asks for review", "the drift label, graded accept-with-review"),
-    ("otherwise", "the drift label (passed or tests-authored), graded accept"),
-]
 
-
-def reject_label(outcome: GateOutcome) -> Label:
-    if outcome.gate == "drift":
-        return outcome.status  # type: ignore[return-value]
-    specific = REJECT_LABELS.get((outcome.gate, outcome.row))
-    if specific:
-        return specific
-    return REJECT_LABELS.get((outcome.gate, "*"), "UNPRINTABLE")
-
-
-def final_grade(outcomes: list[GateOutcome]) -> tuple[Grade, Label]:
-    """Combine the gates: the first rejecting gate in GATE_ORDER names the label."""
-    by_gate = {o.gate: o for o in outcomes}
-    drift = by_gate.get("drift")
-    if drift is None:
-        raise ValueError("the drift gate must always decide")
-    for gate in GATE_ORDER:
-        outcome = by_gate.get(gate)
-        if outcome is not None and outcome.effect == "reject":
-            return "reject", reject_label(outcome)
-    if any(o.effect == "review" for o in outcomes):
-        return "accept-with-review", drift.status  # type: ignore[return-value]
-    return "accept", drift.status  # type: ignore[return-value]
+def first_final(table: list[FinalRow] | tuple[FinalRow, ...], facts: FinalInput) -> FinalRow:
+    for row in table:
+        if row.test(facts):
+            return row
+    raise AssertionError("final table without a catch-all row")  # pragma: no cover
 
 
 def reason(gate: str, row: Row, detail: str = "") -> Reason:
-    return Reason(gate=gate, row=row.id, detail=detail or row.when)
+    return Reason(gate=gate, row=row.id, detail=detail or row.when, effect=row.effect)
 
 
 TABLES = {
@@ -248,3 +295,151 @@ TABLES = {
     "coverage": COVERAGE_TABLE,
     "matrix": MATRIX_TABLE,
 }
+
+
+# --- the policy --------------------------------------------------------------------------------
+
+TestAdditions = Literal["judge", "forbid"]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The tables a grade is judged by, and the options a policy file may set.
+
+    `test_additions`: how a purely additive test edit (new tests only, nothing existing touched)
+    on a task that forbids test edits is judged. `judge` (the default): by the pristine run, the
+    SHA's own tests over the patched code, with a finding that the new tests were not counted.
+    `forbid`: seed 002's rule, any test edit is UNPRINTABLE. A task's `[policy]` section wins.
+    """
+
+    tables: Mapping[str, tuple[Row, ...]]
+    final: tuple[FinalRow, ...]
+    test_additions: TestAdditions = "judge"
+    source: str = "default"
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    def table(self, name: str) -> tuple[Row, ...]:
+        return self.tables[name]
+
+    def __reduce__(self):
+        # Rows hold lambdas, which do not pickle: a policy travels to worker processes as the
+        # changes it makes to the default one, and is rebuilt there.
+        return (_rebuild, (dict(self.overrides), self.source))
+
+    @property
+    def digest(self) -> str:
+        """Short hash of what differs from the default policy ('' for the default)."""
+        if not self.overrides:
+            return ""
+        text = json.dumps(self.overrides, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+DEFAULT_POLICY = Policy(
+    tables={name: tuple(rows) for name, rows in TABLES.items()}, final=tuple(FINAL_TABLE)
+)
+
+ROW_KEYS = {"status", "effect"}
+FINAL_KEYS = {"grade"}
+EFFECTS = ("accept", "review", "reject", "not-applicable", "skipped")
+GRADES = ("accept", "accept-with-review", "reject")
+
+
+def _rebuild(overrides: Mapping[str, Any], source: str) -> Policy:
+    return apply_overrides(overrides, source) if overrides else DEFAULT_POLICY
+
+
+class PolicyError(ValueError):
+    """A policy file that does not parse or names what does not exist."""
+
+
+def load_policy(path: Path) -> Policy:
+    """The default policy with a TOML file's changes:
+
+    [options]
+    test_additions = "forbid"
+
+    [coverage.zero-hits]          # any row of any gate table: its status and effect
+    effect = "review"
+
+    [final.review]                # a row of the final table: its grade
+    grade = "reject"
+    """
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise PolicyError(f"policy {path}: {exc}") from None
+    return apply_overrides(data, str(path))
+
+
+def apply_overrides(data: Mapping[str, Any], source: str) -> Policy:
+    tables = {name: list(rows) for name, rows in DEFAULT_POLICY.tables.items()}
+    final = list(DEFAULT_POLICY.final)
+    additions: TestAdditions = DEFAULT_POLICY.test_additions
+    for section, rows in data.items():
+        if section == "options":
+            value = rows.get("test_additions", additions)
+            if value not in ("judge", "forbid"):
+                raise PolicyError(f"policy {source}: test_additions must be judge or forbid")
+            unknown = set(rows) - {"test_additions"}
+            if unknown:
+                raise PolicyError(f"policy {source}: unknown option {sorted(unknown)[0]}")
+            additions = value
+        elif section == "final":
+            for row_id, change in rows.items():
+                final = _override_final(final, row_id, change, source)
+        elif section in tables:
+            for row_id, change in rows.items():
+                tables[section] = _override_row(tables[section], section, row_id, change, source)
+        else:
+            raise PolicyError(f"policy {source}: no table named {section!r}")
+    return Policy(
+        tables={name: tuple(rows) for name, rows in tables.items()},
+        final=tuple(final),
+        test_additions=additions,
+        source=source,
+        overrides=dict(data),
+    )
+
+
+def _override_row(rows: list[Row], table: str, row_id: str, change: Any, source: str) -> list[Row]:
+    where = f"policy {source}: {table}.{row_id}"
+    if not isinstance(change, dict) or not change or set(change) - ROW_KEYS:
+        raise PolicyError(f"{where}: set status and/or effect, nothing else")
+    if "effect" in change and change["effect"] not in EFFECTS:
+        raise PolicyError(f"{where}: effect must be one of {', '.join(EFFECTS)}")
+    if not any(r.id == row_id for r in rows):
+        raise PolicyError(f"{where}: the {table} table has no such row")
+    return [replace(r, **change) if r.id == row_id else r for r in rows]
+
+
+def _override_final(rows: list[FinalRow], row_id: str, change: Any, source: str) -> list[FinalRow]:
+    where = f"policy {source}: final.{row_id}"
+    if not isinstance(change, dict) or set(change) != FINAL_KEYS:
+        raise PolicyError(f"{where}: set grade, nothing else")
+    if change["grade"] not in GRADES:
+        raise PolicyError(f"{where}: grade must be one of {', '.join(GRADES)}")
+    if not any(r.id == row_id for r in rows):
+        raise PolicyError(f"{where}: the final table has no such row")
+    return [replace(r, grade=change["grade"]) if r.id == row_id else r for r in rows]
+
+
+# --- the README's tables -----------------------------------------------------------------------
+
+
+def markdown_tables() -> str:
+    """Every table as the README shows it: the text between the README's table markers."""
+    out: list[str] = []
+    for name, rows in TABLES.items():
+        out.append(f"**{name}**\n")
+        out.append("| # | row | condition | status | effect |")
+        out.append("| --- | --- | --- | --- | --- |")
+        for index, row in enumerate(rows, start=1):
+            out.append(f"| {index} | {row.id} | {row.when} | {row.status} | {row.effect} |")
+        out.append("")
+    out.append("**final**\n")
+    out.append("| # | row | condition | grade | label |")
+    out.append("| --- | --- | --- | --- | --- |")
+    for index, row in enumerate(FINAL_TABLE, start=1):
+        out.append(f"| {index} | {row.id} | {row.when} | {row.grade} | {row.label_doc} |")
+    return "\n".join(out) + "\n"

@@ -12,9 +12,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from patchwitness.api import GradeOptions, grade_task, stopped
+from patchwitness.api import grade_task, stopped
 from patchwitness.errors import ApplyFailed, InvalidTask
 from patchwitness.model import Verdict
+from patchwitness.settings import Settings
 from patchwitness.task import load_task
 from patchwitness.workspace import files_at, git, show_at
 
@@ -51,7 +52,7 @@ def grade_pull_request(
     base: str,
     head: str,
     agent: str = "pr",
-    options: GradeOptions | None = None,
+    settings: Settings | None = None,
 ) -> Verdict:
     repo = Path(repo).resolve()
     try:
@@ -77,11 +78,15 @@ def grade_pull_request(
             return stopped(task_path, agent, diff.stdout, stop)
         owned = f"{task_path.strip('/')}/**"
         if owned not in task.options.paths.grader:
-            task.options.paths.grader.append(owned)
+            grader = [*task.options.paths.grader, owned]
+            paths = task.options.paths.model_copy(update={"grader": grader})
+            task = task.model_copy(
+                update={"options": task.options.model_copy(update={"paths": paths})}
+            )
         return grade_task(
             task,
             diff.stdout,
             agent=agent,
-            options=options,
+            settings=settings,
             patch_path=f"{base_sha[:12]}..{head_sha[:12]}",
         )

@@ -155,16 +155,28 @@ class Confinement:
         return Launch(self.wrap(request, argv, env), self.mechanisms(request), os.geteuid())
 
 
-_confinement: Confinement = Confinement()
+class Runner:
+    """The one runner: every command that runs repository code goes through `run`, under this
+    runner's confinement. It is chosen once (`sandbox.make_runner`) and handed down in the grade's
+    settings; nothing sets it behind the grade's back."""
+
+    def __init__(self, confinement: Confinement | None = None) -> None:
+        self.confinement = confinement or Confinement()
+
+    @property
+    def name(self) -> str:
+        return self.confinement.name
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.confinement.warnings)
+
+    def run(self, request: Request, keep_bytes: int = 1 * MB) -> Result:
+        return run(request, self.confinement, keep_bytes)
 
 
-def confinement() -> Confinement:
-    return _confinement
-
-
-def set_confinement(value: Confinement) -> None:
-    global _confinement
-    _confinement = value
+# Limits only: the runner of a caller that chose no sandbox (and of unit tests).
+UNCONFINED = Runner()
 
 
 def base_environment(request: Request, home: Path) -> dict[str, str]:
@@ -259,10 +271,9 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-def run(request: Request, keep_bytes: int = 1 * MB) -> Result:
-    """Run one command under the current confinement and return what happened. Never raises for
-    anything the command does; raises OSError only when the command cannot be started at all."""
-    conf = confinement()
+def run(request: Request, conf: Confinement, keep_bytes: int = 1 * MB) -> Result:
+    """Run one command under `conf` and return what happened. Never raises for anything the
+    command does; raises OSError only when the command cannot be started at all."""
     home = request.home or request.cwd
     env = base_environment(request, home)
     if isinstance(request.command, str):

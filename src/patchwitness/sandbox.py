@@ -9,7 +9,7 @@ not enforced) and the command drops to an unprivileged uid of its own with `setp
 writable directories were handed over to that uid.
 
 `none` runs commands with limits only. `auto` is bwrap when a probe run of it works, else none
-with a loud warning kept in `warnings()` and in the confinement (the verdict's fingerprint).
+with a loud warning kept in the confinement's warnings (and in the verdict's fingerprint).
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchwitness import cgroups, runner
-
-_warnings: list[str] = []
 
 # Shown when bwrap is missing; the CLI prints it for `--sandbox bwrap`.
 NOT_INSTALLED = "bubblewrap is not installed; apt-get install bubblewrap, or --sandbox none"
@@ -57,10 +55,19 @@ def _is_sandbox_uid(uid: int) -> bool:
     return uid >= UID_BASE or (configured is not None and configured == str(uid))
 
 
-def configure(mode: str) -> runner.Confinement:
-    if mode not in ("auto", "bwrap", "none"):
+MODES = ("auto", "bwrap", "none")
+
+
+def make_runner(mode: str) -> runner.Runner:
+    """The runner for `--sandbox MODE` (ValueError for an unknown mode, or bwrap that cannot
+    run when asked for by name)."""
+    return runner.Runner(confinement(mode))
+
+
+def confinement(mode: str) -> runner.Confinement:
+    if mode not in MODES:
         raise ValueError(f"unknown sandbox mode {mode!r} (auto, bwrap or none)")
-    _warnings.clear()
+    warnings: list[str] = []
     conf: runner.Confinement
     if mode == "none":
         conf = runner.Confinement()
@@ -72,19 +79,14 @@ def configure(mode: str) -> runner.Confinement:
             raise ValueError(problem)
         else:
             conf = runner.Confinement()
-            _warnings.append(
+            warnings.append(
                 f"NO SANDBOX ({problem}): the code under grade runs with resource limits only "
                 "and can read this machine's files, use its network and write wherever this "
                 "user can (see SECURITY.md)"
             )
-    _warnings.extend(_cgroup_warnings())
-    conf.warnings = list(_warnings)
-    runner.set_confinement(conf)
+    warnings.extend(_cgroup_warnings())
+    conf.warnings = warnings
     return conf
-
-
-def warnings() -> list[str]:
-    return list(_warnings)
 
 
 def _cgroup_warnings() -> list[str]:

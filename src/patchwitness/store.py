@@ -6,21 +6,25 @@ identified by (task, agent, patch sha256, fingerprint digest): re-running a bag 
 already there. Baselines are kept too, keyed like the disk cache (SHA, commands, setup, versions),
 so every agent's patch to a task is judged against the same one.
 
-Schema (version 1):
+The facts each verdict was judged from are kept beside it (`facts`, with their version), so a
+later policy can judge them again without running anything (`rejudge`). A grader crash is not a
+verdict: it goes to `crashes`, is retried when the bag runs again, and no report counts it.
+
+Schema (version 2; a version 1 database gains the new columns when opened):
 
     meta(key PRIMARY KEY, value)
     tasks(name PRIMARY KEY, dir, repo_sha, language, held_out, files_sha256, updated_at)
     baselines(key PRIMARY KEY, task, repo_sha, runs, flaky JSON, created_at, data JSON)
     verdicts(id PRIMARY KEY, task, agent, patch_sha256, fingerprint, grade, label,
-             wall_clock_s, created_at, json, UNIQUE(task, agent, patch_sha256, fingerprint))
+             wall_clock_s, created_at, json, facts_version, facts JSON, policy,
+             UNIQUE(task, agent, patch_sha256, fingerprint))
+    crashes(id PRIMARY KEY, task, agent, patch_sha256, error, trace, created_at)
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,9 +32,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness.baseline import Baseline
+from patchwitness.facts import FACTS_VERSION, GradeFacts
 from patchwitness.model import Verdict
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,7 +68,19 @@ CREATE TABLE IF NOT EXISTS verdicts (
     wall_clock_s REAL NOT NULL,
     created_at TEXT NOT NULL,
     json TEXT NOT NULL,
+    facts_version TEXT NOT NULL DEFAULT '',
+    facts TEXT,
+    policy TEXT NOT NULL DEFAULT '',
     UNIQUE (task, agent, patch_sha256, fingerprint)
+);
+CREATE TABLE IF NOT EXISTS crashes (
+    id INTEGER PRIMARY KEY,
+    task TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    patch_sha256 TEXT NOT NULL,
+    error TEXT NOT NULL,
+    trace TEXT NOT NULL,
+    created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS verdicts_task ON verdicts (task);
 CREATE INDEX IF NOT EXISTS verdicts_agent ON verdicts (agent);
@@ -77,23 +94,29 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def write_json_atomic(path: Path, data: object, indent: int | None = 2) -> None:
-    """Write JSON to a temporary file beside `path`, fsync it, then rename it into place.
+# Columns added since version 1, with their definitions.
+ADDED_COLUMNS = {
+    "verdicts": {
+        "facts_version": "TEXT NOT NULL DEFAULT ''",
+        "facts": "TEXT",
+        "policy": "TEXT NOT NULL DEFAULT ''",
+    }
+}
 
-    `indent=None` for big files: only the unindented encoder is the fast C one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=indent)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """A version 1 database gains the columns added since. Another process may be doing the
+    same at the same moment: a column it added first is not an error."""
+    for table, columns in ADDED_COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for name, definition in columns.items():
+            if name in have:
+                continue
+            try:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {definition}")
+            except sqlite3.OperationalError as exc:
+                if "duplicate column" not in str(exc):
+                    raise
 
 
 class ResultsDB:
@@ -128,8 +151,9 @@ class ResultsDB:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.executescript(SCHEMA)
+                _migrate(conn)
                 conn.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                    "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
                 )
                 return conn
             except sqlite3.OperationalError as exc:
@@ -181,15 +205,19 @@ class ResultsDB:
 
     # -- verdicts ------------------------------------------------------------------------------
 
-    def put_verdict(self, verdict: Verdict) -> None:
+    def put_verdict(self, verdict: Verdict, facts: GradeFacts | None = None) -> None:
+        """Store a verdict (and the facts it was judged from): one transaction."""
         digest = verdict.fingerprint.digest if verdict.fingerprint else ""
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO verdicts (task, agent, patch_sha256, fingerprint, grade, label, "
-                "wall_clock_s, created_at, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "wall_clock_s, created_at, json, facts_version, facts, policy) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(task, agent, patch_sha256, fingerprint) DO UPDATE SET "
                 "grade=excluded.grade, label=excluded.label, wall_clock_s=excluded.wall_clock_s, "
-                "created_at=excluded.created_at, json=excluded.json",
+                "created_at=excluded.created_at, json=excluded.json, "
+                "facts_version=excluded.facts_version, facts=excluded.facts, "
+                "policy=excluded.policy",
                 (
                     verdict.task,
                     verdict.agent,
@@ -200,8 +228,51 @@ class ResultsDB:
                     verdict.wall_clock_s,
                     now(),
                     verdict.model_dump_json(),
+                    facts.facts_version if facts is not None else "",
+                    facts.model_dump_json() if facts is not None else None,
+                    verdict.policy,
                 ),
             )
+            conn.execute(
+                "DELETE FROM crashes WHERE task=? AND agent=? AND patch_sha256=?",
+                (verdict.task, verdict.agent, verdict.patch_sha256),
+            )
+
+    def judged(self) -> Iterator[tuple[int, Verdict, GradeFacts | None]]:
+        """Every stored verdict with its id and its facts (None where none were kept)."""
+        rows = self.conn.execute(
+            "SELECT id, json, facts_version, facts FROM verdicts ORDER BY task, agent, id"
+        ).fetchall()
+        for row_id, verdict, version, facts in rows:
+            kept = None
+            if facts and version == FACTS_VERSION:
+                kept = GradeFacts.model_validate_json(facts)
+            yield row_id, Verdict.model_validate_json(verdict), kept
+
+    def replace_verdict(self, row_id: int, verdict: Verdict) -> None:
+        """A stored verdict judged again (its facts unchanged)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE verdicts SET grade=?, label=?, json=?, policy=? WHERE id=?",
+                (verdict.grade, verdict.label, verdict.model_dump_json(), verdict.policy, row_id),
+            )
+
+    # -- crashes: grader bugs, never verdicts ---------------------------------------------------
+
+    def put_crash(self, task: str, agent: str, patch_sha256: str, error: str, trace: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO crashes (task, agent, patch_sha256, error, trace, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (task, agent, patch_sha256, error, trace, now()),
+            )
+
+    def crashes(self) -> list[dict]:
+        rows = self.conn.execute(
+            "SELECT task, agent, patch_sha256, error, created_at FROM crashes ORDER BY id"
+        ).fetchall()
+        keys = ("task", "agent", "patch_sha256", "error", "created_at")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
 
     def has_verdict(self, task: str, agent: str, patch_sha256: str, fingerprint: str) -> bool:
         row = self.conn.execute(

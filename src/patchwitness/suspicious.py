@@ -21,6 +21,7 @@ GAMING_KINDS = {
     "reads-test-runner",
     "touches-coverage",
     "patches-test-framework",
+    "swallows-assertion",
 }
 
 # -- Python ------------------------------------------------------------------------------------
@@ -39,7 +40,9 @@ COMPARISONS = {
 # Production code has no business asking whether it runs under a test, or who called it.
 PY_RUNNER_PROBES = re.compile(
     r"PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|sys\._getframe|"
-    r"inspect\.(stack|currentframe|getouterframes)|[\"']_?pytest[\"']\s+in\s+sys\.modules"
+    r"inspect\.(stack|currentframe|getouterframes)|[\"']_?pytest[\"']\s+in\s+sys\.modules|"
+    # the name of a pytest hook that runs or reports a test, spelled out in production code
+    r"[\"']pytest_(?:runtest_\w+|pyfunc_call|report_\w+|collection\w*|sessionfinish)[\"']"
 )
 # Production code that reaches into the test framework: pytest's internals, or assignments to
 # its names (a module that rewires pytest at import can turn failures into skips).
@@ -78,12 +81,29 @@ def _quote(text: str) -> str:
     return text.strip()[:120]
 
 
-def pragma_lines(added: list[tuple[int, str]], language: str) -> list[int]:
+def pragma_lines(
+    added: list[tuple[int, str]], language: str, removed: list[tuple[int, str]] = ()
+) -> list[int]:
+    """Added lines that carry an exclusion marker the patch brought (a marker a rewritten line
+    already had at the SHA is not one)."""
     pattern = PY_PRAGMA if language == "python" else CPP_PRAGMA
-    return [n for n, text in added if pattern.search(text)]
+    kept = sum(1 for _, text in removed if pattern.search(text))
+    out = []
+    for number, text in added:
+        if pattern.search(text):
+            if kept:
+                kept -= 1
+                continue
+            out.append(number)
+    return out
 
 
-def _line_findings(path: str, added: list[tuple[int, str]], language: str) -> list[Finding]:
+def _line_findings(
+    path: str,
+    added: list[tuple[int, str]],
+    language: str,
+    removed: list[tuple[int, str]] = (),
+) -> list[Finding]:
     """What one added line can show on its own: a look at the test runner, a hand on the
     coverage measurement, an exclusion marker."""
     python = language == "python"
@@ -109,15 +129,20 @@ def _line_findings(path: str, added: list[tuple[int, str]], language: str) -> li
         for pattern, kind, what in checks:
             if pattern.search(code):
                 out.append(_finding(kind, path, number, f"{what}: {_quote(text)}"))
-    for number in pragma_lines(added, language):
+    for number in pragma_lines(added, language, removed):
         out.append(_finding("pragma-added", path, number, "coverage exclusion marker added"))
     return out
 
 
-def python_findings(path: str, new_text: str | None, added: list[tuple[int, str]]) -> list[Finding]:
+def python_findings(
+    path: str,
+    new_text: str | None,
+    added: list[tuple[int, str]],
+    removed: list[tuple[int, str]] = (),
+) -> list[Finding]:
     if not added:
         return []
-    out = _line_findings(path, added, "python")
+    out = _line_findings(path, added, "python", removed)
     if new_text is None:
         return out
     try:
@@ -125,7 +150,37 @@ def python_findings(path: str, new_text: str | None, added: list[tuple[int, str]
     except (SyntaxError, ValueError):
         return out
     lines = {n for n, _ in added}
-    return out + _exits_at_import(tree, path, lines) + _constant_comparisons(tree, path, lines)
+    return (
+        out
+        + _exits_at_import(tree, path, lines)
+        + _constant_comparisons(tree, path, lines)
+        + _swallowed_assertions(tree, path, lines)
+    )
+
+
+def _catches_assertion(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(dotted(k) in ("AssertionError", "builtins.AssertionError") for k in kinds if k)
+
+
+def _swallowed_assertions(tree: ast.Module, path: str, lines: set[int]) -> list[Finding]:
+    """Production code that catches AssertionError and does not raise again: a failing test's
+    assertion stops failing it. Production code has no assertion of a test to catch."""
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ExceptHandler) or not _catches_assertion(node):
+            continue
+        if not _touches(node, lines) or any(isinstance(n, ast.Raise) for n in ast.walk(node)):
+            continue
+        out.append(
+            _finding(
+                "swallows-assertion",
+                path,
+                node.lineno,
+                "production code catches AssertionError and carries on",
+            )
+        )
+    return out
 
 
 def _touches(node: ast.AST, lines: set[int]) -> bool:
@@ -171,8 +226,10 @@ def _constant_comparisons(tree: ast.Module, path: str, lines: set[int]) -> list[
     ]
 
 
-def cpp_findings(path: str, added: list[tuple[int, str]]) -> list[Finding]:
-    out = _line_findings(path, added, "cpp")
+def cpp_findings(
+    path: str, added: list[tuple[int, str]], removed: list[tuple[int, str]] = ()
+) -> list[Finding]:
+    out = _line_findings(path, added, "cpp", removed)
     for number, text in added:
         code = text.split("//", 1)[0]
         if CPP_EXIT.search(code):

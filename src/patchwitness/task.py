@@ -69,6 +69,13 @@ class PythonOptions(Options):
     build_timeout: float = 900
 
 
+class PolicyOptions(Options):
+    # How a purely additive test edit is judged on a task that forbids test edits: by the
+    # pristine run (judge), or as any test edit, UNPRINTABLE (forbid, seed 002's rule). Unset:
+    # the policy's choice (judge by default).
+    test_additions: Literal["judge", "forbid"] | None = None
+
+
 class MatrixOptions(Options):
     enabled: bool = True
     manifest: str | None = None
@@ -100,12 +107,14 @@ class TaskToml(Options):
     cpp: CppOptions = Field(default_factory=CppOptions)
     python: PythonOptions = Field(default_factory=PythonOptions)
     matrix: MatrixOptions = Field(default_factory=MatrixOptions)
+    policy: PolicyOptions = Field(default_factory=PolicyOptions)
 
 
 class Task(BaseModel):
-    """A validated task, with every file it depends on already read."""
+    """A validated task, with every file it depends on already read. Frozen: nothing a grade
+    does changes the task it grades."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     dir: Path
@@ -118,8 +127,6 @@ class Task(BaseModel):
     options: TaskToml
     allowlist: list[str] = Field(default_factory=list)
     allowlist_note: str = ""
-    manifest: dict | None = None
-    manifest_sha256: str | None = None
     repo_relative_dir: str | None = None  # the task directory's path inside the repo, if inside
     files_sha256: str = ""
 
@@ -267,7 +274,8 @@ def load_task(task_dir: Path, repo: Path | None = None, defaults: dict | None = 
         inside = task_dir.resolve().relative_to(repo_path).as_posix()
     except ValueError:
         inside = None
-    task = Task(
+    allowlist, note = _allowlist(task_dir, options, repo_path, sha)
+    return Task(
         name=task_dir.resolve().name,
         dir=task_dir.resolve(),
         repo=repo_path,
@@ -278,18 +286,27 @@ def load_task(task_dir: Path, repo: Path | None = None, defaults: dict | None = 
         language=language,
         options=options,
         repo_relative_dir=inside,
+        allowlist=allowlist,
+        allowlist_note=note,
+        files_sha256=_files_digest(task_dir),
     )
-    _load_allowlist(task)
-    task.files_sha256 = _files_digest(task_dir)
-    return task
 
 
-def _load_allowlist(task: Task) -> None:
-    ref = task.options.census.allowlist
-    if not ref or ref.startswith("repo:"):
-        return  # a repo: allowlist is read at the SHA by the grade, never from a worktree
-    text, where = _task_file(task.dir, ref)
-    task.allowlist, task.allowlist_note = parse_allowlist(text, where)
+def _allowlist(task_dir: Path, options: TaskToml, repo: Path, sha: str) -> tuple[list[str], str]:
+    """The census allowlist: a file of the task directory, or `repo:PATH` read at the SHA (never
+    from a worktree a patch could have changed)."""
+    ref = options.census.allowlist
+    if not ref:
+        return [], ""
+    if ref.startswith("repo:"):
+        from patchwitness.workspace import show_at
+
+        data = show_at(repo, sha, ref[len("repo:") :])
+        if data is None:
+            raise InvalidTask(f"allowlist {ref} does not exist at the SHA")
+        return parse_allowlist(data.decode("utf-8", "replace"), ref)
+    text, where = _task_file(task_dir, ref)
+    return parse_allowlist(text, where)
 
 
 def parse_allowlist(text: str, where: str) -> tuple[list[str], str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from patchwitness.bag import Job
 from patchwitness.demo import build, ringlib
-from patchwitness.demo.run import DemoBag
+from patchwitness.demo.bag import DemoBag
 
 REPO_NAME = "ringlib"
 # Where Debian's libgtest-dev (and a /usr/local install) put GoogleTest; $GTEST_ROOT comes first,

@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from patchwitness.bag import Job, grade_jobs
+from patchwitness.bag import Crash, Job, grade_jobs
 from patchwitness.demo import build, shop
+from patchwitness.demo.bag import DemoBag
 from patchwitness.model import Verdict
 from patchwitness.report.terminal import render_matrix
-
-
-@dataclass
-class DemoBag:
-    root: Path
-    jobs: list[Job] = field(default_factory=list)
-    expected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+from patchwitness.settings import Settings
 
 
 def build_python(root: Path) -> DemoBag:
@@ -82,7 +76,11 @@ def mismatches(bag: DemoBag, verdicts: list[Verdict]) -> list[tuple[str, str, st
 
 
 def run_demo(
-    console: Console, workdir: Path | None = None, jobs: int = 0, language: str = "all"
+    console: Console,
+    workdir: Path | None = None,
+    jobs: int = 0,
+    language: str = "all",
+    settings: Settings | None = None,
 ) -> int:
     with tempfile.TemporaryDirectory(prefix="patchwitness-demo-") as scratch:
         root = Path(workdir) if workdir else Path(scratch)
@@ -92,10 +90,16 @@ def run_demo(
             f"{len({j.agent for j in bag.jobs})} agents, {len(bag.jobs)} patches "
             f"in {root}"
         )
-        verdicts = grade_jobs(bag.jobs, workers=jobs, console=console)
+        settings = (settings or Settings()).but(matrix_workers=1)
+        done = grade_jobs(bag.jobs, workers=jobs, console=console, settings=settings)
+        crashes = [c for c in done if isinstance(c, Crash)]
+        verdicts = [v for v in done if isinstance(v, Verdict)]
         render_matrix(console, verdicts, title="demo: tasks x agents (label per patch)")
+        for crash in crashes:
+            console.print(f"[bold red]grader crash[/] {crash.task}/{crash.agent}: {crash.error}")
+            console.print(crash.trace, highlight=False, markup=False)
         wrong = mismatches(bag, verdicts)
-        if wrong:
+        if wrong or crashes:
             table = Table(title="UNEXPECTED labels", title_style="bold red")
             for col in ("task", "agent", "expected", "got"):
                 table.add_column(col)

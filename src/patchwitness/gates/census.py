@@ -1,7 +1,11 @@
-"""The census gate (seed 000): inventory diff plus goldens, through the census table. Pure."""
+"""The census gate (seed 000): inventory diff plus goldens, through the census table. Pure.
+
+`census_facts` turns the census's diff of two inventories into the facts collect stores; `decide`
+reads those facts (never the inventories), so a stored grade can be judged again."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from patchwitness import policy
@@ -25,7 +29,7 @@ class CensusInput:
 
 
 def census_input(
-    diff: CensusDiff, allow_test_edits: bool, goldens_red: bool, failing_lost: int = 0
+    diff: CensusFacts, allow_test_edits: bool, goldens_red: bool, failing_lost: int = 0
 ) -> CensusInput:
     removed_tests = sum(
         1 for k in diff.unexpected_removals if k.split("|", 1)[0] in ("test", "case")
@@ -60,31 +64,26 @@ def census_facts(diff: CensusDiff, artifacts: dict[str, str] | None = None) -> C
         macro_redefinitions=diff.macro_redefinitions,
         infra_edits=diff.infra_edits,
         unreadable=diff.unreadable,
+        test_files_changed=diff.test_files_changed,
         artifacts=artifacts or {},
     )
 
 
 def decide(
-    diff: CensusDiff, inputs: CensusInput, artifacts: dict[str, str] | None = None
+    facts: CensusFacts,
+    inputs: CensusInput,
+    table: Sequence[policy.Row] = policy.CENSUS_TABLE,
 ) -> CensusGate:
-    row = policy.first_row(policy.CENSUS_TABLE, inputs)
+    row = policy.first_row(table, inputs)
     detail = row.when
     if row.id in ("witness-deleted", "closed-failure"):
-        detail = "removed: " + ", ".join(diff.unexpected_removals[:5])
+        detail = "removed: " + ", ".join(facts.unexpected_removals[:5])
     elif row.id == "machinery-redefined":
-        detail = "redefined: " + ", ".join(diff.macro_redefinitions[:5])
+        detail = "redefined: " + ", ".join(facts.macro_redefinitions[:5])
     elif row.id == "witness-disabled":
-        detail = "disabled: " + ", ".join(diff.disabled[:5])
+        detail = "disabled: " + ", ".join(facts.disabled[:5])
     elif row.id == "infra-edited":
-        detail = "infrastructure edited: " + ", ".join(diff.infra_edits[:5])
-    elif row.id == "failing-test-lost":
-        detail = row.when
+        detail = "infrastructure edited: " + ", ".join(facts.infra_edits[:5])
     elif row.id == "unreadable":
-        detail = "cannot read: " + ", ".join(diff.unreadable[:5])
-    return CensusGate(
-        status=row.status,
-        row=row.id,
-        effect=row.effect,
-        detail=detail,
-        facts=census_facts(diff, artifacts),
-    )
+        detail = "cannot read: " + ", ".join(facts.unreadable[:5])
+    return CensusGate(status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts)

@@ -1,16 +1,18 @@
 """The coverage gate (seed 001): did the existing tests execute every patched executable line? Pure.
 
-Language-specific collectors (coverage_python.py, coverage_cpp.py) turn a run into `FileLines`
-per repository-relative path; this module joins them with the hunk and applies the table. Paths are
-matched exactly, never by basename.
+The hit readers (hits/python.py, hits/gcovr.py) turn a run into `FileLines` per repository-relative
+path; `score` joins them with the hunk (C++ lines without data of their own through linemap.py),
+and `decide` applies the table. Paths are matched exactly, never by basename.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from patchwitness import policy, sourcefiles
+from patchwitness.facts import FileLines
 from patchwitness.linemap import map_lines
 from patchwitness.model import CoverageFacts, CoverageGate
 from patchwitness.patch import FileChange
@@ -23,17 +25,6 @@ _PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
 # an include. `*out = f();` is code: a continuation star is followed by a space, `/` or nothing.
 _CPP_NOT_CODE = re.compile(r"^\s*(//.*|/\*.*|\*(\s.*|/.*)?|[{}();]*\s*|#\s*(include|pragma).*)?$")
 _CLOSED_COMMENT = re.compile(r"/\*.*?\*/")
-
-
-@dataclass(frozen=True)
-class FileLines:
-    """What the coverage tool knows about one file: executable lines and their hit counts."""
-
-    hits: dict[int, int] = field(default_factory=dict)
-
-    @property
-    def executable(self) -> set[int]:
-        return set(self.hits)
 
 
 @dataclass(frozen=True)
@@ -171,6 +162,7 @@ def decide(
     goldens_red: bool,
     data_found: bool,
     measurable: bool = True,
+    table: Sequence[policy.Row] = policy.COVERAGE_TABLE,
 ) -> CoverageGate:
     inputs = CoverageInput(
         touches_source=touches_source,
@@ -181,7 +173,7 @@ def decide(
         zero_hits=facts.zero_hit_count,
         unscored=len(facts.unscored_suspicious),
     )
-    row = policy.first_row(policy.COVERAGE_TABLE, inputs)
+    row = policy.first_row(table, inputs)
     detail = row.when
     if row.id == "zero-hits":
         detail = f"{facts.zero_hit_count} patched line(s) never ran: " + ", ".join(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from patchwitness import policy
-from patchwitness.census.items import CensusDiff, split_key
-from patchwitness.classify import GRADER, INFRA, TEST, Classified
-from patchwitness.model import DriftFacts, DriftGate, Outcome, PristineFacts
+from patchwitness.census.items import split_key
+from patchwitness.classify import GRADER, INFRA, TEST
+from patchwitness.facts import ChangedFile
+from patchwitness.model import CensusFacts, DriftFacts, DriftGate, Outcome, PristineFacts
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,9 @@ class DriftInput:
     gaming: int = 0
     gate_mode: bool = False
     skipped_by_code: int = 0
+    # A purely additive test edit judged by the pristine run: the transitions above are the
+    # pristine run's, and the edit itself is not forbidden.
+    judged_by_pristine: bool = False
 
 
 RAN = ("passed", "failed", "error")
@@ -92,13 +97,13 @@ def drift_facts(
     before: dict[str, Outcome],
     after: dict[str, Outcome],
     failing: list[str],
-    census: CensusDiff,
-    classes: dict[str, Classified],
+    census: CensusFacts,
+    classes: Mapping[str, ChangedFile],
     flaky: set[str] = frozenset(),  # type: ignore[assignment]
     pristine: PristineFacts | None = None,
 ) -> DriftFacts:
     f2p, p2f, still = transitions(before, after, failing, flaky)
-    weakened = sorted({f"{w['file']}::{w['scope']}" for w in census.weakened})
+    weakened = sorted({f"{w.file}::{w.scope}" for w in census.weakened})
     return DriftFacts(
         failing_ids=list(failing),
         fail_to_pass=f2p,
@@ -134,6 +139,9 @@ def drift_input(
     gaming: int = 0,
     gate_mode: bool = False,
 ) -> DriftInput:
+    judged = facts.judged_by == "pristine"
+    f2p = facts.pristine.fail_to_pass if judged else facts.fail_to_pass
+    p2f = facts.pristine.pass_to_fail if judged else facts.pass_to_fail
     return DriftInput(
         allow_test_edits=allow_test_edits,
         tests_changed=bool(
@@ -142,15 +150,17 @@ def drift_input(
         grader_files_edited=grader_edited,
         report_tampered=tampered,
         tests_removed=len(facts.tests_removed),
-        assertion_delta=facts.assertion_delta,
+        # The tests an additive edit added are not counted: their assertions neither.
+        assertion_delta=min(facts.assertion_delta, 0) if judged else facts.assertion_delta,
         weakened=len(facts.weakened),
         skips_added=len(facts.skips_added),
-        pass_to_fail=len(facts.pass_to_fail),
-        fail_to_pass=len(facts.fail_to_pass),
+        pass_to_fail=len(p2f),
+        fail_to_pass=len(f2p),
         gaming=gaming,
         gate_mode=gate_mode,
         # A skip no test edit added (the census saw none): the run was told to skip by code.
         skipped_by_code=0 if facts.skips_added else len(facts.skipped_after),
+        judged_by_pristine=judged,
     )
 
 
@@ -176,21 +186,22 @@ def detail(row_id: str, facts: DriftFacts) -> str:
         case "skipped-by-code":
             return f"skipped without a skip marker: {few(facts.skipped_after)}"
         case "pass-to-fail":
-            return f"pass_to_fail: {few(facts.pass_to_fail)}"
+            p2f = facts.pristine.pass_to_fail if facts.judged_by == "pristine" else None
+            return f"pass_to_fail: {few(p2f if p2f is not None else facts.pass_to_fail)}"
         case "fail-to-pass":
+            f2p = facts.pristine.fail_to_pass if facts.judged_by == "pristine" else None
             extra = f"; still failing: {few(facts.still_failing)}" if facts.still_failing else ""
-            return f"fail_to_pass: {few(facts.fail_to_pass)}{extra}"
+            return f"fail_to_pass: {few(f2p if f2p is not None else facts.fail_to_pass)}{extra}"
         case "no-op":
             return "no listed failing id passes and nothing else changed state"
     return ""
 
 
-def decide(facts: DriftFacts, inputs: DriftInput) -> DriftGate:
-    row = policy.first_row(policy.DRIFT_TABLE, inputs)
-    return DriftGate(
-        status=row.status,
-        row=row.id,
-        effect=row.effect,
-        detail=detail(row.id, facts) or row.when,
-        facts=facts,
-    )
+def decide(
+    facts: DriftFacts, inputs: DriftInput, table: Sequence[policy.Row] = policy.DRIFT_TABLE
+) -> DriftGate:
+    row = policy.first_row(table, inputs)
+    said = detail(row.id, facts) or row.when
+    if inputs.judged_by_pristine:
+        said += " (judged by the pristine run: the tests the patch added are not counted)"
+    return DriftGate(status=row.status, row=row.id, effect=row.effect, detail=said, facts=facts)

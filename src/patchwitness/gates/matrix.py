@@ -10,12 +10,12 @@ test red under every envelope at the SHA (a known failure of the suite, reported
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from patchwitness import policy
-from patchwitness.matrix.manifest import Resources
-from patchwitness.matrix.names import BUILD_CELL, cell_id
 from patchwitness.model import Cell, MatrixFacts, MatrixGate
 
 RUNTIME_RED = ("run_fail", "sanitizer", "digest_mismatch", "timeout")
@@ -23,6 +23,28 @@ FIX_THE_SUBJECT = (
     "cells red at the SHA are the noise floor: the matrix is grading the subject, not the "
     "patch; fix the subject (or the manifest) before scoring patches"
 )
+
+
+# The one cell a CMake envelope leaves when it never built and no test is known.
+BUILD_CELL = "(build)"
+
+
+def cell_id(golden: str, envelope: str) -> str:
+    """`tests/golden/golden_ring.cpp@rel`: one (golden, envelope) cell."""
+    return f"{golden}@{envelope}"
+
+
+class Resources(BaseModel):
+    """A cell's run is a resource finding when it exceeds the baseline's by both the ratio and
+    the absolute margin: a ratio alone flags a 3 MB golden growing to 7 MB. The manifest's
+    `resources` section holds these."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rss_ratio: float = Field(default=2.0, ge=1.0)
+    rss_mb: float = Field(default=64.0, ge=0.0)
+    cpu_ratio: float = Field(default=2.0, ge=1.0)
+    cpu_s: float = Field(default=1.0, ge=0.0)
 
 
 @dataclass(frozen=True)
@@ -262,6 +284,7 @@ def decide(
     tolerance: Resources | None = None,
     *,
     targets: Iterable[str] = (),
+    table: Sequence[policy.Row] = policy.MATRIX_TABLE,
 ) -> MatrixGate:
     """Judge the patched cells against the SHA's and pick the first matching table row."""
     tolerance = tolerance or Resources()
@@ -301,7 +324,7 @@ def decide(
         optional_red=len(facts.optional_red),
         noise=len(floor),
     )
-    row = policy.first_row(policy.MATRIX_TABLE, inputs)
+    row = policy.first_row(table, inputs)
     return MatrixGate(
         status=row.status,
         row=row.id,

@@ -8,20 +8,34 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchwitness.gates.coverage import FileLines
+from patchwitness.facts import FileLines
+from patchwitness.runner import Runner
 
 
 def collect(
-    instrumented: object, tree: Path, scratch: Path, wanted: list[str]
+    instrumented: object, tree: Path, scratch: Path, wanted: list[str], runner: Runner
 ) -> tuple[dict[str, FileLines] | None, str]:
     """Hits from whatever the suite left behind: coverage.py data or a gcov-instrumented build.
     Returns (hits, "") or (None, why there are none)."""
     from patchwitness.hits import gcovr, python
 
     if isinstance(instrumented, python.Instrumentation):
-        hits = python.read_hits(instrumented, tree, wanted)
-        return (hits, "") if hits is not None else (None, "coverage.py wrote no data")
+        py = [w for w in wanted if w.endswith(".py")]
+        native = [w for w in wanted if not w.endswith(".py")]
+        hits: dict[str, FileLines] = {}
+        if py:
+            found = python.read_hits(instrumented, tree, py)
+            if found is None:
+                return None, "coverage.py wrote no data"
+            hits.update(found)
+        if native and instrumented.gcov:
+            # The compiled extension, built with gcov's flags in the worktree itself.
+            report, why = gcovr.run_gcovr(tree, tree, scratch, runner)
+            if report is None:
+                return None, why
+            hits.update(gcovr.hits_from_json(report))
+        return hits, ""
     if isinstance(instrumented, Path):
-        report, why = gcovr.run_gcovr(tree, instrumented, scratch)
+        report, why = gcovr.run_gcovr(tree, instrumented, scratch, runner)
         return (gcovr.hits_from_json(report), "") if report is not None else (None, why)
     return None, "the run was not instrumented"

@@ -12,8 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from patchwitness import runner
-from patchwitness.gates.coverage import FileLines
+from patchwitness.facts import FileLines
+from patchwitness.runner import Limits, Request, Runner
 
 
 def has_notes(build: Path) -> bool:
@@ -21,7 +21,7 @@ def has_notes(build: Path) -> bool:
 
 
 def run_gcovr(
-    tree: Path, build: Path, scratch: Path, timeout: float = 600
+    tree: Path, build: Path, scratch: Path, runner: Runner, timeout: float = 600
 ) -> tuple[dict | None, str]:
     """gcovr's JSON report for one instrumented build, or None and the reason it has none."""
     if not has_notes(build):
@@ -45,14 +45,14 @@ def run_gcovr(
         str(build),
     ]
     result = runner.run(
-        runner.Request(
+        Request(
             command=command,
             cwd=tree,
             timeout=timeout,
             writable=[scratch, build],
             readable=[tree, Path(sys.prefix), Path(sys.base_prefix)],
             home=scratch,
-            limits=runner.Limits(memory_mb=8192, processes=512),
+            limits=Limits(memory_mb=8192, processes=512),
         )
     )
     if not result.ok or not output.exists():

@@ -14,7 +14,7 @@ from pathlib import Path
 import coverage
 from coverage.python import PythonParser
 
-from patchwitness.gates.coverage import FileLines
+from patchwitness.facts import FileLines
 
 # coverage joins exclusion regexes with "|"; this one cannot match a line of source.
 NEVER = r"(?!x)x"
@@ -34,6 +34,10 @@ class Instrumentation:
     directory: Path
     rcfile: Path
     site: Path
+    # The run's compiled extension was built with gcov's flags in `tree`: its C and C++ hits
+    # are read with gcovr from there.
+    gcov: bool = False
+    tree: Path | None = None
 
     def env(self) -> dict[str, str]:
         return {"COVERAGE_PROCESS_START": str(self.rcfile)}
@@ -45,7 +49,7 @@ class Instrumentation:
         return [self.site, Path(coverage.__file__).resolve().parent]
 
 
-def instrument(scratch: Path, tree: Path) -> Instrumentation:
+def instrument(scratch: Path, tree: Path, gcov: bool = False) -> Instrumentation:
     directory = scratch / "coverage"
     site = directory / "site"
     site.mkdir(parents=True, exist_ok=True)
@@ -68,7 +72,7 @@ def instrument(scratch: Path, tree: Path) -> Instrumentation:
         "exclude_also =\n"
     )
     (directory / "data").mkdir(exist_ok=True)
-    return Instrumentation(directory, rcfile, site)
+    return Instrumentation(directory, rcfile, site, gcov, tree if gcov else None)
 
 
 def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str, FileLines] | None:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchwitness import atomic
 from patchwitness.cachedir import cache_root
 
 CACHE_VERSION = "pw-matrix-cache-1"
@@ -297,7 +298,4 @@ class CompileCache:
             if deps in sets:
                 return
             sets = [deps, *sets][:MAX_DEP_SETS]
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(fd, "w") as handle:
-                json.dump(sets, handle)
-            os.replace(tmp, path)
+            atomic.write_json(path, sets, indent=None)

@@ -25,12 +25,21 @@ import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from patchwitness import runner
+from patchwitness import atomic
+from patchwitness.gates.matrix import cell_id
 from patchwitness.matrix import sanitizers
 from patchwitness.matrix.cache import CompileCache, CompileInputs, normalize_deps, parse_depfile
 from patchwitness.matrix.manifest import Envelope, Golden, Matrix
-from patchwitness.matrix.names import cell_id
 from patchwitness.model import Cell
+from patchwitness.runner import (
+    SYSTEM_PATH,
+    UNCONFINED,
+    Limits,
+    Request,
+    Result,
+    Runner,
+    run_tool,
+)
 
 STATUSES = (
     "pass",
@@ -114,7 +123,7 @@ def blank_cell(spec: CellSpec, patch: str) -> Cell:
 
 def resolve_compiler(cxx: str) -> str | None:
     """The compiler the sandbox will run (it sees the system PATH only)."""
-    return shutil.which(cxx, path=os.pathsep.join(runner.SYSTEM_PATH))
+    return shutil.which(cxx, path=os.pathsep.join(SYSTEM_PATH))
 
 
 @functools.cache
@@ -124,7 +133,7 @@ def compiler_id(cxx: str) -> str:
     if path is None:
         return "missing"
     try:
-        done = runner.run_tool([path, "--version"], cwd=Path("/"), timeout=30)
+        done = run_tool([path, "--version"], cwd=Path("/"), timeout=30)
     except (OSError, TimeoutError):
         return "missing"
     return f"{os.path.realpath(path)}\n{done.stdout.decode('utf-8', 'replace').strip()}"
@@ -133,7 +142,12 @@ def compiler_id(cxx: str) -> str:
 PROBE_SOURCE = "int main() { return 0; }\n"
 
 
-def probe(matrix: Matrix, envelope: Envelope, cache_dir: Path | None = None) -> str | None:
+def probe(
+    matrix: Matrix,
+    envelope: Envelope,
+    cache_dir: Path | None = None,
+    runner: Runner = UNCONFINED,
+) -> str | None:
     """None when the toolchain can build and run a program under `envelope`, else why not.
 
     A required envelope the toolchain lacks (no libasan, no clang) makes its cells missing, which
@@ -146,7 +160,7 @@ def probe(matrix: Matrix, envelope: Envelope, cache_dir: Path | None = None) -> 
     if ident == "missing":
         return f"compiler {cxx!r} is not installed"
     key_data = [ident, matrix.std, envelope.cxxflags, envelope.ldflags, envelope.env]
-    key_data.append(runner.confinement().name)
+    key_data.append(runner.name)
     key = hashlib.sha256(json.dumps(key_data).encode()).hexdigest()[:24]
     memo = (cache_dir / "probes" / f"{key}.json") if cache_dir else None
     if memo is not None and memo.is_file():
@@ -154,24 +168,20 @@ def probe(matrix: Matrix, envelope: Envelope, cache_dir: Path | None = None) -> 
             return json.loads(memo.read_text())["why"]
         except (OSError, ValueError, KeyError):
             pass
-    why = _probe(matrix, envelope, cxx)
+    why = _probe(matrix, envelope, cxx, runner)
     if memo is not None and why is None:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w") as handle:
-            json.dump({"why": why}, handle)
-        os.replace(tmp, memo)
+        atomic.write_json(memo, {"why": why})
     return why
 
 
-def _probe(matrix: Matrix, envelope: Envelope, cxx: str) -> str | None:
+def _probe(matrix: Matrix, envelope: Envelope, cxx: str, runner: Runner) -> str | None:
     with tempfile.TemporaryDirectory(prefix="pw-matrix-probe-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
         (work / "probe.cpp").write_text(PROBE_SOURCE)
         argv = [cxx, f"-std={matrix.std}", *envelope.cxxflags, "probe.cpp", "-o", "probe"]
         built = runner.run(
-            runner.Request(
+            Request(
                 command=[*argv, *envelope.ldflags],
                 cwd=work,
                 timeout=120,
@@ -182,15 +192,16 @@ def _probe(matrix: Matrix, envelope: Envelope, cxx: str) -> str | None:
         if not built.ok:
             return "the toolchain cannot build under this envelope: " + _last_line(built.stderr)
         ran = start(
-            runner.Request(
+            Request(
                 command=[str(work / "probe")],
                 cwd=work,
                 timeout=60,
                 env=run_environment(envelope),
                 writable=[work],
                 home=work,
-                limits=runner.Limits(address_space=not envelope.sanitizer),
-            )
+                limits=Limits(address_space=not envelope.sanitizer),
+            ),
+            runner,
         )
         if not ran.ok:
             return "a program built under this envelope cannot run here: " + _last_line(ran.stderr)
@@ -269,7 +280,12 @@ class Compiled:
 
 
 def compile_cell(
-    spec: CellSpec, tree: Path, cell_dir: Path, cache: CompileCache, cell: Cell
+    spec: CellSpec,
+    tree: Path,
+    cell_dir: Path,
+    cache: CompileCache,
+    cell: Cell,
+    runner: Runner = UNCONFINED,
 ) -> Compiled:
     """Build (or fetch) the golden's binary into `cell_dir/bin`. Fills the compile fields."""
     build = cell_dir / "build"
@@ -291,7 +307,7 @@ def compile_cell(
         cell.headers = [d for d in entry.meta.get("deps", {}) if not os.path.isabs(d)]
         return Compiled(target, cached=True)
     result = runner.run(
-        runner.Request(
+        Request(
             command=steps[0] if len(steps) == 1 else shell_line(steps),
             cwd=tree,
             timeout=spec.matrix.compile_timeout,
@@ -324,7 +340,7 @@ def compile_cell(
 # --- running ----------------------------------------------------------------------------------
 
 
-def start(request: runner.Request, attempts: int = 20) -> runner.Result:
+def start(request: Request, runner: Runner, attempts: int = 20) -> Result:
     """`runner.run`, retried while the binary is "text file busy": another thread forking while
     this one wrote the binary leaves a child holding the write descriptor until it execs."""
     for attempt in range(attempts):
@@ -341,14 +357,21 @@ def run_line(env: dict[str, str], binary: Path) -> str:
     return shlex.join([*(f"{k}={v}" for k, v in sorted(env.items())), str(binary)])
 
 
-def run_binary(spec: CellSpec, tree: Path, cell_dir: Path, binary: Path, cell: Cell) -> None:
+def run_binary(
+    spec: CellSpec,
+    tree: Path,
+    cell_dir: Path,
+    binary: Path,
+    cell: Cell,
+    runner: Runner = UNCONFINED,
+) -> None:
     """Run the golden with cwd = the tree; fill the run fields and a provisional status."""
     work = cell_dir / "run"
     work.mkdir(parents=True, exist_ok=True)
     env = run_environment(spec.envelope)
     cell.run_command = run_line(env, binary)
     result = start(
-        runner.Request(
+        Request(
             command=[str(binary)],
             cwd=tree,
             timeout=spec.timeout,
@@ -356,8 +379,9 @@ def run_binary(spec: CellSpec, tree: Path, cell_dir: Path, binary: Path, cell: C
             readable=[tree, binary.parent],
             writable=[work],
             home=work,
-            limits=runner.Limits(address_space=not spec.envelope.sanitizer),
-        )
+            limits=Limits(address_space=not spec.envelope.sanitizer),
+        ),
+        runner,
     )
     stderr = result.stderr.decode("utf-8", "replace")
     cell.run_rc = result.returncode
@@ -372,7 +396,7 @@ def run_binary(spec: CellSpec, tree: Path, cell_dir: Path, binary: Path, cell: C
         cell.note = f"run killed: {result.killed_reason}"
 
 
-def provisional_status(result: runner.Result, sanitizer_report: bool) -> str:
+def provisional_status(result: Result, sanitizer_report: bool) -> str:
     """Everything but the digest. A sanitizer report wins over the exit status it caused."""
     if result.timed_out:
         return "timeout"
@@ -400,6 +424,7 @@ def run_cell(
     cache: CompileCache,
     patch: str,
     unavailable: str | None = None,
+    runner: Runner = UNCONFINED,
 ) -> Cell:
     """Compile (or fetch from the cache) and run one cell. Never raises for what the code does."""
     cell = blank_cell(spec, patch)
@@ -411,8 +436,8 @@ def run_cell(
         cell.note = "not in the tree: " + ", ".join(absent)
         return cell
     cell_dir = scratch / spec.slug / spec.envelope.name
-    compiled = compile_cell(spec, tree, cell_dir, cache, cell)
+    compiled = compile_cell(spec, tree, cell_dir, cache, cell, runner)
     if compiled.binary is None:
         return cell
-    run_binary(spec, tree, cell_dir, compiled.binary, cell)
+    run_binary(spec, tree, cell_dir, compiled.binary, cell, runner)
     return cell

@@ -4,9 +4,10 @@ Each envelope gets its own build directory, configured with the task's pinned co
 and a *toolchain file* of its own (CMake reads `CMAKE_TOOLCHAIN_FILE` from the environment): the
 envelope's flags become `CMAKE_<LANG>_FLAGS_INIT` (compile and link), its link flags the linker
 flags, and the per-configuration flags are emptied so that `-DCMAKE_BUILD_TYPE=Release` cannot
-put `-O3` after a debug envelope's `-O0`. The build and the tests then run exactly as the C++ suite
-runs them (cpp.py's ctest shim, its JUnit report and listing, outcomes.ctest's parser), and one
-cell is kept per (ctest test, envelope).
+put `-O3` after a debug envelope's `-O0`. The build and the tests then run through the C++ suite
+itself (`CppSuite.execute`: its ctest shim, its JUnit report and listing, outcomes.ctest's parser),
+with the tree read-only and whole test outputs kept, and one cell is kept per (ctest test,
+envelope).
 
 ctest runs the test programs, so a cell has no rusage of its own (peak RSS and CPU stay 0 and the
 resource envelope does not judge CMake-mode cells), and what it captured is stdout and stderr
@@ -22,24 +23,22 @@ import json
 import os
 import re
 import shlex
-import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import environment, runner
-from patchwitness.cpp import CTEST_SHIM, toolchain_versions
+from patchwitness.environment import Environment
+from patchwitness.gates.matrix import BUILD_CELL
 from patchwitness.matrix import sanitizers
 from patchwitness.matrix.cells import TAIL, run_environment, werror_only
 from patchwitness.matrix.manifest import Envelope, Matrix
-from patchwitness.matrix.names import BUILD_CELL
 from patchwitness.model import Cell, Outcome
-from patchwitness.outcomes.ctest import combine
+from patchwitness.runner import UNCONFINED, Limits, Runner
+from patchwitness.suites.cpp import CppRun, CppSuite
 from patchwitness.task import Task
 
-OUTPUT_LIMIT = 1024 * 1024  # bytes of a test's output ctest keeps (its default is 1 kB)
 CONFIGS = ("DEBUG", "RELEASE", "RELWITHDEBINFO", "MINSIZEREL")
 
 
@@ -95,30 +94,6 @@ def toolchain_file(envelope: Envelope) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _ctest_supports_output_size() -> bool:
-    match = re.search(r"(\d+)\.(\d+)", toolchain_versions().get("cmake", ""))
-    return bool(match) and (int(match.group(1)), int(match.group(2))) >= (3, 24)
-
-
-def write_shim(directory: Path) -> Path:
-    """cpp.py's ctest shim, pointed at a wrapper that keeps whole test outputs: a sanitizer
-    report in a passing test's output is still a report."""
-    directory.mkdir(parents=True, exist_ok=True)
-    real = shutil.which("ctest") or "/usr/bin/ctest"
-    wrapper = directory / "ctest-full-output"
-    extra = ""
-    if _ctest_supports_output_size():
-        extra = (
-            f" --test-output-size-passed {OUTPUT_LIMIT} --test-output-size-failed {OUTPUT_LIMIT}"
-        )
-    wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(real)} "$@"{extra}\n')
-    wrapper.chmod(0o755)
-    shim = directory / "ctest"
-    shim.write_text(CTEST_SHIM.format(real=shlex.quote(str(wrapper))))
-    shim.chmod(0o755)
-    return directory
-
-
 # --- reports ----------------------------------------------------------------------------------
 
 
@@ -149,19 +124,16 @@ def parse_timeouts(text: str) -> dict[str, float]:
     return out
 
 
-def _read_reports(reports: Path, run: EnvelopeRun) -> None:
-    listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
-    junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
-    gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
-    combined = combine(listings, junits, gtest)
+def _read_reports(done: CppRun, run: EnvelopeRun) -> None:
+    combined = done.report()
     run.listed = list(combined.listed)
     run.outcomes = dict(combined.outcomes)
-    for text in junits:
+    for text in done.junits:
         try:
             run.reports.update(parse_junit_output(text))
         except ET.ParseError:
             continue
-    for text in listings:
+    for text in done.listings:
         try:
             run.timeouts.update(parse_timeouts(text))
         except (ValueError, KeyError, TypeError):
@@ -183,60 +155,43 @@ def _commands(task: Task, envelope: Envelope, toolchain: Path) -> tuple[str, str
 
 
 def run_envelope(
-    task: Task, envelope: Envelope, tree: Path, scratch: Path, parallel: int
+    suite: CppSuite, envelope: Envelope, tree: Path, scratch: Path, parallel: int
 ) -> EnvelopeRun:
-    """Configure, build and test the project under one envelope."""
+    """Configure, build and test the project under one envelope, through the C++ suite."""
+    task = suite.task
     base = scratch / "cmake" / envelope.name
-    build, reports, home = base / "build", base / "reports", base / "home"
-    for d in (build, reports / "gtest", home):
-        d.mkdir(parents=True, exist_ok=True)
+    base.mkdir(parents=True, exist_ok=True)
     toolchain = base / "toolchain.cmake"
     toolchain.write_text(toolchain_file(envelope))
-    env = environment.prepare(task) if task.options.setup else None
-    path = [str(write_shim(base / "bin"))] + (env.bin_dirs if env is not None else [])
-    variables = {
-        "PW_BUILD": str(build),
-        "PW_REPO": str(tree),
-        "PW_REPORT_DIR": str(reports),
-        "GTEST_OUTPUT": f"xml:{reports}/gtest/",
-        "CCACHE_DISABLE": "1",
-        "CMAKE_BUILD_PARALLEL_LEVEL": str(parallel),
-        "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
-        "CMAKE_TOOLCHAIN_FILE": str(toolchain),
-        **run_environment(envelope),
-    }
-    run = EnvelopeRun(envelope, build_dir=build)
+    run = EnvelopeRun(envelope, build_dir=base / "build")
     run.compile_command, run.run_command = _commands(task, envelope, toolchain)
-
-    def request(command: str, timeout: float) -> runner.Request:
-        return runner.Request(
-            command=command,
-            cwd=tree / task.options.cwd,
-            timeout=timeout,
-            env=variables,
-            path_prepend=path,
-            readable=[tree, toolchain, *(env.readable if env is not None else [])],
-            writable=[build, reports, home],
-            home=home,
-            limits=runner.Limits(address_space=not envelope.sanitizer),
-        )
-
-    opts = task.options.cpp
-    for command in (opts.configure, opts.build):
-        result = runner.run(request(command, opts.build_timeout))
-        run.build_wall_s += result.wall_s
-        diagnostics = (result.stdout + result.stderr).decode("utf-8", "replace")
+    done = suite.execute(
+        tree,
+        base,
+        variables={"CMAKE_TOOLCHAIN_FILE": str(toolchain), **run_environment(envelope)},
+        limits=Limits(address_space=not envelope.sanitizer),
+        tree_writable=False,
+        full_output=True,
+        parallel=parallel,
+    )
+    for step in (done.facts.configure, done.facts.build):
+        run.build_wall_s += step.wall_s if step is not None else 0.0
+    if done.failed_step:
+        assert done.failure is not None
+        diagnostics = done.failure_tail()
         run.build_tail = diagnostics[-TAIL:]
-        run.build_rc = result.returncode
-        if result.timed_out:
+        run.build_rc = done.failure.returncode
+        if done.failure.timed_out:
             run.build_status = "timeout"
-            return run
-        if not result.ok:
+        else:
             run.build_status = "werror_fail" if werror_only(diagnostics) else "compile_fail"
-            return run
-    result = runner.run(request(task.test_cmd, task.timeout))
-    run.suite_timed_out = result.timed_out
-    _read_reports(reports, run)
+        return run
+    build = done.facts.build
+    run.build_rc = build.returncode if build is not None else 0
+    run.build_tail = (build.stdout_tail + build.stderr_tail)[-TAIL:] if build is not None else ""
+    assert done.test is not None
+    run.suite_timed_out = done.test.timed_out
+    _read_reports(done, run)
     return run
 
 
@@ -313,6 +268,8 @@ def cmake_cells(
     workers: int,
     unavailable: dict[str, str | None],
     fixtures: Callable[[list[str]], dict[str, tuple[str, str]]],
+    runner: Runner = UNCONFINED,
+    env: Environment | None = None,
 ) -> list[Cell]:
     """Every (ctest test, envelope) cell. Tests skipped at the SHA are no golden; a baseline test
     that is not reported after the patch is a missing cell."""
@@ -320,9 +277,10 @@ def cmake_cells(
     usable = [e for e in matrix.envelopes if unavailable.get(e.name) is None]
     concurrent = max(1, min(workers, len(usable)))
     parallel = max(1, (os.cpu_count() or 1) // concurrent)
+    suite = CppSuite(task, env or Environment(key="", path=None), runner)
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         runs = list(
-            pool.map(lambda e: run_envelope(task, e, tree, scratch.resolve(), parallel), usable)
+            pool.map(lambda e: run_envelope(suite, e, tree, scratch.resolve(), parallel), usable)
         )
     tests = _planned_tests(runs, baseline)
     roots = [str(tree), *(str(r.build_dir) for r in runs if r.build_dir)]

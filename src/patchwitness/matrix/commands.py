@@ -18,10 +18,10 @@ import re
 import shlex
 from pathlib import Path
 
+from patchwitness.gates.matrix import cell_id
 from patchwitness.matrix.cells import CellSpec, compile_commands, run_environment
 from patchwitness.matrix.cmake import toolchain_file
 from patchwitness.matrix.manifest import Envelope, Matrix
-from patchwitness.matrix.names import cell_id
 from patchwitness.model import Cell
 from patchwitness.task import Task
 

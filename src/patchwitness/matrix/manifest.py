@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from patchwitness.errors import InvalidTask
+from patchwitness.gates.matrix import Resources
 from patchwitness.task import Task
 from patchwitness.workspace import show_at
 
@@ -106,16 +107,6 @@ class GoldenSpec(_Strict):
     @classmethod
     def _all_inside(cls, value: list[str]) -> list[str]:
         return [_relative_path(v, "a golden's extra source") for v in value]
-
-
-class Resources(_Strict):
-    """A cell's run is a resource finding when it exceeds the baseline's by both the ratio and
-    the absolute margin: a ratio alone flags a 3 MB golden growing to 7 MB."""
-
-    rss_ratio: float = Field(default=2.0, ge=1.0)
-    rss_mb: float = Field(default=64.0, ge=0.0)
-    cpu_ratio: float = Field(default=2.0, ge=1.0)
-    cpu_s: float = Field(default=1.0, ge=0.0)
 
 
 class ManifestSpec(_Strict):
@@ -345,10 +336,7 @@ def read_raw(task: Task) -> tuple[bytes, str]:
 
 
 def load(task: Task, extra_envelopes: Sequence[str] = ()) -> Matrix:
-    """Read and validate the task's manifest, and pin its hash on the task for the
-    fingerprint (`task.manifest_sha256`, which the grade reads)."""
+    """Read and validate the task's manifest (InvalidTask on any problem). Its hash, for the
+    fingerprint, is the plan's `sha256`."""
     raw, where = read_raw(task)
-    matrix = parse(raw, where, extra_envelopes)
-    task.manifest = json.loads(raw)
-    task.manifest_sha256 = matrix.sha256
-    return matrix
+    return parse(raw, where, extra_envelopes)

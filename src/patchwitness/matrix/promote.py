@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from patchwitness import history
 from patchwitness.errors import InvalidTask
 from patchwitness.matrix import run
-from patchwitness.matrix.cache import CompileCache
+from patchwitness.matrix.collect import Tools
 from patchwitness.matrix.manifest import Golden, Matrix
 from patchwitness.model import Cell
 from patchwitness.task import Task
@@ -72,9 +72,9 @@ def promote(
     bad_patch: bytes,
     *,
     dest: str | None = None,
-    workers: int | None = None,
-    cache: CompileCache | None = None,
+    tools: Tools | None = None,
 ) -> Promotion:
+    tools = tools or Tools()
     if not candidate.is_file():
         raise InvalidTask(f"golden not found: {candidate}")
     rel = destination(plan, candidate, dest)
@@ -86,7 +86,7 @@ def promote(
     single = replace(plan, mode="goldens", goldens=(Golden(source=rel),))
 
     def cells(patch: bytes | None, baseline: list[Cell] | None, label: str) -> list[Cell]:
-        with history.checkout(task) as ws:
+        with history.checkout(task, tools.cache) as ws:
             if patch is not None:
                 ws.apply(patch)
             _place(ws.repo, candidate, rel)
@@ -97,8 +97,9 @@ def promote(
                 patch=label,
                 fixtures=fixtures,
                 baseline=baseline,
-                workers=workers,
-                cache=cache,
+                workers=tools.workers,
+                cache=tools.compiles,
+                runner=tools.runner,
             )
 
     sha_cells = cells(None, None, run.BASELINE)

@@ -17,12 +17,14 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from patchwitness.environment import Environment
 from patchwitness.errors import InvalidTask
 from patchwitness.matrix import cache as cache_mod
 from patchwitness.matrix.cells import CellSpec, cell_id, probe, run_cell, settle
 from patchwitness.matrix.cmake import cmake_cells
 from patchwitness.matrix.manifest import Matrix, load
 from patchwitness.model import Cell
+from patchwitness.runner import UNCONFINED, Runner
 from patchwitness.task import Task
 from patchwitness.workspace import files_at, show_at
 
@@ -37,11 +39,13 @@ def cell_specs(matrix: Matrix) -> list[CellSpec]:
     return [CellSpec(matrix, g, e) for g in matrix.goldens for e in matrix.envelopes]
 
 
-def probe_envelopes(matrix: Matrix, workers: int) -> dict[str, str | None]:
+def probe_envelopes(
+    matrix: Matrix, workers: int, runner: Runner = UNCONFINED, base: Path | None = None
+) -> dict[str, str | None]:
     """Which envelopes this toolchain can build and run (None) and why not (a reason)."""
-    base = cache_mod.root()
+    base = base or cache_mod.root()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        reasons = pool.map(lambda e: probe(matrix, e, base), matrix.envelopes)
+        reasons = pool.map(lambda e: probe(matrix, e, base, runner), matrix.envelopes)
         return {e.name: why for e, why in zip(matrix.envelopes, reasons, strict=True)}
 
 
@@ -143,16 +147,19 @@ def goldens_cells(
     baseline: list[Cell] | None,
     workers: int | None = None,
     cache: cache_mod.CompileCache | None = None,
+    runner: Runner = UNCONFINED,
 ) -> list[Cell]:
     """Goldens mode over one tree, settled against fixtures or the baseline's digests."""
     workers = workers or default_workers()
     cache = cache or cache_mod.CompileCache()
     tree, scratch = tree.resolve(), scratch.resolve()
-    unavailable = probe_envelopes(matrix, workers)
+    unavailable = probe_envelopes(matrix, workers, runner, cache.base)
 
     def one(spec: CellSpec) -> Cell:
         why = unavailable.get(spec.envelope.name)
-        return run_cell(spec, tree, scratch, cache=cache, patch=patch, unavailable=why)
+        return run_cell(
+            spec, tree, scratch, cache=cache, patch=patch, unavailable=why, runner=runner
+        )
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         cells = list(pool.map(one, cell_specs(matrix)))
@@ -169,11 +176,14 @@ def matrix_cells(
     baseline: list[Cell] | None,
     workers: int | None = None,
     cache: cache_mod.CompileCache | None = None,
+    runner: Runner = UNCONFINED,
+    env: Environment | None = None,
 ) -> list[Cell]:
     matrix = matrix or load(task)
     workers = workers or default_workers()
     scratch.mkdir(parents=True, exist_ok=True)
     if matrix.mode == "cmake":
+        base = cache.base if cache is not None else None
         cells = cmake_cells(
             task,
             matrix,
@@ -182,8 +192,10 @@ def matrix_cells(
             patch=patch,
             baseline=baseline,
             workers=workers,
-            unavailable=probe_envelopes(matrix, workers),
+            unavailable=probe_envelopes(matrix, workers, runner, base),
             fixtures=cmake_fixture_finder(task),
+            runner=runner,
+            env=env,
         )
         return mark_baseline(cells, baseline)
     return goldens_cells(
@@ -195,6 +207,7 @@ def matrix_cells(
         baseline=baseline,
         workers=workers,
         cache=cache,
+        runner=runner,
     )
 
 
@@ -206,10 +219,21 @@ def baseline_cells(
     *,
     workers: int | None = None,
     cache: cache_mod.CompileCache | None = None,
+    runner: Runner = UNCONFINED,
+    env: Environment | None = None,
 ) -> list[Cell]:
     """The matrix over the unpatched SHA (`tree` must be a checkout of it): the noise floor."""
     return matrix_cells(
-        task, tree, scratch, matrix, patch=BASELINE, baseline=None, workers=workers, cache=cache
+        task,
+        tree,
+        scratch,
+        matrix,
+        patch=BASELINE,
+        baseline=None,
+        workers=workers,
+        cache=cache,
+        runner=runner,
+        env=env,
     )
 
 
@@ -223,9 +247,20 @@ def patched_cells(
     patch: str = "patched",
     workers: int | None = None,
     cache: cache_mod.CompileCache | None = None,
+    runner: Runner = UNCONFINED,
+    env: Environment | None = None,
 ) -> list[Cell]:
     """The matrix over the patched tree, held to the baseline's digests and marked with each
     cell's status at the SHA."""
     return matrix_cells(
-        task, tree, scratch, matrix, patch=patch, baseline=baseline, workers=workers, cache=cache
+        task,
+        tree,
+        scratch,
+        matrix,
+        patch=patch,
+        baseline=baseline,
+        workers=workers,
+        cache=cache,
+        runner=runner,
+        env=env,
     )

@@ -199,6 +199,11 @@ def aliases(verdicts: list[Verdict], held_out: Iterable[str], reveal: bool) -> d
     return names
 
 
+def _strongest(verdict: Verdict):
+    effects = {r.effect for r in verdict.reasons}
+    return next((e for e in ("reject", "review") if e in effects), None)
+
+
 def redact(verdict: Verdict, alias: str) -> Verdict:
     """A verdict of a hidden task as every exported format shows it: the agent, grade and label
     (it is counted, and a reject is never hidden), none of the task's ids or facts."""
@@ -227,6 +232,8 @@ def redact(verdict: Verdict, alias: str) -> Verdict:
                 gate="report",
                 row="held-out",
                 detail=f"{verdict.grade}: {verdict.label}; task id and details hidden (--reveal)",
+                # A hidden reject is still a reject: the effect of the rows that decided.
+                effect=_strongest(verdict),
             )
         ],
     )

@@ -144,16 +144,11 @@ def reason_places(v: Verdict, reason: Reason) -> list[Place]:
 
 
 def reason_effect(v: Verdict, reason: Reason) -> str | None:
-    """reject / ungradable / review for a reason that decided something; None for commentary
-    (a missing patch note, a row that did not decide)."""
-    gate = getattr(v.gates, reason.gate) if reason.gate in GATES else None
-    if gate is not None and gate.row == reason.row:
-        return {"reject": "reject", "review": "review"}.get(gate.effect)
-    if reason.gate in ("grade", "report") and v.grade in ("reject", "ungradable"):
-        return v.grade
-    if reason.gate in GATES and v.grade == "accept-with-review":
-        return "review"  # e.g. the pristine run disagreeing: a human should look
-    return None
+    """reject / ungradable / review for a reason that decided something, read from the effect of
+    the table row that fired; None for commentary (a missing patch note, an accepting row)."""
+    if v.grade == "ungradable":
+        return "ungradable" if reason.gate == "grade" else None
+    return {"reject": "reject", "review": "review"}.get(reason.effect or "")
 
 
 def fingerprint_of(*parts: object) -> str:
@@ -222,10 +217,13 @@ def finding_result(log: Log, v: Verdict, finding: Finding) -> dict:
 
 
 def row_text(gate: str, row: str) -> str:
-    """The rule's description: the decision-table row's own condition, when the table has it."""
+    """The rule's description: the decision-table row's own condition, when a table has it."""
     for table_row in policy.TABLES.get(gate, []):
         if table_row.id == row:
             return f"{gate} gate, row {row}: {table_row.when}"
+    for final in policy.FINAL_TABLE:
+        if final.id == row:
+            return f"final table, row {row}: {final.when}"
     return f"{gate} gate, row {row}"
 
 

@@ -93,11 +93,14 @@ def render_tables(console: Console) -> None:
         for index, row in enumerate(rows, start=1):
             table.add_row(str(index), row.id, row.when, row.status, row.effect)
         console.print(table)
-    final = Table(title="final label (first matching row wins)", title_justify="left")
-    final.add_column("when")
-    final.add_column("label")
-    for when, label in policy.FINAL_TABLE_DOC:
-        final.add_row(when, label)
+    final = Table(title="final (first matching row wins)", title_justify="left")
+    final.add_column("#", justify="right")
+    final.add_column("row")
+    final.add_column("condition", overflow="fold")
+    final.add_column("grade")
+    final.add_column("label", overflow="fold")
+    for index, row in enumerate(policy.FINAL_TABLE, start=1):
+        final.add_row(str(index), row.id, row.when, row.grade, row.label_doc)
     console.print(final)
 
 

@@ -1,4 +1,6 @@
-"""Run the task's pytest command once, through the runner, with the grader's probe loaded."""
+"""The Python suite: the task's pytest command, through the runner, with the grader's probe
+loaded (outcomes stream back over a pipe), instrumented with coverage.py when asked; first the
+task's in-place build (`[python] build`, a compiled extension) when it has one."""
 
 from __future__ import annotations
 
@@ -6,11 +8,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import runner
 from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
-from patchwitness.suite import NO_FOCUS, Focus, Instrumentation, SuiteRun
+from patchwitness.runner import Request, Result, Runner
+from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, SuiteRun
 from patchwitness.task import Task
 
 PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
@@ -20,13 +22,16 @@ PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
 PROBE_ADDOPTS = "-p pw_probe -p no:cacheprovider"
 
 COVERAGE_PY = Instrumentation("coverage.py")
+# A task with a compiled extension (`[python] build`): its C and C++ sources are built with gcov's
+# flags too, and scored like a C++ task's.
+COVERAGE_PY_GCOV = Instrumentation("coverage.py and gcov", ("--coverage", "-O0"))
 
 
 @dataclass
 class PytestRun:
     run: TestRun
     probe: ProbeReport
-    result: runner.Result
+    result: Result
     extra: dict = field(default_factory=dict)
 
     @property
@@ -42,6 +47,7 @@ def python_path(tree: Path, extra: list[str]) -> str:
 
 
 def run_pytest(
+    runner: Runner,
     task: Task,
     tree: Path,
     home: Path,
@@ -59,7 +65,7 @@ def run_pytest(
     if env.path is not None:
         variables["VIRTUAL_ENV"] = str(env.path)
     variables.update(extra_env or {})
-    request = runner.Request(
+    request = Request(
         command=task.test_cmd,
         cwd=tree / task.options.cwd,
         timeout=task.timeout,
@@ -93,14 +99,17 @@ class PythonSuite:
 
     language = "python"
 
-    def __init__(self, task: Task, env: Environment) -> None:
+    def __init__(self, task: Task, env: Environment, runner: Runner) -> None:
         self.task = task
         self.env = env
+        self.runner = runner
 
     def versions(self) -> dict:
         return dict(self.env.versions)
 
     def instrumentations(self) -> list[Instrumentation]:
+        if self.task.options.python.build:
+            return [COVERAGE_PY_GCOV, COVERAGE_PY]
         return [COVERAGE_PY]
 
     def run(
@@ -113,16 +122,18 @@ class PythonSuite:
     ) -> SuiteRun:
         home = scratch / "home"
         home.mkdir(parents=True, exist_ok=True)
+        flags = instrument.flags if instrument is not None else ()
         if self.task.options.python.build:
-            failed = self._build(tree, home)
+            failed = self._build(tree, home, flags)
             if failed is not None:
                 return failed
         inst = None
         if instrument is not None:
             from patchwitness.hits.python import instrument as instrument_run
 
-            inst = instrument_run(scratch, tree)
+            inst = instrument_run(scratch, tree, gcov=bool(flags))
         result = run_pytest(
+            self.runner,
             self.task,
             tree,
             home,
@@ -147,14 +158,18 @@ class PythonSuite:
             coverage=inst,
         )
 
-    def _build(self, tree: Path, home: Path) -> SuiteRun | None:
-        """`[python] build` in the worktree; a SuiteRun that says the build failed, or None."""
+    def _build(self, tree: Path, home: Path, flags: tuple[str, ...] = ()) -> SuiteRun | None:
+        """`[python] build` in the worktree (with gcov's `flags` for a coverage run); a SuiteRun
+        that says the build failed, or None."""
         options = self.task.options.python
         variables = {"PYTHONPATH": python_path(tree, []), "PW_REPO": str(tree)}
+        if flags:
+            joined = " ".join(flags)
+            variables.update({"CFLAGS": joined, "CXXFLAGS": joined, "LDFLAGS": "--coverage"})
         if self.env.path is not None:
             variables["VIRTUAL_ENV"] = str(self.env.path)
-        result = runner.run(
-            runner.Request(
+        result = self.runner.run(
+            Request(
                 command=options.build or "",
                 cwd=tree / self.task.options.cwd,
                 timeout=options.build_timeout,

@@ -1,8 +1,12 @@
-"""A task's test suite, run once over one tree: the language-specific half of a grade.
+"""A task's test suite, run over one tree: the language-specific half of collecting a grade.
 
-The grade pipeline is the same for both languages; what differs is how the tests run and where their
-outcomes come from. A `Suite` runs the task's tests over a tree and returns a `SuiteRun`: per-test
-outcomes from machine-readable reports, what was collected, and what looked wrong about the run.
+The pipeline is the same for both languages; what differs is how the tests build and run and where
+their outcomes and line hits come from. Each adapter has one shape: built for a task with its
+environment and the runner (`collect.make_suite`), it names its tool versions and its coverage
+instrumentations, and `run` builds what the task builds and runs the tests over a tree, returning a
+`SuiteRun`: per-test outcomes from machine-readable reports, what was collected, what looked wrong,
+and the line-hit data when the run was instrumented. `python` (pytest with the grader's probe) and
+`cpp` (CMake and ctest, also the flag matrix's CMake envelopes).
 """
 
 from __future__ import annotations

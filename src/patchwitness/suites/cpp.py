@@ -5,6 +5,10 @@ out-of-tree Ninja CMake build in `$PW_BUILD` and ctest. Outcomes never come from
 output: a `ctest` shim first on PATH runs the same command once to list the tests (the collection)
 and once with `--output-junit`, and GoogleTest writes its own XML (`GTEST_OUTPUT`). All reports go
 to a directory created for this run, outside the worktree.
+
+`CppSuite.execute` is the one configure-build-test of a CMake project: the suite's runs (plain or
+instrumented for coverage) and the flag matrix's CMake envelopes (matrix/cmake.py) both go through
+it, with their own variables and limits.
 """
 
 from __future__ import annotations
@@ -12,13 +16,17 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
+import shlex
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import environment, history, runner
+from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
-from patchwitness.outcomes.ctest import combine
-from patchwitness.suite import NO_FOCUS, Focus, Instrumentation, SuiteRun
+from patchwitness.outcomes.ctest import CtestReport, combine
+from patchwitness.runner import Limits, Request, Result, Runner, run_tool
+from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, SuiteRun
 from patchwitness.task import Task
 
 CTEST_SHIM = """#!/bin/sh
@@ -31,13 +39,16 @@ serial=""
 [ -n "$PW_CTEST_SERIAL" ] && serial="--parallel 1"
 exec "$real" "$@" $serial --output-junit "$PW_REPORT_DIR/ctest-junit-$stamp.xml"
 """
+# Bytes of a test's output ctest keeps in its JUnit report (its default is 1 kB): the matrix
+# reads sanitizer reports from there, and a report in a passing test's output is still a report.
+OUTPUT_LIMIT = 1024 * 1024
 
 # In a coverage build, a test source is compiled without -fkeep-inline-functions: the flag emits
 # every inline function of the test framework's headers (it doubles a GoogleTest file's compile
 # time) and measures nothing the gate reads. Production sources keep it, so an unused inline
 # production function still shows as zero-hit, or, emitted nowhere, as unscored-suspicious.
 LAUNCHER = """#!/bin/sh
-# patchwitness: coverage build compiler launcher (see cpp.py)
+# patchwitness: coverage build compiler launcher (see suites/cpp.py)
 src=""
 for a in "$@"; do
   case "$a" in *.cc|*.cpp|*.cxx|*.c++|*.C|*.c) src="$a" ;; esac
@@ -86,19 +97,33 @@ def toolchain_versions() -> dict[str, str]:
     out = {}
     for name, argv in TOOLS.items():
         try:
-            done = runner.run_tool(argv, cwd=Path("/"), timeout=30)
+            done = run_tool(argv, cwd=Path("/"), timeout=30)
             text = (done.stdout or done.stderr).decode("utf-8", "replace").strip()
             out[name] = text.splitlines()[0] if text else "unknown"
-        except (OSError, TimeoutError):
+        except OSError:
             out[name] = "missing"
     return out
 
 
-def _write_shim(directory: Path) -> Path:
-    real = shutil.which("ctest") or "/usr/bin/ctest"
+def ctest_keeps_output_size() -> bool:
+    """ctest 3.24 and later can be told how much of a test's output to keep."""
+    match = re.search(r"(\d+)\.(\d+)", toolchain_versions().get("cmake", ""))
+    return bool(match) and (int(match.group(1)), int(match.group(2))) >= (3, 24)
+
+
+def write_shim(directory: Path, full_output: bool = False) -> Path:
+    """The `ctest` shim, in `directory` (put first on PATH). With `full_output`, ctest keeps
+    whole test outputs in its JUnit report."""
     directory.mkdir(parents=True, exist_ok=True)
+    real = shutil.which("ctest") or "/usr/bin/ctest"
+    if full_output and ctest_keeps_output_size():
+        wrapper = directory / "ctest-full-output"
+        sizes = f"--test-output-size-passed {OUTPUT_LIMIT} --test-output-size-failed {OUTPUT_LIMIT}"
+        wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(real)} "$@" {sizes}\n')
+        wrapper.chmod(0o755)
+        real = str(wrapper)
     shim = directory / "ctest"
-    shim.write_text(CTEST_SHIM.format(real=real))
+    shim.write_text(CTEST_SHIM.format(real=shlex.quote(real)))
     shim.chmod(0o755)
     return directory
 
@@ -120,42 +145,106 @@ def compile_command(build: Path, prefer: list[str]) -> str:
     return ""
 
 
+@dataclass
+class CppRun:
+    """One configure, build and test of the project, and the reports the test run left."""
+
+    build_dir: Path
+    facts: BuildFacts = field(default_factory=BuildFacts)
+    failed_step: str = ""  # configure or build, when one failed
+    failure: Result | None = None
+    test: Result | None = None
+    listings: list[str] = field(default_factory=list)
+    junits: list[str] = field(default_factory=list)
+    gtest: dict[str, str] = field(default_factory=dict)
+
+    def report(self) -> CtestReport:
+        return combine(self.listings, self.junits, self.gtest)
+
+    def failure_tail(self) -> str:
+        if self.failure is None:
+            return ""
+        return (self.failure.stdout + self.failure.stderr).decode("utf-8", "replace")
+
+
 class CppSuite:
     language = "cpp"
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: Task, env: Environment, runner: Runner) -> None:
         self.task = task
-        self.env = environment.prepare(task) if task.options.setup else None
+        self.env = env
+        self.runner = runner
 
     def versions(self) -> dict:
         versions = dict(toolchain_versions())
-        if self.env is not None:
+        if self.task.options.setup:
             versions.update({f"env.{k}": v for k, v in self.env.versions.items()})
         return versions
 
-    def _request(
-        self,
-        command: str,
-        tree: Path,
-        scratch: Path,
-        timeout: float,
-        variables: dict[str, str],
-        path: list[str],
-    ) -> runner.Request:
-        readable = self.env.readable if self.env is not None else history.readable(self.task)
-        return runner.Request(
-            command=command,
-            cwd=tree / self.task.options.cwd,
-            timeout=timeout,
-            env=variables,
-            path_prepend=path,
-            writable=[tree, scratch],
-            readable=readable,
-            home=scratch / "home",
-        )
-
     def instrumentations(self) -> list[Instrumentation]:
         return coverage_ladder(self.task.options.coverage.cxx_flags)
+
+    def execute(
+        self,
+        tree: Path,
+        scratch: Path,
+        *,
+        variables: dict[str, str] | None = None,
+        limits: Limits | None = None,
+        tree_writable: bool = True,
+        full_output: bool = False,
+        parallel: int | None = None,
+        prefer: tuple[str, ...] = (),
+    ) -> CppRun:
+        """Configure, build and run the test command over `tree`, everything but the tree under
+        `scratch` (build, reports, home)."""
+        build, reports, home = scratch / "build", scratch / "reports", scratch / "home"
+        for d in (build, reports / "gtest", home):
+            d.mkdir(parents=True, exist_ok=True)
+        path = [str(write_shim(scratch / "bin", full_output)), *self.env.bin_dirs]
+        env = {
+            "PW_BUILD": str(build),
+            "PW_REPO": str(tree),
+            "PW_REPORT_DIR": str(reports),
+            "GTEST_OUTPUT": f"xml:{reports}/gtest/",
+            "CCACHE_DISABLE": "1",
+            "CMAKE_BUILD_PARALLEL_LEVEL": str(parallel or os.cpu_count() or 1),
+            "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
+            **(variables or {}),
+        }
+        # For one path the sandbox's read-only bind wins: a path is in one list, never both.
+        if tree_writable:
+            writable, readable = [scratch, tree], [*self.env.readable]
+        else:
+            writable, readable = [build, reports, home], [tree, scratch, *self.env.readable]
+
+        def request(command: str, timeout: float) -> Request:
+            return Request(
+                command=command,
+                cwd=tree / self.task.options.cwd,
+                timeout=timeout,
+                env=env,
+                path_prepend=path,
+                writable=writable,
+                readable=readable,
+                home=home,
+                limits=limits or Limits(),
+            )
+
+        run = CppRun(build_dir=build)
+        opts = self.task.options.cpp
+        for step, command in (("configure", opts.configure), ("build", opts.build)):
+            result = self.runner.run(request(command, opts.build_timeout))
+            setattr(run.facts, step, result.facts())
+            if not result.ok:
+                run.failed_step, run.failure = step, result
+                return run
+        run.facts.compiler_command = compile_command(build, list(prefer))
+        run.test = self.runner.run(request(self.task.test_cmd, self.task.timeout))
+        run.listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
+        run.junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
+        run.gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
+        return run
 
     def run(
         self,
@@ -165,77 +254,47 @@ class CppSuite:
         instrument: Instrumentation | None = None,
         focus: Focus = NO_FOCUS,
     ) -> SuiteRun:
-        build = scratch / "build"
-        reports = scratch / "reports"
-        for d in (build, reports / "gtest", scratch / "home"):
-            d.mkdir(parents=True, exist_ok=True)
-        path = [str(_write_shim(scratch / "bin"))]
-        if self.env is not None:
-            path += self.env.bin_dirs
-        variables = {
-            "PW_BUILD": str(build),
-            "PW_REPO": str(tree),
-            "PW_REPORT_DIR": str(reports),
-            "GTEST_OUTPUT": f"xml:{reports}/gtest/",
-            "CCACHE_DISABLE": "1",
-            "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 1),
-            "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
-        }
+        variables: dict[str, str] = {}
         if instrument is not None:
             # The coverage build: the variant's flag set, through the environment CMake reads
             # at configure time, and the goldens run one at a time.
             flags = " ".join(instrument.flags)
-            variables.update(
-                {
-                    "CXXFLAGS": flags,
-                    "CFLAGS": flags,
-                    "LDFLAGS": "--coverage",
-                    "PW_CTEST_SERIAL": "1",
-                }
-            )
+            variables = {
+                "CXXFLAGS": flags,
+                "CFLAGS": flags,
+                "LDFLAGS": "--coverage",
+                "PW_CTEST_SERIAL": "1",
+            }
             if focus.test_sources and KEEP_INLINE in instrument.flags:
                 variables.update(self._launcher(tree, scratch, focus.test_sources))
-        opts = self.task.options.cpp
-        facts = BuildFacts()
-        for step, command in (("configure", opts.configure), ("build", opts.build)):
-            result = runner.run(
-                self._request(command, tree, scratch, opts.build_timeout, variables, path)
-            )
-            setattr(facts, step, result.facts())
-            if not result.ok:
-                return self._build_failed(step, result, facts)
-        facts.compiler_command = compile_command(build, list(focus.changed))
-        result = runner.run(
-            self._request(self.task.test_cmd, tree, scratch, self.task.timeout, variables, path)
-        )
-        report = combine(
-            [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))],
-            [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))],
-            {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))},
-        )
+        done = self.execute(tree, scratch, variables=variables, prefer=focus.changed)
+        if done.failed_step:
+            return self._build_failed(done)
+        assert done.test is not None
+        report = done.report()
         problems = [*report.problems]
-        if result.killed_reason:
-            problems.append(f"killed: {result.killed_reason}")
+        if done.test.killed_reason:
+            problems.append(f"killed: {done.test.killed_reason}")
         if report.listed == [] and not report.problems:
             problems.append("ctest listed no tests")
         run = TestRun(
-            run=result.facts(),
+            run=done.test.facts(),
             outcomes=report.outcomes,
             collected=report.listed,
             report_problems=problems,
         )
-        suite_run = SuiteRun(
+        return SuiteRun(
             run=run,
             started=bool(report.listed),
-            timed_out=result.timed_out,
+            timed_out=done.test.timed_out,
             tamper=report.tamper,
-            build=facts,
+            build=done.facts,
+            coverage=done.build_dir if instrument is not None else None,
         )
-        suite_run.coverage = build if instrument is not None else None
-        return suite_run
 
     def _launcher(self, tree: Path, scratch: Path, test_sources: frozenset[str]) -> dict[str, str]:
         launcher = scratch / "bin" / "pw-cxx-launcher"
+        launcher.parent.mkdir(parents=True, exist_ok=True)
         launcher.write_text(LAUNCHER)
         launcher.chmod(0o755)
         listing = scratch / "test-sources.txt"
@@ -246,16 +305,19 @@ class CppSuite:
             "PW_TEST_SOURCES": str(listing),
         }
 
-    def _build_failed(self, step: str, result: runner.Result, facts: BuildFacts) -> SuiteRun:
+    def _build_failed(self, done: CppRun) -> SuiteRun:
+        result = done.failure
+        assert result is not None
         tail = (result.stderr[-600:] or result.stdout[-600:]).decode("utf-8", "replace")
         why = result.killed_reason or f"exit {result.returncode}"
-        problem = f"{step} failed ({why}): {tail.strip().splitlines()[-1] if tail.strip() else ''}"
+        last = tail.strip().splitlines()[-1] if tail.strip() else ""
+        problem = f"{done.failed_step} failed ({why}): {last}"
         run = TestRun(run=result.facts(), report_problems=[problem])
         return SuiteRun(
             run=run,
             started=False,
             timed_out=result.timed_out,
-            build=facts,
+            build=done.facts,
             build_failed=True,
             broken=["*"],
         )

@@ -1,0 +1,588 @@
+"""All the I/O of a grade: from a task and a patch to the facts a judge reads.
+
+    facts = collect(task, patch_bytes, settings=settings, agent="claude")
+
+In order: parse the patch; build or reuse the task's environment and baseline; check the patch out
+over a fresh checkout of the SHA; take the census again over the files it touched; classify them;
+run the suite over the patched tree, instrumented as the SHA was; read the line hits; then the
+expensive parts only when they can still change the verdict (the pristine run, the flag matrix),
+unless the settings ask for every gate. Nothing here decides: the cheap gates are consulted
+(`judge.rejecting`) only to know whether the expensive facts are worth gathering, and a skipped
+part is recorded with its reason. Anything the task, the patch or the code under grade does ends in
+facts with a `stop` (apply-failed, invalid-task); an exception from here is a grader bug.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from patchwitness import atomic, fingerprint, history, judge, sourcefiles
+from patchwitness import baseline as baselines
+from patchwitness.census.items import Inventory, diff_inventories
+from patchwitness.census.scan import scan_paths
+from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
+from patchwitness.classify import classify as classify_file
+from patchwitness.environment import prepare
+from patchwitness.errors import GradeStop, InvalidTask
+from patchwitness.facts import (
+    BaselineFacts,
+    ChangedFile,
+    CoverageCollected,
+    GradeFacts,
+    PristineCollected,
+    Stop,
+    SuiteFacts,
+    TaskFacts,
+)
+from patchwitness.gates import census as census_gate
+from patchwitness.gates import coverage as coverage_gate
+from patchwitness.hits import collect as collect_hits
+from patchwitness.linemap import CppLines
+from patchwitness.matrix import collect as matrix
+from patchwitness.model import Finding, Fingerprint, Timings
+from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
+from patchwitness.settings import Settings
+from patchwitness.suites import Focus, Suite, SuiteRun, fill_broken
+from patchwitness.suites.cpp import KEEP_INLINE, TEST_TU_NOTE, CppSuite
+from patchwitness.suites.python import PythonSuite
+from patchwitness.suspicious import cpp_findings, python_findings
+from patchwitness.task import Task
+from patchwitness.workspace import require_commit, safe_read, show_at
+
+
+@dataclass
+class Clock:
+    started: float = field(default_factory=time.monotonic)
+    phases: dict[str, float] = field(default_factory=dict)
+    _last: float = field(default_factory=time.monotonic)
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.phases[name] = round(self.phases.get(name, 0.0) + now - self._last, 3)
+        self._last = now
+
+    def timings(self) -> Timings:
+        return Timings(total_s=round(time.monotonic() - self.started, 3), phases=self.phases)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def task_facts(task: Task, failing: list[str] | None = None) -> TaskFacts:
+    return TaskFacts(
+        name=task.name,
+        language=task.language,
+        repo_sha=task.sha,
+        mode=task.options.mode,
+        allow_test_edits=task.allow_test_edits,
+        failing_ids=list(task.failing_ids),
+        failing=list(failing if failing is not None else task.failing_ids),
+        timeout_s=task.timeout,
+        test_additions=task.options.policy.test_additions,
+    )
+
+
+def stopped_facts(
+    task: TaskFacts, agent: str, data: bytes, stop: GradeStop, patch_path: str = ""
+) -> GradeFacts:
+    return GradeFacts(
+        task=task,
+        agent=agent,
+        patch_sha256=sha256_of(data),
+        patch_path=patch_path,
+        stop=Stop(label=stop.label, grade=stop.grade, detail=str(stop)),
+        started_at=now(),
+    )
+
+
+def make_suite(task: Task, settings: Settings) -> Suite:
+    env = prepare(task, settings.runner, settings.cache)
+    if task.language == "python":
+        if not env.versions.get("pytest"):
+            why = env.versions.get("pytest_error") or "not installed"
+            raise InvalidTask(f"pytest does not import in the task's environment: {why}"[:400])
+        return PythonSuite(task, env, settings.runner)
+    return CppSuite(task, env, settings.runner)
+
+
+def make_fingerprint(
+    task: Task, suite: Suite, settings: Settings, plan: matrix.Matrix | None
+) -> Fingerprint:
+    versions = suite.versions()
+    manifests = {"task": task.files_sha256[:16]}
+    if plan is not None:
+        manifests["matrix"] = plan.sha256[:16]
+    warnings = settings.runner.warnings
+    if settings.sandbox == "none" and not warnings:
+        warnings.append("no sandbox: the code under grade ran with resource limits only")
+    return fingerprint.build(
+        test_cmd=task.test_cmd,
+        timeout_s=task.timeout,
+        sandbox=settings.sandbox,
+        versions=versions,
+        compiler=versions.get("compiler"),
+        gcov=versions.get("gcov"),
+        manifests=manifests,
+        warnings=warnings,
+    )
+
+
+def collect(
+    task: Task,
+    data: bytes,
+    *,
+    agent: str = "agent",
+    settings: Settings | None = None,
+    patch_path: str = "",
+) -> GradeFacts:
+    settings = settings or Settings()
+    clock = Clock()
+    facts = GradeFacts(
+        task=task_facts(task), agent=agent, patch_sha256=sha256_of(data), patch_path=patch_path
+    )
+    facts.started_at = now()
+    try:
+        patch = parse_patch(data)
+        require_commit(task.repo, task.sha)
+        plan = matrix.load_plan(task) if matrix.applies(task, settings) else None
+        suite = make_suite(task, settings)
+        clock.lap("setup")
+        facts.fingerprint = make_fingerprint(task, suite, settings, plan)
+        base = baselines.obtain(task, suite, settings)
+        clock.lap("baseline")
+        _collect_patched(facts, task, data, patch, suite, base, settings, plan, clock)
+    except GradeStop as stop:
+        facts.stop = Stop(label=stop.label, grade=stop.grade, detail=str(stop))
+    facts.timings = clock.timings()
+    return facts
+
+
+def _collect_patched(
+    facts: GradeFacts,
+    task: Task,
+    data: bytes,
+    patch: Patch,
+    suite: Suite,
+    base: baselines.Baseline,
+    settings: Settings,
+    plan: matrix.Matrix | None,
+    clock: Clock,
+) -> None:
+    failing = base.failing_keys(task.failing_ids)
+    facts.task = task_facts(task, failing)
+    with history.checkout(task, settings.cache) as ws:
+        ws.apply(data)
+        clock.lap("apply")
+        touched = sorted(patch.touched())
+        rescanned = scan_paths(ws.repo, touched, baselines.scan_options(task, base.pytest_config))
+        after_inventory = base.inventory.replace_files(rescanned, touched)
+        classes = classify_patch(task, patch, ws.repo, base, rescanned)
+        facts.files = [
+            ChangedFile(path=p, kind=c.kind, why=c.why, status=_status(patch, p))
+            for p, c in classes.items()
+        ]
+        facts.findings = production_findings(task, patch, classes, ws.repo)
+        infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
+        diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
+        artifacts = save_artifacts(
+            settings.artifacts, base.inventory, after_inventory, diff, patch, task.sha
+        )
+        facts.census = census_gate.census_facts(diff, artifacts)
+        facts.test_edit, facts.test_edit_why = test_edit(
+            patch, classes, diff, after_inventory, ws.repo
+        )
+        clock.lap("census")
+        wants_coverage = settings.coverage and task.options.coverage.enabled
+        # The patched run uses the instrumentation the SHA was measured with, and is compared
+        # with the SHA's outcomes under it: like with like. None: no instrumentation works at
+        # the SHA, so the run is plain and coverage is not measurable.
+        instrument = base.instrumentation if wants_coverage else None
+        before = base.instrumented_outcomes if instrument is not None else base.outcomes
+        facts.baseline = BaselineFacts(
+            key=base.key,
+            outcomes=before,
+            plain_outcomes=base.outcomes,
+            ids=dict(base.run.ids),
+            flaky=list(base.flaky),
+            unstable_ids=list(base.unstable_ids),
+            runs=base.runs,
+        )
+        focus = Focus(
+            changed=tuple(c.path for c in patch.files),
+            test_sources=frozenset(p for p, c in classes.items() if c.kind == TEST)
+            | frozenset(it.file for it in base.inventory.items if it.kind in ("test", "case")),
+        )
+        after_dir = ws.new_dir("after")
+        after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus)
+        fill_broken(after, before)
+        facts.after = suite_facts(after)
+        facts.runs["after"] = after.run.run
+        facts.findings += run_findings(base, after)
+        if facts.census.artifacts and after.build is not None:
+            _add_compiler_command(facts.census.artifacts, after.build.compiler_command)
+        clock.lap("tests")
+        if wants_coverage:
+            facts.coverage = collect_coverage(
+                task, patch, classes, after, ws.repo, after_dir, base, settings
+            )
+            facts.coverage.facts.pragmas_added = [
+                f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
+            ]
+            clock.lap("coverage")
+        _collect_pristine(facts, task, data, classes, suite, settings, clock)
+        rejected = judge.rejecting(facts, settings.policy)
+        if plan is not None:
+            if after.build_failed or after.timed_out:
+                facts.skipped["matrix"] = "the patched run did not build or finish"
+            elif rejected and not settings.all_gates:
+                facts.skipped["matrix"] = f"{rejected} already rejected the patch"
+            else:
+                env = suite.env if isinstance(suite, CppSuite) else None
+                facts.matrix = matrix.collect(
+                    task,
+                    plan,
+                    ws.repo,
+                    ws.new_dir("matrix"),
+                    matrix.Tools.of(settings, env),
+                    patch_id=patch.sha256,
+                    failing=failing,
+                )
+                clock.lap("matrix")
+    clock.lap("cleanup")  # removing the patched workspace (its build trees)
+
+
+def _collect_pristine(
+    facts: GradeFacts,
+    task: Task,
+    data: bytes,
+    classes: dict[str, Classified],
+    suite: Suite,
+    settings: Settings,
+    clock: Clock,
+) -> None:
+    """The SHA's own tests over the patched code, when the patch edited tests and the run can
+    still matter: it decides a purely additive test edit, and it checks a tests-authored one."""
+    reverted = sorted(p for p, c in classes.items() if c.kind in (TEST, INFRA, GRADER))
+    if not reverted:
+        return
+    additive = facts.test_edit == "additive" and not task.allow_test_edits
+    if not (additive or wants_pristine(task)):
+        facts.pristine = PristineCollected(
+            skipped=f"pristine = {task.options.pristine}: the test edit already decides this task"
+        )
+        return
+    rejected = judge.rejecting(facts, settings.policy)
+    if rejected and not additive and not settings.all_gates:
+        facts.pristine = PristineCollected(skipped=f"{rejected} already rejected the patch")
+        facts.skipped["pristine"] = facts.pristine.skipped
+        return
+    run = run_pristine(task, data, reverted, suite, settings)
+    fill_broken(run, facts.baseline.plain_outcomes)
+    facts.pristine = PristineCollected(run=suite_facts(run))
+    facts.runs["pristine"] = run.run.run
+    clock.lap("pristine")
+
+
+def wants_pristine(task: Task) -> bool:
+    choice = task.options.pristine
+    if choice == "auto":
+        return task.allow_test_edits or task.language == "python"
+    return choice == "always"
+
+
+def run_pristine(
+    task: Task, data: bytes, reverted: list[str], suite: Suite, settings: Settings
+) -> SuiteRun:
+    with history.checkout(task, settings.cache) as ws:
+        ws.apply(data)
+        for rel in reverted:
+            original = show_at(task.repo, task.sha, rel)
+            target = ws.repo / rel
+            if target.is_symlink() or target.exists():
+                target.unlink()
+            if original is not None:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(original)
+        return suite.run(ws.repo, ws.new_dir("pristine"))
+
+
+def suite_facts(run: SuiteRun) -> SuiteFacts:
+    return SuiteFacts(
+        run=run.run,
+        started=run.started,
+        timed_out=run.timed_out,
+        build_failed=run.build_failed,
+        build=run.build,
+        tamper=list(run.tamper),
+    )
+
+
+def _status(patch: Patch, path: str) -> str:
+    return next((c.status for c in patch.files if c.path == path), "modified")
+
+
+# -- classes and findings -----------------------------------------------------------------------
+
+
+def classify_patch(
+    task: Task, patch: Patch, tree: Path, base: baselines.Baseline, rescanned: Inventory
+) -> dict[str, Classified]:
+    # A file holds tests if it did at the SHA or does after the patch (a TEST added to a file
+    # named like production code is still a test edit).
+    files_with_tests = {
+        it.file
+        for inventory in (base.inventory, rescanned)
+        for it in inventory.items
+        if it.kind in ("test", "case")
+    }
+    ctx = ClassifyContext(
+        language=task.language,
+        pytest=base.pytest_config,
+        test_globs=task.options.paths.test,
+        infra_globs=task.options.paths.infra,
+        production_globs=task.options.paths.production,
+        grader_globs=task.grader_owned(),
+        files_with_tests=files_with_tests,
+    )
+    out = {}
+    for change in patch.files:
+        old = show_at(task.repo, task.sha, change.old_path or change.path)
+        new = None if change.status == "removed" else safe_read(tree, change.path)
+        out[change.path] = classify_file(change, _text(old), _text(new), ctx)
+    return out
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def production_findings(
+    task: Task, patch: Patch, classes: dict[str, Classified], tree: Path
+) -> list[Finding]:
+    out: list[Finding] = []
+    for change in patch.files:
+        if classes[change.path].kind != PRODUCTION or not change.added:
+            continue
+        added, removed = list(change.added), list(change.removed)
+        if change.path.endswith(".py"):
+            text = _text(safe_read(tree, change.path))
+            out += python_findings(change.path, text, added, removed)
+        elif task.language == "cpp":
+            out += cpp_findings(change.path, added, removed)
+    return out
+
+
+def run_findings(base: baselines.Baseline, after: SuiteRun) -> list[Finding]:
+    out = [Finding(gate="drift", kind="report-tamper", message=t) for t in after.tamper]
+    for problem in after.problems:
+        out.append(Finding(gate="drift", kind="report-problem", message=problem))
+    for hook, owners in sorted(after.hooks.items()):
+        added = sorted(set(owners) - set(base.hooks.get(hook, [])))
+        for owner in added:
+            out.append(
+                Finding(
+                    gate="drift",
+                    kind="report-hook-added",
+                    file=owner,
+                    message=f"{owner} now implements {hook}",
+                )
+            )
+    return out
+
+
+# -- a purely additive test edit ------------------------------------------------------------------
+
+# Lines a test file may lose in a purely additive edit: what an added test needs at the top.
+_IMPORT_LINE = re.compile(r"^\s*(?:import\s|from\s+\S+\s+import\s|#\s*include\s|$)")
+
+
+def test_edit(
+    patch: Patch, classes: dict[str, Classified], diff, after: Inventory, tree: Path
+) -> tuple[str, str]:
+    """("none" | "additive" | "other", why not additive). Additive: new test functions or cases
+    only. No test infrastructure or grader file touched; no census key removed, rewritten,
+    disabled or redefined; every added assertion sits in an added test; and no line of the
+    patch falls inside a test that existed at the SHA (a test's body changed, even where the
+    census sees no assertion move)."""
+    tests = [c for c in patch.files if classes[c.path].kind in (TEST, INFRA, GRADER)]
+    if not tests:
+        return "none", ""
+    infra = [c.path for c in tests if classes[c.path].kind != TEST]
+    if infra:
+        return "other", f"test infrastructure edited: {infra[0]}"
+    if diff.removed or diff.disabled or diff.macro_redefinitions or diff.unreadable:
+        return "other", "census keys were removed, disabled or redefined"
+    new_scopes = {_scope_of(k) for k in diff.added if k.split("|", 1)[0] in ("test", "case")}
+    for key in diff.added:
+        if key.split("|", 1)[0] == "assert" and _scope_of(key) not in new_scopes:
+            return "other", f"an assertion was added to an existing test: {_scope_of(key)[1]}"
+    existing = _test_spans(tree, after, [c.path for c in tests], new_scopes)
+    for change in tests:
+        if change.status == "removed":
+            return "other", f"test file removed: {change.path}"
+        for number, text in change.removed:
+            if not _IMPORT_LINE.match(text):
+                return "other", f"{change.path}:{number} changed an existing line"
+        for number, text in change.added:
+            if not text.strip():
+                continue
+            for low, high, name in existing.get(change.path, ()):
+                if low <= number <= high:
+                    return "other", f"{change.path}:{number} is inside the existing test {name}"
+    return "additive", ""
+
+
+def _scope_of(key: str) -> tuple[str, str]:
+    from patchwitness.census.items import split_key
+
+    kind, file, scope, name, _ = split_key(key)
+    return file, (scope or name) if kind in ("test", "case") else scope
+
+
+def _test_spans(
+    tree: Path, after: Inventory, files: list[str], new_scopes: set[tuple[str, str]]
+) -> dict[str, list[tuple[int, int, str]]]:
+    """Line spans, in the patched files, of the tests that existed at the SHA: a Python test
+    from its first decorator to its last line, a C++ test from its macro to its closing brace."""
+    old: dict[str, dict[int, str]] = {}
+    for item in after.items:
+        scope = _scope_of(item.key)
+        if item.kind in ("test", "case") and item.file in files and scope not in new_scopes:
+            old.setdefault(item.file, {})[item.line] = scope[1]
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    for file, tests in old.items():
+        text = _text(safe_read(tree, file)) or ""
+        if file.endswith(".py"):
+            spans[file] = python_test_spans(text, set(tests.values()))
+        else:
+            lines = CppLines(text)
+            for line, name in tests.items():
+                block = next(
+                    (b for b in lines.opened_blocks() if lines.line_of(b.open) >= line), None
+                )
+                end = lines.line_of(block.close) if block is not None else line
+                spans.setdefault(file, []).append((line, end, name))
+    return spans
+
+
+def python_test_spans(text: str, names: set[str]) -> list[tuple[int, int, str]]:
+    import ast
+
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[tuple[int, int, str]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}::")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = prefix + node.name
+                if name in names:
+                    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                    out.append((first, node.end_lineno or node.lineno, name))
+
+    visit(module.body, "")
+    return out
+
+
+# -- coverage on the hunk -----------------------------------------------------------------------
+
+
+def collect_coverage(
+    task: Task,
+    patch: Patch,
+    classes: dict[str, Classified],
+    after: SuiteRun,
+    tree: Path,
+    scratch: Path,
+    base: baselines.Baseline,
+    settings: Settings,
+) -> CoverageCollected:
+    """Seed 001's facts: the patched run's line hits joined with the production hunks."""
+    production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
+    # C and C++ are executable source in a C++ task, and in a Python task whose extension the
+    # run built with gcov's flags; a header without a suffix is known by its content.
+    native = task.language == "cpp" or bool(base.instrumentation and base.instrumentation.flags)
+    known = frozenset(
+        c.path for c in production if native and sourcefiles.is_cpp(c.path, safe_read(tree, c.path))
+    )
+    sources = coverage_gate.patched_sources(production, task.language, known)
+    measurable = base.instrumentation is not None
+    hits: dict = {}
+    found, why = True, ""
+    if sources and measurable:
+        # gcovr runs gcov on files the code under grade wrote: through the runner.
+        data, why = collect_hits(
+            after.coverage, tree, scratch, [c.path for c in sources], settings.runner
+        )
+        found = data is not None
+        hits = data or {}
+    texts = {c.path: _text(safe_read(tree, c.path)) or "" for c in sources if _is_cpp(c, task)}
+    facts = coverage_gate.score(sources, hits, texts)
+    facts.language = task.language
+    facts.one_run = True
+    facts.instrumentation = base.instrumentation.describe() if measurable else ""
+    facts.trials = list(base.coverage_trials)
+    if task.language == "cpp" and base.instrumentation is not None:
+        facts.flags = list(base.instrumentation.flags)
+        if KEEP_INLINE in facts.flags:
+            facts.notes.append(TEST_TU_NOTE)
+        if facts.flags != list(task.options.coverage.cxx_flags):
+            facts.notes.append(
+                "fell back to a lesser flag set: the pinned one fails at the SHA ("
+                + "; ".join(base.coverage_trials[:-1])
+                + ")"
+            )
+    facts.test_hunks = {
+        c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
+    }
+    return CoverageCollected(
+        touches_source=bool(sources),
+        measurable=measurable,
+        data_found=found,
+        why_no_data=why,
+        facts=facts,
+    )
+
+
+def _is_cpp(change: FileChange, task: Task) -> bool:
+    return not change.path.endswith(".py")
+
+
+# -- the census artifacts (seed 000) --------------------------------------------------------------
+
+
+def save_artifacts(
+    where: Path | None, before: Inventory, after: Inventory, diff, patch: Patch, sha: str = ""
+) -> dict[str, str]:
+    """Seed 000's failure artifact: before.json, after.json, and the report with the unexpected
+    keys, the patch sha256 and the SHA (the compiler command line is added after the build)."""
+    if where is None:
+        return {}
+    paths = {
+        "before": where / "before.json",
+        "after": where / "after.json",
+        "report": where / "census_report.json",
+    }
+    atomic.write_json(paths["before"], before.to_json(), indent=1)
+    atomic.write_json(paths["after"], after.to_json(), indent=1)
+    report = diff.report() | {"patch_sha256": patch.sha256, "repo_sha": sha}
+    atomic.write_json(paths["report"], report)
+    return {k: str(v) for k, v in paths.items()}
+
+
+def _add_compiler_command(artifacts: dict[str, str], command: str) -> None:
+    import json
+
+    path = Path(artifacts["report"])
+    report = json.loads(path.read_text())
+    report["compiler_command"] = command
+    atomic.write_json(path, report)

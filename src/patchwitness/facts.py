@@ -1,0 +1,161 @@
+"""Everything a grade learned by running things: the facts a judge reads. Pure data.
+
+`collect` gathers a `GradeFacts` (workspaces, builds, test runs, coverage, the flag matrix); `judge`
+turns it into a `Verdict` without running anything. The facts are stored beside the verdict in a
+results database, versioned like it (`FACTS_VERSION`), so a later policy can judge them again
+(`patchwitness rejudge`). What a fact holds is what was observed, not what it means: outcomes,
+the census diff, line hits as scored, matrix cells; the tables decide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from patchwitness.model import (
+    BuildFacts,
+    Cell,
+    CensusFacts,
+    CoverageFacts,
+    Fact,
+    Finding,
+    Fingerprint,
+    Grade,
+    Label,
+    Outcome,
+    RunFacts,
+    TestRun,
+    Timings,
+)
+
+FACTS_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class FileLines:
+    """What a coverage tool reported for one file: executable lines and their hit counts."""
+
+    hits: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def executable(self) -> set[int]:
+        return set(self.hits)
+
+
+class TaskFacts(Fact):
+    """The task as it was graded (read before the patch was applied)."""
+
+    name: str
+    language: str
+    repo_sha: str
+    mode: str = "benchmark"
+    allow_test_edits: bool = False
+    failing_ids: list[str] = Field(default_factory=list)  # as failing_nodeids.txt names them
+    failing: list[str] = Field(default_factory=list)  # the same tests, as stable keys
+    timeout_s: float = 0.0
+    # The task's own `[policy] test_additions`, when it sets one (it wins over the policy's).
+    test_additions: str | None = None
+
+
+class ChangedFile(Fact):
+    """One file of the patch and the class the grader gave it."""
+
+    path: str
+    kind: str  # production | test | infra | grader
+    why: str = ""
+    status: str = "modified"
+
+
+class BaselineFacts(Fact):
+    """The SHA, as the patched run is compared with it."""
+
+    key: str = ""
+    # Outcomes at the SHA under the instrumentation the patched run used (the plain run's when
+    # it was plain), and the plain ones, which the pristine run is compared with.
+    outcomes: dict[str, Outcome] = Field(default_factory=dict)
+    plain_outcomes: dict[str, Outcome] = Field(default_factory=dict)
+    ids: dict[str, str] = Field(default_factory=dict)
+    flaky: list[str] = Field(default_factory=list)
+    unstable_ids: list[str] = Field(default_factory=list)
+    runs: int = 1
+
+
+class SuiteFacts(Fact):
+    """One run of the task's suite over a tree (the patched one, or the pristine one)."""
+
+    run: TestRun
+    started: bool = True
+    timed_out: bool = False
+    build_failed: bool = False
+    build: BuildFacts | None = None
+    tamper: list[str] = Field(default_factory=list)
+
+    @property
+    def outcomes(self) -> dict[str, Outcome]:
+        return self.run.outcomes
+
+
+class PristineCollected(Fact):
+    """The SHA's own tests over the patched production code, or why that run was not made."""
+
+    run: SuiteFacts | None = None
+    skipped: str = ""
+
+
+class CoverageCollected(Fact):
+    """Coverage on the hunk as measured; `facts` holds the scored lines."""
+
+    touches_source: bool = True
+    measurable: bool = True
+    data_found: bool = True
+    why_no_data: str = ""
+    facts: CoverageFacts = Field(default_factory=CoverageFacts)
+
+
+class MatrixCollected(Fact):
+    """The flag matrix's cells at the SHA and after the patch, with the manifest's facts."""
+
+    cells: list[Cell] = Field(default_factory=list)
+    baseline: list[Cell] = Field(default_factory=list)
+    resources: dict[str, float] = Field(default_factory=dict)
+    targets: list[str] = Field(default_factory=list)
+    mode: str = ""
+    manifest_sha256: str | None = None
+    envelopes: dict[str, list[str]] = Field(default_factory=dict)
+    werror_exceptions: dict[str, str] = Field(default_factory=dict)
+
+
+class Stop(Fact):
+    """A grade that ended before any gate could judge: the patch did not apply, the task is
+    invalid, the test run at the SHA never finished."""
+
+    label: Label
+    grade: Grade
+    detail: str
+
+
+class GradeFacts(Fact):
+    facts_version: str = FACTS_VERSION
+    task: TaskFacts
+    agent: str
+    patch_sha256: str
+    patch_path: str = ""
+    fingerprint: Fingerprint | None = None
+    stop: Stop | None = None
+    files: list[ChangedFile] = Field(default_factory=list)
+    baseline: BaselineFacts = Field(default_factory=BaselineFacts)
+    after: SuiteFacts | None = None
+    pristine: PristineCollected = Field(default_factory=PristineCollected)
+    census: CensusFacts = Field(default_factory=CensusFacts)
+    # Whether the test edit (if any) only adds new tests: none | additive | other, and why not.
+    test_edit: str = "none"
+    test_edit_why: str = ""
+    findings: list[Finding] = Field(default_factory=list)
+    coverage: CoverageCollected | None = None
+    matrix: MatrixCollected | None = None
+    # Gates collect did not run (an earlier gate had rejected): gate -> why.
+    skipped: dict[str, str] = Field(default_factory=dict)
+    runs: dict[str, RunFacts] = Field(default_factory=dict)
+    timings: Timings = Field(default_factory=Timings)
+    started_at: str = ""

@@ -1,0 +1,225 @@
+"""The flag matrix's share of collecting a grade: the SHA's cells (cached) and the patched tree's.
+
+    from patchwitness.matrix import collect as matrix
+
+    if matrix.applies(task, settings):
+        plan = matrix.load_plan(task)             # validates the manifest (InvalidTask)
+        tools = matrix.Tools.of(settings, env)
+        collected = matrix.collect(task, plan, tree, scratch, tools, patch_id=patch.sha256)
+
+`collect` runs the SHA's matrix first (or takes `baseline=` cells the caller kept, or reuses the
+ones cached under `cache/matrix/baselines`), then the patched tree's, and returns the cells with
+the manifest's facts. Judging them is `judge.judge_matrix` (gates/matrix.py, pure); `gate` does
+both, for `patchwitness matrix`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchwitness import atomic, history
+from patchwitness.build_id import grader_build
+from patchwitness.environment import Environment
+from patchwitness.facts import MatrixCollected
+from patchwitness.matrix import run
+from patchwitness.matrix.cache import CACHE_VERSION, CompileCache
+from patchwitness.matrix.cells import compiler_id
+from patchwitness.matrix.manifest import Matrix, load
+from patchwitness.model import Cell, MatrixGate
+from patchwitness.runner import UNCONFINED, Runner
+from patchwitness.settings import Settings
+from patchwitness.suites.cpp import toolchain_versions
+from patchwitness.task import Task
+
+ShaTreeFactory = Callable[[], AbstractContextManager[Path]]
+
+
+@dataclass(frozen=True)
+class Tools:
+    """What the matrix runs with: the runner, the cache root, the task's environment (CMake
+    mode runs its setup's tools), cells in parallel, and the compile cache."""
+
+    runner: Runner = UNCONFINED
+    cache: Path | None = None
+    env: Environment | None = None
+    workers: int | None = None
+    compiles: CompileCache | None = None
+
+    @classmethod
+    def of(cls, settings: Settings, env: Environment | None = None) -> Tools:
+        return cls(
+            runner=settings.runner,
+            cache=settings.cache,
+            env=env,
+            workers=settings.matrix_workers or None,
+            compiles=CompileCache(settings.cache / "matrix"),
+        )
+
+
+def applies(task: Task, settings: Settings | None = None) -> bool:
+    """The matrix grades C++ tasks whose task.toml (and the settings) do not turn it off."""
+    wanted = settings.matrix if settings is not None else True
+    return wanted and task.language == "cpp" and task.options.matrix.enabled
+
+
+def load_plan(task: Task, extra_envelopes: Sequence[str] = ()) -> Matrix:
+    """The task's manifest, read and validated (InvalidTask on any problem)."""
+    return load(task, extra_envelopes)
+
+
+def dump_cells(cells: Sequence[Cell]) -> list[dict]:
+    return [c.model_dump(mode="json") for c in cells]
+
+
+def load_cells(data: Sequence[dict]) -> list[Cell]:
+    return [Cell.model_validate(d) for d in data]
+
+
+def cells_key(task: Task, plan: Matrix, runner: Runner) -> str:
+    """What the SHA's cells depend on; never a path. The SHA's cells are cached under it."""
+    compilers = sorted({compiler_id(plan.compiler(e)) for e in plan.envelopes})
+    parts = {
+        "grader": grader_build(),
+        "cache": CACHE_VERSION,
+        "sha": task.sha,
+        "manifest": plan.sha256,
+        "envelopes": [e.name for e in plan.envelopes],
+        "compilers": compilers,
+        "sandbox": runner.name,
+        "cmake": (
+            {
+                "versions": toolchain_versions(),
+                "cpp": task.options.cpp.model_dump(),
+                "test_cmd": task.test_cmd,
+                "cwd": task.options.cwd,
+                "setup": task.options.setup,
+                "timeout": task.timeout,
+            }
+            if plan.mode == "cmake"
+            else None
+        ),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:24]
+
+
+@contextlib.contextmanager
+def sha_checkout(task: Task, cache: Path | None = None) -> Iterator[Path]:
+    """A fresh checkout of the task's SHA, removed afterwards."""
+    with history.checkout(task, cache) as ws:
+        yield ws.repo
+
+
+def _cache_file(tools: Tools, key: str) -> Path:
+    base = tools.compiles.base if tools.compiles is not None else CompileCache().base
+    return base / "baselines" / f"{key}.json"
+
+
+def _read_cached(path: Path) -> list[Cell] | None:
+    try:
+        return load_cells(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_cached(path: Path, cells: list[Cell]) -> None:
+    # A timed-out cell may be the machine's load, not the SHA: never pin it as the noise floor.
+    if any(c.status == "timeout" for c in cells):
+        return
+    atomic.write_json(path, dump_cells(cells), indent=None)
+
+
+def obtain_baseline(
+    task: Task,
+    plan: Matrix,
+    tools: Tools = Tools(),
+    *,
+    sha_tree_factory: ShaTreeFactory | None = None,
+    reuse: bool = True,
+) -> list[Cell]:
+    """The SHA's cells: from the baseline cache when the key matches, else computed in a fresh
+    checkout (or the one `sha_tree_factory` provides) and cached."""
+    path = _cache_file(tools, cells_key(task, plan, tools.runner))
+    if reuse:
+        cached = _read_cached(path)
+        if cached is not None:
+            return cached
+    factory = sha_tree_factory or (lambda: sha_checkout(task, tools.cache))
+    with factory() as tree, tempfile.TemporaryDirectory(prefix="pw-matrix-sha-") as scratch:
+        cells = run.baseline_cells(
+            task,
+            Path(tree),
+            Path(scratch),
+            plan,
+            workers=tools.workers,
+            cache=tools.compiles,
+            runner=tools.runner,
+            env=tools.env,
+        )
+    if reuse:
+        _write_cached(path, cells)
+    return cells
+
+
+def collect(
+    task: Task,
+    plan: Matrix,
+    tree: Path,
+    scratch: Path,
+    tools: Tools = Tools(),
+    *,
+    baseline: list[Cell] | None = None,
+    sha_tree_factory: ShaTreeFactory | None = None,
+    patch_id: str = "patched",
+    failing: Sequence[str] = (),
+) -> MatrixCollected:
+    """The SHA's cells and the patched `tree`'s, with what the gate needs beside them.
+    `scratch` is a private directory for builds (it may be deleted afterwards). `failing` names
+    the task's failing tests (CMake mode: they are targets, red at the SHA by design)."""
+    if baseline is None:
+        baseline = obtain_baseline(task, plan, tools, sha_tree_factory=sha_tree_factory)
+    cells = run.patched_cells(
+        task,
+        tree,
+        scratch,
+        baseline,
+        plan,
+        patch=patch_id,
+        workers=tools.workers,
+        cache=tools.compiles,
+        runner=tools.runner,
+        env=tools.env,
+    )
+    return MatrixCollected(
+        cells=cells,
+        baseline=baseline,
+        resources=plan.resources.model_dump(),
+        targets=list(failing or task.failing_ids) if plan.mode == "cmake" else [],
+        mode=plan.mode,
+        manifest_sha256=plan.sha256,
+        envelopes={e.name: list(e.cxxflags) for e in plan.envelopes},
+        werror_exceptions={
+            e.name: e.werror_exception for e in plan.envelopes if e.werror_exception
+        },
+    )
+
+
+def gate(
+    task: Task,
+    plan: Matrix,
+    tree: Path,
+    scratch: Path,
+    tools: Tools = Tools(),
+    **collect_args,
+) -> MatrixGate:
+    """Collect the matrix for `tree` and judge it by the default policy (`patchwitness matrix`)."""
+    from patchwitness.judge import judge_matrix
+    from patchwitness.policy import DEFAULT_POLICY
+
+    return judge_matrix(collect(task, plan, tree, scratch, tools, **collect_args), DEFAULT_POLICY)
