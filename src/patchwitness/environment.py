@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import os
 import re
 import shutil
 import sys
@@ -125,7 +126,7 @@ def prepare(task: Task, runner: Runner = UNCONFINED, cache: Path | None = None) 
             return Environment(
                 key=key,
                 path=home / "env",
-                source=home / "src",
+                source=Path(meta.get("source", home / "src")),
                 versions=meta.get("versions", {}),
                 setup_log=meta.get("log", ""),
                 history=history.readable(task, cache),
@@ -134,41 +135,43 @@ def prepare(task: Task, runner: Runner = UNCONFINED, cache: Path | None = None) 
 
 
 def _build(task: Task, key: str, home: Path, runner: Runner, cache: Path) -> Environment:
-    for stale in ("env", "src"):
-        shutil.rmtree(home / stale, ignore_errors=True)
+    for stale in home.iterdir():
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
     env_dir = home / "env"
-    with history.checkout(task, cache) as ws:
-        result = runner.run(
-            Request(
-                command=task.options.setup or "",
-                cwd=ws.repo,
-                timeout=task.options.setup_timeout,
-                env={"PW_ENV": str(env_dir)},
-                path_prepend=[base_python_bin()],
-                writable=[ws.repo, ws.home, home],
-                readable=history.readable(task, cache),
-                network=True,
-                home=ws.home,
-                limits=Limits(memory_mb=8192, processes=512, file_size_mb=4096),
-            )
+    # The setup runs in the checkout it keeps for good, at its final path: an editable install
+    # records that path, and a checkout moved afterwards would leave it pointing at nothing.
+    ws = history.checkout(task, cache, parent=home)
+    result = runner.run(
+        Request(
+            command=task.options.setup or "",
+            cwd=ws.repo,
+            timeout=task.options.setup_timeout,
+            env={"PW_ENV": str(env_dir)},
+            path_prepend=[base_python_bin()],
+            writable=[ws.repo, ws.home, home],
+            readable=history.readable(task, cache),
+            network=True,
+            home=ws.home,
+            limits=Limits(memory_mb=8192, processes=512, file_size_mb=4096),
         )
-        log = (result.stdout[-4000:] + result.stderr[-4000:]).decode("utf-8", "replace")
-        if not result.ok:
-            shutil.rmtree(env_dir, ignore_errors=True)
-            why = result.killed_reason or f"exit {result.returncode}"
-            raise InvalidTask(f"setup command failed ({why}): {setup_cause(log)}")
-        # Keep the checkout the setup ran in: editable installs point into it. Grades put their
-        # own worktree first on PYTHONPATH, so it never shadows the code under grade.
-        shutil.move(str(ws.repo), str(home / "src"))
+    )
+    log = (result.stdout[-4000:] + result.stderr[-4000:]).decode("utf-8", "replace")
+    if not result.ok:
+        ws.remove()
+        shutil.rmtree(env_dir, ignore_errors=True)
+        why = result.killed_reason or f"exit {result.returncode}"
+        raise InvalidTask(f"setup command failed ({why}): {setup_cause(log)}")
     env = Environment(
         key=key,
         path=env_dir,
-        source=home / "src",
+        source=ws.repo,
         setup_log=log,
         history=history.readable(task, cache),
     )
     env.versions = probe_versions(env, runner, cache)
-    (home / COMPLETE).write_text(json.dumps({"versions": env.versions, "log": log}))
+    meta = {"versions": env.versions, "log": log, "source": str(ws.repo)}
+    (home / COMPLETE).write_text(json.dumps(meta))
     return env
 
 
@@ -220,11 +223,18 @@ def probe_versions(env: Environment | None, runner: Runner, cache: Path) -> dict
         return {}
     scratch = cache / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
+    # The setup's checkout on the import path, as a graded tree is on a run's: pytest itself may
+    # import the project under test (pluggy, iniconfig).
+    variables = {}
+    if env is not None and env.source is not None:
+        entries = [env.source, env.source / "src"]
+        variables["PYTHONPATH"] = os.pathsep.join(str(e) for e in entries if e.is_dir())
     result = runner.run(
         Request(
             command=[python, "-c", VERSION_PROBE],
             cwd=scratch,
             timeout=60,
+            env=variables,
             path_prepend=bin_dirs,
             home=scratch,
             readable=env.readable if env is not None else [],

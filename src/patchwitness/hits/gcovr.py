@@ -31,8 +31,11 @@ def run_gcovr(
     config = scratch / "gcovr.cfg"
     config.write_text("")
     output = scratch / "gcovr.json"
+    # The grader's own interpreter, by a path without symlinks or `..` (the sandbox binds paths
+    # as they are spelled: a venv reached through `bench/../.venv` would not be there).
+    prefix = Path(sys.prefix).resolve()
     command = [
-        sys.executable,
+        str(prefix / "bin" / "python"),
         "-m",
         "gcovr",
         "--config",
@@ -50,7 +53,7 @@ def run_gcovr(
             cwd=tree,
             timeout=timeout,
             writable=[scratch, build],
-            readable=[tree, Path(sys.prefix), Path(sys.base_prefix)],
+            readable=[tree, prefix, Path(sys.base_prefix).resolve()],
             home=scratch,
             limits=Limits(memory_mb=8192, processes=512),
         )
