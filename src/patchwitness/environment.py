@@ -27,6 +27,9 @@ from patchwitness.task import Task
 from patchwitness.workspace import show_at
 
 COMPLETE = "complete.json"
+# Bumped when an environment built by an older grader cannot serve (2: the setup's checkout
+# stays where the setup ran).
+LAYOUT = 2
 
 VERSION_PROBE = r"""
 import json, platform, sys
@@ -87,6 +90,7 @@ class Environment:
 
 def env_key(task: Task) -> str:
     digest = hashlib.sha256()
+    digest.update(f"layout {LAYOUT}\0".encode())
     digest.update((task.options.setup or "").encode())
     digest.update(b"\0")
     depends = task.options.setup_depends_on
