@@ -47,13 +47,18 @@ def run_gcovr(
         str(output),
         str(build),
     ]
+    # gcov writes its .gcov files where the objects are; a compiled extension's objects sit in
+    # the tree itself, which is then writable (for one path the sandbox's read-only bind wins).
+    writable = [scratch, build]
+    inside = build == tree or tree in build.parents
+    readable = [*([] if inside else [tree]), prefix, Path(sys.base_prefix).resolve()]
     result = runner.run(
         Request(
             command=command,
             cwd=tree,
             timeout=timeout,
-            writable=[scratch, build],
-            readable=[tree, prefix, Path(sys.base_prefix).resolve()],
+            writable=writable,
+            readable=readable,
             home=scratch,
             limits=Limits(memory_mb=8192, processes=512),
         )
