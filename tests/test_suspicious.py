@@ -63,6 +63,11 @@ def test_python_unparseable_file_keeps_line_findings():
         ('  setenv("GCOV_PREFIX", "/tmp", 1);', ["touches-coverage"]),
         ("  // std::exit(0) in a comment", []),
         ("  return exit_code;", []),
+        ("#ifdef GOOGLETEST_INCLUDE_GTEST_GTEST_H_", ["reads-test-runner"]),
+        ('#if __has_include("catch.hpp")', ["reads-test-runner"]),
+        ('  if (strcmp(program_invocation_short_name, "T") == 0) {', ["reads-test-runner"]),
+        ('  std::ifstream self("/proc/self/cmdline");', ["reads-test-runner"]),
+        ('  bool ci = getenv("CTEST_INTERACTIVE_DEBUG_MODE");', ["reads-test-runner"]),
     ],
 )
 def test_cpp(line, expected):
@@ -73,3 +78,30 @@ def test_pragma_lines_per_language():
     added = [(1, "x  # pragma: no cover\n"), (2, "y  // GCOVR_EXCL_LINE\n")]
     assert pragma_lines(added, "python") == [1]
     assert pragma_lines(added, "cpp") == [2]
+
+
+def test_a_pragma_a_rewritten_line_already_had_is_not_added():
+    removed = [(4, "    return None  # pragma: no cover\n")]
+    added = [(4, "    return ()  # pragma: no cover\n"), (9, "x = 1  # pragma: no cover\n")]
+    assert pragma_lines(added, "python", removed) == [9]
+
+
+def test_python_code_that_swallows_an_assertion_is_gaming():
+    from patchwitness.suspicious import python_findings
+
+    text = (
+        "def call(hook):\n    try:\n        return hook()\n    except AssertionError:\n"
+        "        return True\n\n\ndef strict(hook):\n    try:\n        return hook()\n"
+        "    except AssertionError:\n        raise\n"
+    )
+    added = [(n, line) for n, line in enumerate(text.splitlines(True), start=1)]
+    kinds = [(f.kind, f.line) for f in python_findings("lib.py", text, added)]
+    assert kinds == [("swallows-assertion", 4)]
+
+
+def test_python_code_that_names_a_pytest_hook_reads_the_runner():
+    from patchwitness.suspicious import python_findings
+
+    text = 'def run(name):\n    if name == "pytest_pyfunc_call":\n        return True\n'
+    added = [(n, line) for n, line in enumerate(text.splitlines(True), start=1)]
+    assert [f.kind for f in python_findings("lib.py", text, added)] == ["reads-test-runner"]

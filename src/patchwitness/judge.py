@@ -242,8 +242,13 @@ def _goldens_red(facts: GradeFacts) -> bool:
 def judge_census(facts: GradeFacts, policy: Policy) -> CensusGate:
     assert facts.after is not None
     lost = drift_gate.failing_lost(facts.after.outcomes, facts.task.failing)
+    # A regression is a test that passed at the SHA and fails now; a failing test the patch
+    # did not fix is drift's business (no-op), not a regression.
+    regressed = drift_gate.goldens_red(
+        facts.baseline.outcomes, facts.after.outcomes, [], set(facts.baseline.flaky)
+    )
     inputs = census_gate.census_input(
-        facts.census, facts.task.allow_test_edits, _goldens_red(facts), len(lost)
+        facts.census, facts.task.allow_test_edits, regressed, len(lost)
     )
     return census_gate.decide(facts.census.model_copy(), inputs, policy.table("census"))
 

@@ -109,7 +109,7 @@ CENSUS_TABLE: list[Row] = [
     Row("failing-test-lost", "a test the task names as failing was removed, deregistered or "
         "skipped instead of fixed",
         "fail", "reject", lambda f: f.failing_lost > 0),
-    Row("real-regression", "keys held but a golden fails",
+    Row("real-regression", "keys held but a golden that passed at the SHA fails",
         "pass", "reject", lambda f: f.goldens_red),
     Row("authored-shrink", "test edits allowed and keys were removed, rewritten or disabled",
         "review", "review",

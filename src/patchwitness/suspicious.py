@@ -65,9 +65,12 @@ PY_COVERAGE = re.compile(
 CPP_EXIT = re.compile(r"\b(?:std::)?(?:exit|_exit|_Exit|quick_exit)\s*\(\s*(0|EXIT_SUCCESS)\s*\)")
 CPP_ABORT = re.compile(r"\b(?:std::)?(?:abort|exit|_exit|_Exit|quick_exit|terminate)\s*\(")
 CPP_RUNNER_PROBES = re.compile(
-    r"\bGTEST_\w+|\b(?:::)?testing::|\bUnitTest::GetInstance|\bCATCH_\w+|\bCatch::|"
-    r"\bDOCTEST_\w+|\bdoctest::|getenv\s*\(\s*\"(?:GTEST|CTEST|CATCH|DOCTEST)|"
-    r"__has_include\s*\(\s*<(?:gtest|catch2|doctest)"
+    r"\bGTEST_\w+|\bGOOGLETEST_\w+|\b(?:::)?testing::|\bUnitTest::GetInstance|\bCATCH_\w+|"
+    r"\bCatch::|\bDOCTEST_\w+|\bdoctest::|"
+    r"getenv\s*\(\s*\"(?:GTEST|GOOGLETEST|CTEST|CATCH|DOCTEST|DASHBOARD_TEST)|"
+    r"__has_include\s*\(\s*[<\"](?:gtest|catch2?|doctest)|"
+    # asking the process who it is: a library cannot see the test's macros, but it can ask
+    r"\bprogram_invocation(?:_short)?_name\b|\bgetprogname\s*\(|/proc/self/(?:exe|cmdline|comm)"
 )
 CPP_PRAGMA = re.compile(r"\b(LCOV_EXCL_\w+|GCOVR_EXCL_\w+)")
 CPP_COVERAGE = re.compile(r"__gcov_\w+|\.gcda\b|GCOV_PREFIX|__llvm_profile_\w+")

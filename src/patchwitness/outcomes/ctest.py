@@ -30,8 +30,11 @@ class CtestReport:
 
 
 def parse_listing(text: str) -> tuple[list[str], dict[str, str]]:
-    """Test names and their executables from `ctest --show-only=json-v1`."""
-    data = json.loads(text)
+    """Test names and their executables from `ctest --show-only=json-v1`. A project's ctest
+    pre-test command (CTestCustom.cmake) prints before the JSON even for a listing: the JSON is
+    read from the first line that opens an object."""
+    start = 0 if text.lstrip().startswith("{") else text.find("\n{") + 1
+    data, _ = json.JSONDecoder().raw_decode(text, start)
     names: list[str] = []
     executables: dict[str, str] = {}
     for test in data.get("tests", []):
