@@ -38,6 +38,12 @@ AllGatesOpt = Annotated[
         help="run the flag matrix and the pristine run even when a cheaper gate already rejected",
     ),
 ]
+ColdOpt = Annotated[
+    bool,
+    typer.Option(
+        "--cold", help="C++: build everything from nothing for every patch (no warm build trees)"
+    ),
+]
 PolicyOpt = Annotated[
     Path | None, typer.Option("--policy", help="judge by this policy file (TOML) instead")
 ]
@@ -96,6 +102,7 @@ def grade(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="recompute the baseline")] = False,
     sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
     all_gates: AllGatesOpt = False,
+    cold: ColdOpt = False,
     policy: PolicyOpt = None,
     sandbox: SandboxOpt = "auto",
 ) -> None:
@@ -113,6 +120,7 @@ def grade(
         artifacts=artifacts,
         baselines=NoCache() if no_cache else None,
         all_gates=all_gates,
+        warm=not cold,
     )
     try:
         verdict = grade_patch(task_dir, patch, repo=repo, agent=agent, settings=settings)
@@ -293,6 +301,7 @@ def bag_run(
         int, typer.Option(help="runs of each suite at its SHA, to find flaky tests")
     ] = 3,
     all_gates: AllGatesOpt = False,
+    cold: ColdOpt = False,
     policy: PolicyOpt = None,
     sandbox: SandboxOpt = "auto",
 ) -> None:
@@ -302,7 +311,9 @@ def bag_run(
     from patchwitness.report.terminal import render_matrix
     from patchwitness.store import ResultsDB
 
-    settings = _settings(sandbox, policy, baseline_runs=baseline_runs, all_gates=all_gates)
+    settings = _settings(
+        sandbox, policy, baseline_runs=baseline_runs, all_gates=all_gates, warm=not cold
+    )
     for path, what in ((bag, "bag"), (patches, "patches")):
         if not path.is_dir():
             _fail(f"{what} directory not found: {path}")

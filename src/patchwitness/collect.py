@@ -14,14 +14,17 @@ facts with a `stop` (apply-failed, invalid-task); an exception from here is a gr
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from patchwitness import atomic, fingerprint, history, judge, sourcefiles
+from patchwitness import atomic, fingerprint, history, judge, sourcefiles, warm
 from patchwitness import baseline as baselines
+from patchwitness.build_id import grader_build
 from patchwitness.census.items import Inventory, diff_inventories
 from patchwitness.census.scan import scan_paths
 from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
@@ -47,11 +50,11 @@ from patchwitness.model import Finding, Fingerprint, Timings
 from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
 from patchwitness.settings import Settings
 from patchwitness.suites import Focus, Suite, SuiteRun, fill_broken
-from patchwitness.suites.cpp import KEEP_INLINE, TEST_TU_NOTE, CppSuite
+from patchwitness.suites.cpp import KEEP_INLINE, TEST_TU_NOTE, CppSuite, toolchain_versions
 from patchwitness.suites.python import PythonSuite
 from patchwitness.suspicious import cpp_findings, python_findings
 from patchwitness.task import Task
-from patchwitness.workspace import require_commit, safe_read, show_at
+from patchwitness.workspace import Workspace, require_commit, safe_read, show_at
 
 
 @dataclass
@@ -175,7 +178,19 @@ def _collect_patched(
 ) -> None:
     failing = base.failing_keys(task.failing_ids)
     facts.task = task_facts(task, failing)
-    with history.checkout(task, settings.cache) as ws:
+    wants_coverage = settings.coverage and task.options.coverage.enabled
+    # The patched run uses the instrumentation the SHA was measured with, and is compared with
+    # the SHA's outcomes under it: like with like. None: no instrumentation works at the SHA, so
+    # the run is plain and coverage is not measurable.
+    instrument = base.instrumentation if wants_coverage else None
+    with checkout(task, settings, suite) as (ws, slot):
+        if slot is not None:
+            assert isinstance(suite, CppSuite)
+            base_tests = frozenset(
+                it.file for it in base.inventory.items if it.kind in ("test", "case")
+            )
+            suite.prime(slot, instrument, Focus(test_sources=base_tests), ws.new_dir("prime"))
+            clock.lap("prime")
         ws.apply(data)
         clock.lap("apply")
         touched = sorted(patch.touched())
@@ -197,11 +212,6 @@ def _collect_patched(
             patch, classes, diff, after_inventory, ws.repo
         )
         clock.lap("census")
-        wants_coverage = settings.coverage and task.options.coverage.enabled
-        # The patched run uses the instrumentation the SHA was measured with, and is compared
-        # with the SHA's outcomes under it: like with like. None: no instrumentation works at
-        # the SHA, so the run is plain and coverage is not measurable.
-        instrument = base.instrumentation if wants_coverage else None
         before = base.instrumented_outcomes if instrument is not None else base.outcomes
         facts.baseline = BaselineFacts(
             key=base.key,
@@ -216,9 +226,17 @@ def _collect_patched(
             changed=tuple(c.path for c in patch.files),
             test_sources=frozenset(p for p, c in classes.items() if c.kind == TEST)
             | frozenset(it.file for it in base.inventory.items if it.kind in ("test", "case")),
+            # The coverage gate reads the hits of patched production Python files only.
+            traced=frozenset(
+                p for p, c in classes.items() if c.kind == PRODUCTION and p.endswith(".py")
+            ),
         )
         after_dir = ws.new_dir("after")
-        after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus)
+        if slot is not None:
+            assert isinstance(suite, CppSuite)
+            after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus, slot=slot)
+        else:
+            after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus)
         fill_broken(after, before)
         facts.after = suite_facts(after)
         facts.runs["after"] = after.run.run
@@ -243,17 +261,75 @@ def _collect_patched(
                 facts.skipped["matrix"] = f"{rejected} already rejected the patch"
             else:
                 env = suite.env if isinstance(suite, CppSuite) else None
+                tools = matrix.Tools.of(settings, env)
+                if slot is not None and plan.mode == "cmake":
+                    assert isinstance(suite, CppSuite)
+                    prime_envelopes(ws, slot, suite, plan, data)
+                    tools = replace(tools, slot=slot)
+                    clock.lap("prime")
                 facts.matrix = matrix.collect(
                     task,
                     plan,
                     ws.repo,
                     ws.new_dir("matrix"),
-                    matrix.Tools.of(settings, env),
+                    tools,
                     patch_id=patch.sha256,
                     failing=failing,
                 )
                 clock.lap("matrix")
     clock.lap("cleanup")  # removing the patched workspace (its build trees)
+
+
+@contextlib.contextmanager
+def checkout(
+    task: Task, settings: Settings, suite: Suite
+) -> Iterator[tuple[Workspace, warm.Slot | None]]:
+    """Where the patched tree lives: a fresh checkout of the SHA, removed afterwards; or, for a
+    C++ task with warm build trees, a warm slot's repo restored to the SHA (warm.py)."""
+    if not (settings.warm and isinstance(suite, CppSuite)):
+        with history.checkout(task, settings.cache) as ws:
+            yield ws, None
+        return
+    with warm.acquire(settings.cache, warm_key(task, suite, settings)) as slot:
+        if not slot.ready():
+            with history.checkout(task, settings.cache) as fresh:
+                warm.make_pristine(slot, fresh.repo)
+        warm.restore(slot.pristine, slot.repo)
+        ws = Workspace(slot.root)
+        for folder in (ws.home, ws.reports):
+            warm.restore_empty(folder)
+        yield ws, slot
+
+
+def warm_key(task: Task, suite: CppSuite, settings: Settings) -> str:
+    """What a warm build depends on besides the sources (warm.py)."""
+    return warm.slot_key(
+        {
+            "grader": grader_build(),
+            "sha": task.sha,
+            "cpp": task.options.cpp.model_dump(),
+            "cwd": task.options.cwd,
+            "env": suite.env.key,
+            "tools": toolchain_versions(),
+            "sandbox": settings.sandbox,
+        }
+    )
+
+
+def prime_envelopes(
+    ws: Workspace, slot: warm.Slot, suite: CppSuite, plan: matrix.Matrix, data: bytes
+) -> None:
+    """Snapshots of the pristine tree under each CMake envelope, made once per slot: the repo is
+    put back to the SHA for them, and the patch applied again."""
+    from patchwitness.matrix.cmake import prime_envelope, warm_name
+
+    missing = [e for e in plan.envelopes if not slot.has_snapshot(warm_name(e))]
+    if not missing:
+        return
+    warm.restore(slot.pristine, slot.repo)
+    for envelope in missing:
+        prime_envelope(suite, envelope, slot, ws.new_dir("prime"))
+    ws.apply(data)
 
 
 def _collect_pristine(

@@ -34,6 +34,9 @@ class Settings:
     all_gates: bool = False
     # Runs of the suite at the SHA (more than one finds flaky tests).
     baseline_runs: int = 1
+    # C++: keep a build of the SHA per (SHA, recipe, flags) and rebuild only what each patch
+    # dirties (warm.py); False builds everything from nothing for every patch.
+    warm: bool = True
     # Matrix cells in parallel (0: one per core); a bag that grades in parallel sets 1.
     matrix_workers: int = 0
     # Where `grade` saves the census artifacts (before.json, after.json, the report).

@@ -4,6 +4,11 @@ The run under grade gets a `sitecustomize` (on PYTHONPATH, outside the worktree)
 coverage in every Python process it spawns, configured by an rc file the grader writes: the
 repository's own .coveragerc never applies, and no line is excluded, so an exclusion pragma the
 patch adds changes nothing. Data files are combined and analysed here, after the run.
+
+A patched run traces only the files whose hits the gate reads (`include`): coverage.py decides
+per code object whether to trace, so every other frame runs at nearly its plain speed. Each
+process that started coverage leaves a mark, so a run in which no traced file was ever imported
+(no data file at all) is told apart from a run coverage never started in.
 """
 
 from __future__ import annotations
@@ -22,8 +27,12 @@ NEVER = r"(?!x)x"
 SITECUSTOMIZE = """\
 # patchwitness: measure every Python process of the run under grade.
 try:
+    import os
+
     import coverage
-    coverage.process_startup()
+
+    if coverage.process_startup() is not None:
+        open(os.path.join(os.environ["PW_COVERAGE_MARKS"], str(os.getpid())), "w").close()
 except Exception:
     pass
 """
@@ -40,7 +49,10 @@ class Instrumentation:
     tree: Path | None = None
 
     def env(self) -> dict[str, str]:
-        return {"COVERAGE_PROCESS_START": str(self.rcfile)}
+        return {
+            "COVERAGE_PROCESS_START": str(self.rcfile),
+            "PW_COVERAGE_MARKS": str(self.directory / "marks"),
+        }
 
     def path(self) -> list[str]:
         return [str(self.site)]
@@ -49,7 +61,10 @@ class Instrumentation:
         return [self.site, Path(coverage.__file__).resolve().parent]
 
 
-def instrument(scratch: Path, tree: Path, gcov: bool = False) -> Instrumentation:
+def instrument(
+    scratch: Path, tree: Path, gcov: bool = False, include: list[str] | None = None
+) -> Instrumentation:
+    """Coverage for a run over `tree`: every file of it, or only `include` (repository paths)."""
     directory = scratch / "coverage"
     site = directory / "site"
     site.mkdir(parents=True, exist_ok=True)
@@ -59,12 +74,14 @@ def instrument(scratch: Path, tree: Path, gcov: bool = False) -> Instrumentation
     if not link.exists():
         link.symlink_to(package, target_is_directory=True)
     rcfile = directory / "coveragerc"
+    if include is None:
+        scope = f"source = {tree}\n"
+    else:
+        scope = "include =\n" + "".join(f"    {tree / rel}\n" for rel in include)
     rcfile.write_text(
         "[run]\n"
         f"data_file = {directory / 'data' / '.coverage'}\n"
-        "parallel = True\n"
-        f"source = {tree}\n"
-        "branch = False\n"
+        "parallel = True\n" + scope + "branch = False\n"
         "disable_warnings = no-data-collected, module-not-measured, module-not-imported, "
         "couldnt-parse\n"
         "[report]\n"
@@ -72,6 +89,7 @@ def instrument(scratch: Path, tree: Path, gcov: bool = False) -> Instrumentation
         "exclude_also =\n"
     )
     (directory / "data").mkdir(exist_ok=True)
+    (directory / "marks").mkdir(exist_ok=True)
     return Instrumentation(directory, rcfile, site, gcov, tree if gcov else None)
 
 
@@ -81,11 +99,13 @@ def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str,
     A wanted file that was never imported is analysed anyway: all its statements are zero-hit.
     """
     data_dir = inst.directory / "data"
-    if not any(data_dir.glob(".coverage*")):
-        return None
+    written = any(data_dir.glob(".coverage*"))
+    if not written and not any((inst.directory / "marks").iterdir()):
+        return None  # coverage never started: no hit can be read
     cov = coverage.Coverage(data_file=str(data_dir / ".coverage"), config_file=str(inst.rcfile))
     try:
-        cov.combine(data_paths=[str(data_dir)], keep=True)
+        if written:
+            cov.combine(data_paths=[str(data_dir)], keep=True)
         cov.load()
     except coverage.CoverageException:
         return None

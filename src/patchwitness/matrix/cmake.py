@@ -154,25 +154,82 @@ def _commands(task: Task, envelope: Envelope, toolchain: Path) -> tuple[str, str
     return compile_line, run_line
 
 
+def warm_name(envelope: Envelope) -> str:
+    """The name of an envelope's warm build tree (warm.py)."""
+    return f"envelope-{envelope.name}"
+
+
+def _toolchain(envelope: Envelope, base: Path, slot) -> Path:
+    """The envelope's toolchain file: in the warm slot (a build tree bakes its path in), or in
+    this run's scratch."""
+    folder = slot.root / "toolchains" if slot is not None else base
+    folder.mkdir(parents=True, exist_ok=True)
+    toolchain = folder / f"{envelope.name}.cmake"
+    toolchain.write_text(toolchain_file(envelope))
+    return toolchain
+
+
+def _variables(envelope: Envelope, toolchain: Path) -> dict[str, str]:
+    return {"CMAKE_TOOLCHAIN_FILE": str(toolchain), **run_environment(envelope)}
+
+
+def prime_envelope(suite: CppSuite, envelope: Envelope, slot, scratch: Path) -> bool:
+    """Build the warm slot's pristine tree under `envelope` (no test runs) and keep it as the
+    snapshot later grades start from."""
+    from patchwitness import warm
+
+    name = warm_name(envelope)
+    if slot.has_snapshot(name):
+        return True
+    base = scratch / "prime" / envelope.name
+    base.mkdir(parents=True, exist_ok=True)
+    toolchain = _toolchain(envelope, base, slot)
+    done = suite.execute(
+        slot.repo,
+        base,
+        variables=_variables(envelope, toolchain),
+        limits=Limits(address_space=not envelope.sanitizer),
+        tree_writable=False,
+        build=slot.build(name),
+        test=False,
+    )
+    if done.failed_step:
+        return False
+    warm.keep_snapshot(slot, name)
+    return True
+
+
 def run_envelope(
-    suite: CppSuite, envelope: Envelope, tree: Path, scratch: Path, parallel: int
+    suite: CppSuite,
+    envelope: Envelope,
+    tree: Path,
+    scratch: Path,
+    parallel: int,
+    slot=None,
 ) -> EnvelopeRun:
-    """Configure, build and test the project under one envelope, through the C++ suite."""
+    """Configure, build and test the project under one envelope, through the C++ suite; from
+    the warm slot's snapshot for this envelope when there is one."""
+    from patchwitness import warm
+
     task = suite.task
     base = scratch / "cmake" / envelope.name
     base.mkdir(parents=True, exist_ok=True)
-    toolchain = base / "toolchain.cmake"
-    toolchain.write_text(toolchain_file(envelope))
-    run = EnvelopeRun(envelope, build_dir=base / "build")
+    toolchain = _toolchain(envelope, base, slot)
+    build = None
+    if slot is not None and slot.has_snapshot(warm_name(envelope)):
+        build = slot.build(warm_name(envelope))
+        warm.restore(slot.snapshot(warm_name(envelope)), build)
+    run = EnvelopeRun(envelope, build_dir=build or base / "build")
     run.compile_command, run.run_command = _commands(task, envelope, toolchain)
     done = suite.execute(
         tree,
         base,
-        variables={"CMAKE_TOOLCHAIN_FILE": str(toolchain), **run_environment(envelope)},
+        variables=_variables(envelope, toolchain),
         limits=Limits(address_space=not envelope.sanitizer),
         tree_writable=False,
         full_output=True,
         parallel=parallel,
+        build=build,
     )
     for step in (done.facts.configure, done.facts.build):
         run.build_wall_s += step.wall_s if step is not None else 0.0
@@ -270,6 +327,7 @@ def cmake_cells(
     fixtures: Callable[[list[str]], dict[str, tuple[str, str]]],
     runner: Runner = UNCONFINED,
     env: Environment | None = None,
+    slot=None,
 ) -> list[Cell]:
     """Every (ctest test, envelope) cell. Tests skipped at the SHA are no golden; a baseline test
     that is not reported after the patch is a missing cell."""
@@ -280,7 +338,9 @@ def cmake_cells(
     suite = CppSuite(task, env or Environment(key="", path=None), runner)
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         runs = list(
-            pool.map(lambda e: run_envelope(suite, e, tree, scratch.resolve(), parallel), usable)
+            pool.map(
+                lambda e: run_envelope(suite, e, tree, scratch.resolve(), parallel, slot), usable
+            )
         )
     tests = _planned_tests(runs, baseline)
     roots = [str(tree), *(str(r.build_dir) for r in runs if r.build_dir)]

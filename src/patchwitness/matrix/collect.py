@@ -51,6 +51,7 @@ class Tools:
     env: Environment | None = None
     workers: int | None = None
     compiles: CompileCache | None = None
+    slot: object | None = None  # a warm slot (warm.py) whose envelope builds CMake mode reuses
 
     @classmethod
     def of(cls, settings: Settings, env: Environment | None = None) -> Tools:
@@ -195,6 +196,7 @@ def collect(
         cache=tools.compiles,
         runner=tools.runner,
         env=tools.env,
+        slot=tools.slot,
     )
     return MatrixCollected(
         cells=cells,

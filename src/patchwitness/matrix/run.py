@@ -178,6 +178,7 @@ def matrix_cells(
     cache: cache_mod.CompileCache | None = None,
     runner: Runner = UNCONFINED,
     env: Environment | None = None,
+    slot=None,
 ) -> list[Cell]:
     matrix = matrix or load(task)
     workers = workers or default_workers()
@@ -196,6 +197,7 @@ def matrix_cells(
             fixtures=cmake_fixture_finder(task),
             runner=runner,
             env=env,
+            slot=slot,
         )
         return mark_baseline(cells, baseline)
     return goldens_cells(
@@ -249,6 +251,7 @@ def patched_cells(
     cache: cache_mod.CompileCache | None = None,
     runner: Runner = UNCONFINED,
     env: Environment | None = None,
+    slot=None,
 ) -> list[Cell]:
     """The matrix over the patched tree, held to the baseline's digests and marked with each
     cell's status at the SHA."""
@@ -263,4 +266,5 @@ def patched_cells(
         cache=cache,
         runner=runner,
         env=env,
+        slot=slot,
     )

@@ -58,11 +58,13 @@ class Instrumentation:
 
 @dataclass(frozen=True)
 class Focus:
-    """What the grade knows about the tree a suite runs over: the files the patch changed, and
-    which files are test sources (the census's, before and after the patch)."""
+    """What the grade knows about the tree a suite runs over: the files the patch changed,
+    which files are test sources (the census's, before and after the patch), and which files'
+    hits the coverage gate will read (None: every file's)."""
 
     changed: tuple[str, ...] = ()
     test_sources: frozenset[str] = frozenset()
+    traced: frozenset[str] | None = None
 
 
 NO_FOCUS = Focus()

@@ -195,10 +195,14 @@ class CppSuite:
         full_output: bool = False,
         parallel: int | None = None,
         prefer: tuple[str, ...] = (),
+        build: Path | None = None,
+        test: bool = True,
     ) -> CppRun:
-        """Configure, build and run the test command over `tree`, everything but the tree under
-        `scratch` (build, reports, home)."""
-        build, reports, home = scratch / "build", scratch / "reports", scratch / "home"
+        """Configure, build and (unless `test` is false) run the test command over `tree`;
+        everything but the tree under `scratch` (reports, home), the build tree too unless
+        `build` names one (a warm tree, see warm.py)."""
+        build = build or scratch / "build"
+        reports, home = scratch / "reports", scratch / "home"
         for d in (build, reports / "gtest", home):
             d.mkdir(parents=True, exist_ok=True)
         path = [str(write_shim(scratch / "bin", full_output)), *self.env.bin_dirs]
@@ -214,7 +218,7 @@ class CppSuite:
         }
         # For one path the sandbox's read-only bind wins: a path is in one list, never both.
         if tree_writable:
-            writable, readable = [scratch, tree], [*self.env.readable]
+            writable, readable = [scratch, tree, build], [*self.env.readable]
         else:
             writable, readable = [build, reports, home], [tree, scratch, *self.env.readable]
 
@@ -240,11 +244,55 @@ class CppSuite:
                 run.failed_step, run.failure = step, result
                 return run
         run.facts.compiler_command = compile_command(build, list(prefer))
+        if not test:
+            return run
         run.test = self.runner.run(request(self.task.test_cmd, self.task.timeout))
         run.listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
         run.junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
         run.gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
         return run
+
+    def build_variables(
+        self, instrument: Instrumentation | None, focus: Focus, tree: Path, tools: Path
+    ) -> dict[str, str]:
+        """What the configure step reads for this build: the coverage variant's flags, and the
+        launcher that drops -fkeep-inline-functions for test sources (written under `tools`,
+        which must outlive a warm build tree that bakes its path in)."""
+        if instrument is None:
+            return {}
+        # The coverage build: the variant's flag set, through the environment CMake reads at
+        # configure time, and the goldens run one at a time.
+        flags = " ".join(instrument.flags)
+        variables = {
+            "CXXFLAGS": flags,
+            "CFLAGS": flags,
+            "LDFLAGS": "--coverage",
+            "PW_CTEST_SERIAL": "1",
+        }
+        if focus.test_sources and KEEP_INLINE in instrument.flags:
+            variables.update(self._launcher(tree, tools, focus.test_sources))
+        return variables
+
+    def warm_name(self, instrument: Instrumentation | None) -> str:
+        """The name of the warm build tree for this instrumentation (warm.py)."""
+        return "plain" if instrument is None else "coverage-" + instrument.name.replace(" ", "_")
+
+    def prime(self, slot, instrument: Instrumentation | None, focus: Focus, scratch: Path) -> str:
+        """Build the slot's pristine tree for `instrument` (no test runs), and keep that build as
+        the snapshot later grades start from. Returns the build's name; '' when it failed."""
+        from patchwitness import warm
+
+        name = self.warm_name(instrument)
+        if slot.has_snapshot(name):
+            return name
+        variables = self.build_variables(instrument, focus, slot.repo, slot.root / "tools")
+        done = self.execute(
+            slot.repo, scratch, variables=variables, build=slot.build(name), test=False
+        )
+        if done.failed_step:
+            return ""
+        warm.keep_snapshot(slot, name)
+        return name
 
     def run(
         self,
@@ -253,21 +301,19 @@ class CppSuite:
         *,
         instrument: Instrumentation | None = None,
         focus: Focus = NO_FOCUS,
+        slot=None,
     ) -> SuiteRun:
-        variables: dict[str, str] = {}
-        if instrument is not None:
-            # The coverage build: the variant's flag set, through the environment CMake reads
-            # at configure time, and the goldens run one at a time.
-            flags = " ".join(instrument.flags)
-            variables = {
-                "CXXFLAGS": flags,
-                "CFLAGS": flags,
-                "LDFLAGS": "--coverage",
-                "PW_CTEST_SERIAL": "1",
-            }
-            if focus.test_sources and KEEP_INLINE in instrument.flags:
-                variables.update(self._launcher(tree, scratch, focus.test_sources))
-        done = self.execute(tree, scratch, variables=variables, prefer=focus.changed)
+        """One build and test run. With a warm `slot` (whose repo is `tree`), the build starts
+        from the slot's snapshot for this instrumentation and rebuilds what the patch dirtied."""
+        from patchwitness import warm
+
+        tools = slot.root / "tools" if slot is not None else scratch
+        variables = self.build_variables(instrument, focus, tree, tools)
+        build = None
+        if slot is not None and slot.has_snapshot(self.warm_name(instrument)):
+            build = slot.build(self.warm_name(instrument))
+            warm.restore(slot.snapshot(self.warm_name(instrument)), build)
+        done = self.execute(tree, scratch, variables=variables, prefer=focus.changed, build=build)
         if done.failed_step:
             return self._build_failed(done)
         assert done.test is not None
@@ -294,6 +340,7 @@ class CppSuite:
 
     def _launcher(self, tree: Path, scratch: Path, test_sources: frozenset[str]) -> dict[str, str]:
         launcher = scratch / "bin" / "pw-cxx-launcher"
+        scratch.mkdir(parents=True, exist_ok=True)
         launcher.parent.mkdir(parents=True, exist_ok=True)
         launcher.write_text(LAUNCHER)
         launcher.chmod(0o755)

@@ -131,7 +131,8 @@ class PythonSuite:
         if instrument is not None:
             from patchwitness.hits.python import instrument as instrument_run
 
-            inst = instrument_run(scratch, tree, gcov=bool(flags))
+            include = sorted(focus.traced) if focus.traced is not None else None
+            inst = instrument_run(scratch, tree, gcov=bool(flags), include=include)
         result = run_pytest(
             self.runner,
             self.task,

@@ -1,0 +1,182 @@
+"""Warm C++ build trees (warm.py): a patch rebuilds only what it dirtied, and never less.
+
+End to end on a real CMake project: consecutive grades through the same warm slot must each see
+exactly their own patch (a header changed to bytes of the same length included), and nothing a
+graded run leaves in the slot may reach the next grade.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from patchwitness import warm
+from patchwitness.api import grade
+from patchwitness.demo import build
+from patchwitness.settings import Settings
+
+from .conftest import Built
+
+needs_cpp = pytest.mark.skipif(
+    not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("c++")),
+    reason="needs cmake, ninja and a C++ compiler (make installs them)",
+)
+
+# -- the slot's files ---------------------------------------------------------------------------
+
+
+def test_restore_makes_a_whole_copy_whatever_the_target_held(tmp_path):
+    source = tmp_path / "snapshot"
+    (source / "sub").mkdir(parents=True)
+    (source / "a.o").write_bytes(b"good object")
+    (source / "sub" / "b.o").write_bytes(b"another")
+    os.utime(source / "a.o", (1000, 1000))
+    target = tmp_path / "build"
+    warm.restore(source, target)
+    # A run forges an object with the snapshot's size and mtime, and leaves a stray file.
+    (target / "a.o").write_bytes(b"evil object")
+    os.utime(target / "a.o", (1000, 1000))
+    (target / "stray").write_text("left behind")
+    warm.restore(source, target)
+    assert (target / "a.o").read_bytes() == b"good object"
+    assert not (target / "stray").exists()
+    assert (target / "a.o").stat().st_mtime == 1000
+    assert (target / "sub" / "b.o").read_bytes() == b"another"
+
+
+def test_pristine_sources_are_older_than_any_build(tmp_path):
+    tree = tmp_path / "checkout"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "x.cpp").write_text("int x;\n")
+    slot = warm.Slot(tmp_path / "slot")
+    warm.make_pristine(slot, tree)
+    assert slot.ready()
+    assert (slot.pristine / "src" / "x.cpp").stat().st_mtime == warm.FIXED_MTIME
+
+
+def test_concurrent_grades_get_different_slots(tmp_path):
+    seen: list[Path] = []
+    inside = threading.Barrier(2)
+
+    def hold():
+        with warm.acquire(tmp_path, "key") as slot:
+            seen.append(slot.root)
+            inside.wait(timeout=10)
+
+    threads = [threading.Thread(target=hold) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(seen)) == 2
+
+
+# -- end to end ---------------------------------------------------------------------------------
+
+CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(limits CXX)
+enable_testing()
+add_library(limits src/limits.cpp)
+target_include_directories(limits PUBLIC include)
+add_executable(golden_limit tests/golden_limit.cpp)
+target_link_libraries(golden_limit limits)
+add_test(NAME golden_limit COMMAND golden_limit)
+add_executable(golden_twice tests/golden_twice.cpp)
+target_link_libraries(golden_twice limits)
+add_test(NAME golden_twice COMMAND golden_twice)
+"""
+
+FILES = {
+    "CMakeLists.txt": CMAKE,
+    "include/limits.hpp": "#pragma once\ninline int limit() { return 7; }\nint twice(int x);\n",
+    "src/limits.cpp": '#include "limits.hpp"\n\nint twice(int x) { return x + x; }\n',
+    "tests/golden_limit.cpp": '#include "limits.hpp"\n\n'
+    "int main() { return limit() == 8 ? 0 : 1; }\n",
+    "tests/golden_twice.cpp": '#include "limits.hpp"\n\n'
+    "int main() { return twice(4) == 8 ? 0 : 1; }\n",
+}
+HEADER = "include/limits.hpp"
+
+
+@pytest.fixture(scope="module")
+def limits(tmp_path_factory) -> Built:
+    root = tmp_path_factory.mktemp("warm")
+    sha = build.make_repo(root / "repo", FILES)
+    task_dir = root / "tasks" / "limit"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_limit"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    return Built(root, root / "repo", sha, task_dir, dict(FILES))
+
+
+def run(limits: Built, edits, name: str, settings: Settings):
+    return grade(limits.task_dir, limits.patch(edits, f"{name}.diff"), settings=settings)
+
+
+@needs_cpp
+def test_each_grade_sees_exactly_its_own_header(limits, tmp_path):
+    settings = Settings(cache=tmp_path / "cache")
+    # Same length as "return 7;": only the bytes differ, never the size.
+    right = (HEADER, "return 7;", "return 8;")
+    wrong = (HEADER, "return 7;", "return 9;")
+    labels = [
+        run(limits, [edit], name, settings).label
+        for name, edit in (
+            ("right", right),
+            ("wrong", wrong),
+            ("right-again", right),
+            ("wrong-again", wrong),
+        )
+    ]
+    assert labels == ["passed", "no-op", "passed", "no-op"]
+    # Every grade after the first rebuilt only what the header dirtied, from the slot's snapshot.
+    assert list((tmp_path / "cache" / "warm").glob("*/slot-0/snapshots/*/.pw-complete"))
+
+
+@needs_cpp
+def test_warm_and_cold_grades_agree(limits, tmp_path):
+    warm_settings = Settings(cache=tmp_path / "cache")
+    cold_settings = Settings(cache=tmp_path / "cache", warm=False)
+    patches = {
+        "fix": [(HEADER, "return 7;", "return 8;")],
+        "break": [(HEADER, "return 7;", "return 8;"), ("src/limits.cpp", "x + x", "x * x + 1")],
+        "idle": [("src/limits.cpp", "int twice", "// doubles\nint twice")],
+    }
+    for name, edits in patches.items():
+        hot = run(limits, edits, f"{name}-warm", warm_settings)
+        cold = run(limits, edits, f"{name}-cold", cold_settings)
+        assert (hot.label, hot.grade) == (cold.label, cold.grade), name
+        assert hot.gates.drift.facts.after == cold.gates.drift.facts.after, name
+
+
+@needs_cpp
+def test_nothing_a_graded_run_leaves_in_the_slot_reaches_the_next_grade(limits, tmp_path):
+    settings = Settings(cache=tmp_path / "cache", coverage=False)
+    # A hostile golden: it overwrites every object file of its build tree with a copy of the
+    # one that makes golden_limit pass, and plants a file in the source tree.
+    vandal = (
+        "tests/golden_twice.cpp",
+        "int main() { return twice(4) == 8 ? 0 : 1; }",
+        "#include <cstdlib>\n"
+        "int main() {\n"
+        '  std::system("for f in $(find \\"$PW_BUILD\\" -name \'*.o\'); do '
+        'printf garbage > \\"$f\\"; touch -d @946684800 \\"$f\\"; done; '
+        'echo \'int planted;\' > \\"$PW_REPO/src/planted.cpp\\"");\n'
+        "  return twice(4) == 8 ? 0 : 1;\n}",
+    )
+    first = run(limits, [vandal], "vandal", settings)
+    assert first.label in ("UNPRINTABLE", "no-op")
+    honest = run(limits, [(HEADER, "return 7;", "return 8;")], "honest-after", settings)
+    assert honest.label == "passed", honest.reasons
+    slot = next((tmp_path / "cache" / "warm").glob("*/slot-0"))
+    assert not (slot / "repo" / "src" / "planted.cpp").exists()
