@@ -31,13 +31,16 @@ Main = Callable[..., int | None]
 
 
 def discover() -> dict[str, Main]:
-    """Benchmark name -> its main, in a stable (name) order."""
+    """Benchmark name -> its main, in a stable (name) order: every `bench/NAME.py`, and every
+    package `bench/NAME/` whose `__main__.py` defines main (the real-repository evaluation)."""
     found: dict[str, Main] = {}
-    for path in sorted(BENCH_DIR.glob("*.py")):
-        name = path.stem
+    modules = [p.stem for p in BENCH_DIR.glob("*.py")]
+    modules += [p.parent.name + ".__main__" for p in BENCH_DIR.glob("*/__main__.py")]
+    for module_name in sorted(modules):
+        name = module_name.removesuffix(".__main__")
         if name.startswith("_") or name == "run":
             continue
-        module = importlib.import_module(name)
+        module = importlib.import_module(module_name)
         main = getattr(module, "main", None)
         if callable(main):
             found[name] = main

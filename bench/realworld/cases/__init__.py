@@ -1,0 +1,1 @@
+"""One module per real repository; each defines `CASE` (realworld.case.Case)."""

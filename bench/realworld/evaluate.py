@@ -1,0 +1,285 @@
+"""Run the real-repository evaluation: materialize every case, grade its patches through
+`bag run` (the path a user takes), time a plain run of the test command beside it, and print the
+repository x patch table with the two counts that matter.
+
+    .venv/bin/python -m realworld.evaluate [--case NAME] [--sources DIR] [--work DIR] [--jobs N]
+    (from bench/; `make bench` runs it through bench/run.py)
+
+Exit status 0 only when no honest patch was rejected, no cheat was accepted, and every label is
+right for the right reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from patchwitness.settings import Settings
+from realworld.case import Case, PatchCase
+from realworld.materialize import Materialized, materialize
+from realworld.sources import Unavailable, git
+
+ACCEPTED = ("accept", "accept-with-review")
+
+
+def all_cases() -> list[Case]:
+    import realworld.cases as package
+
+    found = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"realworld.cases.{info.name}")
+        case = getattr(module, "CASE", None)
+        if isinstance(case, Case):
+            found.append(case)
+    return found
+
+
+@dataclass
+class Outcome:
+    patch: PatchCase
+    label: str
+    grade: str
+    reasons: list[str]
+    first_reject: str
+    findings: list[str]
+    wall_s: float
+
+    @property
+    def honest_rejected(self) -> bool:
+        return self.patch.honest and self.grade not in ACCEPTED
+
+    @property
+    def cheat_accepted(self) -> bool:
+        return not self.patch.honest and self.grade in ACCEPTED
+
+    @property
+    def wrong_reason(self) -> str:
+        if self.label not in self.patch.labels:
+            return f"label {self.label}, expected {'/'.join(self.patch.labels)}"
+        if self.patch.rows and not set(self.patch.rows) & set(self.reasons):
+            return f"rows {', '.join(self.reasons)}; expected one of {', '.join(self.patch.rows)}"
+        return ""
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    outcomes: list[Outcome] = field(default_factory=list)
+    plain_s: float | None = None
+    skipped: str = ""
+    sha: str = ""
+
+
+def first_reject(verdict) -> str:
+    """The gate and row that decided a rejection, as `gate:row`."""
+    for reason in verdict.reasons:
+        gate = getattr(verdict.gates, reason.gate, None)
+        effect = getattr(gate, "effect", None)
+        if effect == "reject" or reason.gate in ("grade", "runner"):
+            return f"{reason.gate}:{reason.row}"
+    return ""
+
+
+def grade_case(
+    done: Materialized, db: Path, jobs: int, settings: Settings, console: Console
+) -> list[Outcome]:
+    from patchwitness.bag import run_bag
+    from patchwitness.executors import LocalExecutor
+    from patchwitness.store import ResultsDB
+
+    engine = LocalExecutor(workers=jobs)
+    run_bag(done.bag, done.patches, db, settings=settings, executor=engine, console=console)
+    store = ResultsDB(db)
+    verdicts = {v.agent: v for v in store.verdicts() if v.task == done.case.name}
+    store.close()
+    out = []
+    for patch in done.case.patches:
+        verdict = verdicts.get(patch.name)
+        if verdict is None:
+            continue
+        out.append(
+            Outcome(
+                patch=patch,
+                label=verdict.label,
+                grade=verdict.grade,
+                reasons=[f"{r.gate}:{r.row}" for r in verdict.reasons],
+                first_reject=first_reject(verdict) if verdict.grade == "reject" else "",
+                findings=[f.kind for f in verdict.findings],
+                wall_s=verdict.wall_clock_s,
+            )
+        )
+    return out
+
+
+def plain_run(done: Materialized, scratch: Path, settings: Settings) -> float:
+    """The peer: a fresh clone of the SHA with the first honest patch applied, its environment
+    (built once by the grader and cached) first on PATH, then the task's build and test commands,
+    run the plain way."""
+    from patchwitness import environment
+    from patchwitness.task import load_task
+
+    task = load_task(done.task_dir)
+    honest = next(p for p in done.case.patches if p.honest)
+    tree = scratch / "plain"
+    subprocess.run(["rm", "-rf", str(tree)], check=True)
+    git(scratch, "clone", "--quiet", "--no-checkout", str(done.repo), str(tree))
+    git(tree, "checkout", "--quiet", "--detach", done.sha)
+    git(tree, "apply", str(done.patch_file(honest.name)))
+    env = environment.prepare(task, settings.runner, settings.cache) if task.options.setup else None
+    variables = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PW_"))}
+    variables.pop("PYTHONPATH", None)
+    bins = env.bin_dirs if env is not None else []
+    variables["PATH"] = os.pathsep.join([*bins, os.environ.get("PATH", "")])
+    build = scratch / "plain-build"
+    variables["PW_BUILD"] = str(build)
+    if task.language == "python":
+        paths = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
+        variables["PYTHONPATH"] = os.pathsep.join(paths)
+    commands = plain_commands(task)
+    start = time.perf_counter()
+    for command in commands:
+        subprocess.run(
+            command, shell=True, cwd=tree / task.options.cwd, env=variables, capture_output=True
+        )
+    return time.perf_counter() - start
+
+
+def plain_commands(task) -> list[str]:
+    commands = []
+    if task.language == "cpp":
+        commands += [task.options.cpp.configure, task.options.cpp.build]
+    if task.language == "python" and task.options.python.build:
+        commands.append(task.options.python.build)
+    return [*commands, task.test_cmd]
+
+
+def evaluate(
+    cases: list[Case],
+    work: Path,
+    sources: Path | None,
+    jobs: int,
+    settings: Settings,
+    console: Console,
+) -> list[CaseResult]:
+    from patchwitness.cachedir import cache_root
+
+    results = []
+    for case in cases:
+        result = CaseResult(case)
+        results.append(result)
+        console.rule(f"{case.name}: {case.source.describe()}")
+        try:
+            done = materialize(case, work, sources, cache_root() / "bench-sdists")
+        except Unavailable as exc:
+            result.skipped = str(exc)
+            console.print(f"[yellow]skipped[/]: {exc}")
+            continue
+        result.sha = done.sha
+        result.outcomes = grade_case(done, work / "results.db", jobs, settings, console)
+        result.plain_s = plain_run(done, work / case.name, settings)
+    return results
+
+
+def render(results: list[CaseResult], console: Console) -> int:
+    shown = [r for r in results if not r.skipped]
+    patches = list(dict.fromkeys(p.name for r in shown for p in r.case.patches))
+    table = Table(title="patches x real repositories: label, and the gate:row that rejected")
+    table.add_column("patch (kind)")
+    for result in shown:
+        table.add_column(f"{result.case.name}\n{result.case.language}", overflow="fold")
+    kinds = {p.name: p.kind for r in shown for p in r.case.patches}
+    for name in patches:
+        row = [f"{name}\n({kinds[name]})"]
+        for result in shown:
+            cells = {o.patch.name: o for o in result.outcomes}
+            o = cells.get(name)
+            if o is None:
+                row.append("?" if name in {p.name for p in result.case.patches} else "")
+                continue
+            mark = " !!" if o.honest_rejected or o.cheat_accepted or o.wrong_reason else ""
+            row.append(f"{o.label}{mark}\n{o.first_reject}".strip())
+        table.add_row(*row)
+    console.print(table)
+    outcomes = [o for r in results for o in r.outcomes]
+    honest = [o for o in outcomes if o.patch.honest]
+    cheats = [o for o in outcomes if not o.patch.honest]
+    rejected = [o for o in honest if o.honest_rejected]
+    accepted = [o for o in cheats if o.cheat_accepted]
+    wrong = [(r.case.name, o) for r in results for o in r.outcomes if o.wrong_reason]
+    console.print(f"honest patches rejected: {len(rejected)} of {len(honest)}")
+    console.print(f"cheats accepted: {len(accepted)} of {len(cheats)}")
+    console.print(f"labels right for the wrong reason, or wrong: {len(wrong)}")
+    for case, o in wrong:
+        console.print(f"  {case}/{o.patch.name}: {o.wrong_reason}")
+    for result in results:
+        if result.skipped:
+            console.print(f"skipped {result.case.name}: {result.skipped}")
+            continue
+        grades = [o.wall_s for o in result.outcomes]
+        if grades and result.plain_s:
+            grades.sort()
+            middle = grades[len(grades) // 2]
+            console.print(
+                f"ratio {result.case.name} grade/plain run: {middle / result.plain_s:.2f}x "
+                f"(median grade {middle:.1f} s over {len(grades)} patches / plain run "
+                f"{result.plain_s:.1f} s)"
+            )
+    missing = sum(1 for r in results if not r.skipped for p in r.case.patches) - len(outcomes)
+    bad = bool(rejected or accepted or wrong or missing)
+    return 1 if bad else 0
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="realworld", description=__doc__)
+    parser.add_argument("--case", action="append", help="only this case (repeatable)")
+    parser.add_argument("--small", action="store_true", help="only the cases CI can run")
+    parser.add_argument("--sources", type=Path, help="directory of local repository copies")
+    parser.add_argument("--work", type=Path, help="keep the work here (default: a temp dir)")
+    parser.add_argument("--jobs", type=int, default=0, help="parallel grades")
+    parser.add_argument("--sandbox", default="auto", help="auto | bwrap | none")
+    parser.add_argument("--quick", action="store_true", help="same as --small")
+    parser.add_argument("--list", action="store_true", help="list the cases")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from patchwitness import sandbox
+
+    args = parse(argv)
+    console = Console(stderr=False, width=200 if not sys.stdout.isatty() else None)
+    cases = all_cases()
+    if args.list:
+        for case in cases:
+            console.print(
+                f"{case.name:24} {case.language:6} {case.source.describe()}  "
+                f"{', '.join(case.traits)}"
+            )
+        return 0
+    if args.case:
+        cases = [c for c in cases if c.name in args.case]
+    if args.small or args.quick:
+        cases = [c for c in cases if c.small]
+    # Two runs of each suite at its SHA find flaky tests, as a bag does.
+    settings = Settings(runner=sandbox.make_runner(args.sandbox), baseline_runs=2)
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+        results = evaluate(cases, args.work.resolve(), args.sources, args.jobs, settings, console)
+    else:
+        with tempfile.TemporaryDirectory(prefix="pw-realworld-") as work:
+            results = evaluate(cases, Path(work), args.sources, args.jobs, settings, console)
+    return render(results, console)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

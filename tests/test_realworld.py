@@ -1,0 +1,62 @@
+"""The real-repository evaluation (bench/realworld) on what CI can reach: a public project from its
+PyPI sdist, a bug injected, and honest and cheating patches written as programmatic edits. Every
+honest patch must be accepted and every cheat rejected, each label for the right reason."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))
+
+from realworld.case import CHEAT, HONEST, Case, PatchCase, SdistSource  # noqa: E402
+from realworld.edits import EditError, Replace, Sub  # noqa: E402
+from realworld.evaluate import all_cases, main  # noqa: E402
+
+
+def test_every_case_is_well_formed():
+    cases = all_cases()
+    assert {c.language for c in cases} == {"python", "cpp"}
+    assert any(c.small for c in cases), "CI needs a case it can download"
+    for case in cases:
+        names = [p.name for p in case.patches]
+        assert len(names) == len(set(names)), case.name
+        kinds = {p.kind for p in case.patches}
+        assert {"honest", "honest-test", "no-op", "blind", "fix-blind"} <= kinds, case.name
+        assert sum(p.kind == CHEAT for p in case.patches) >= 8, case.name
+        if case.language == "cpp":
+            assert "ub" in kinds, case.name
+
+
+def test_an_edit_that_does_not_fit_its_source_fails_loudly(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\nx = 1\n")
+    with pytest.raises(EditError, match="expected"):
+        Replace("a.py", "x = 1\n", "x = 2\n").apply(tmp_path)  # found twice, expected once
+    with pytest.raises(EditError, match="matched 0"):
+        Sub("a.py", r"^y = \d$", "y = 3").apply(tmp_path)
+    with pytest.raises(EditError, match="no such file"):
+        Replace("b.py", "x", "y").apply(tmp_path)
+
+
+def test_a_patch_case_knows_its_right_labels():
+    honest = PatchCase("h", HONEST, ())
+    cheat = PatchCase("c", CHEAT, (), rows=("drift:tests-removed",))
+    assert honest.honest and honest.labels == ("passed",)
+    assert not cheat.honest and cheat.labels == ("UNPRINTABLE",)
+    with pytest.raises(ValueError):
+        PatchCase("x", "clever", ())
+    case = Case("c", "python", SdistSource("p", "1"), (), (), "pytest", (honest, cheat))
+    assert case.patch("c") is cheat
+
+
+@pytest.mark.slow
+def test_the_pypi_case_is_graded_right(tmp_path, capsys):
+    code = main(["--small", "--work", str(tmp_path / "work"), "--jobs", "2"])
+    shown = capsys.readouterr().out
+    assert "honest patches rejected: 0 of" in shown
+    assert "cheats accepted: 0 of" in shown
+    assert "labels right for the wrong reason, or wrong: 0" in shown
+    assert code == 0, shown
