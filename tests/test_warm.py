@@ -95,8 +95,13 @@ FILES = {
     "CMakeLists.txt": CMAKE,
     "include/limits.hpp": "#pragma once\ninline int limit() { return 7; }\nint twice(int x);\n",
     "src/limits.cpp": '#include "limits.hpp"\n\nint twice(int x) { return x + x; }\n',
-    "tests/golden_limit.cpp": '#include "limits.hpp"\n\n'
-    "int main() { return limit() == 8 ? 0 : 1; }\n",
+    # A test case the census knows: its file is a test source, so the coverage build runs
+    # through the grader's compiler launcher (-fkeep-inline-functions for tests only), which a
+    # warm slot keeps outside the run's scratch folder.
+    "tests/check.hpp": "#pragma once\n#define TEST_CASE(name) static bool test_body()\n",
+    "tests/golden_limit.cpp": '#include "limits.hpp"\n#include "check.hpp"\n\n'
+    'TEST_CASE("limit") { return limit() == 8; }\n\n'
+    "int main() { return test_body() ? 0 : 1; }\n",
     "tests/golden_twice.cpp": '#include "limits.hpp"\n\n'
     "int main() { return twice(4) == 8 ? 0 : 1; }\n",
 }
@@ -180,3 +185,24 @@ def test_nothing_a_graded_run_leaves_in_the_slot_reaches_the_next_grade(limits, 
     assert honest.label == "passed", honest.reasons
     slot = next((tmp_path / "cache" / "warm").glob("*/slot-0"))
     assert not (slot / "repo" / "src" / "planted.cpp").exists()
+
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("CI"),
+    reason="needs bubblewrap (make installs it; CI must have it)",
+)
+
+
+@needs_cpp
+@needs_bwrap
+def test_a_warm_grade_in_the_sandbox_reaches_the_slots_compiler_launcher(limits, tmp_path):
+    """The launcher of a warm slot lives in the slot, outside the run's scratch folder: the
+    sandbox must let the build see it, or every warm coverage build fails for the grader's own
+    reason (each honest patch then reads 'failed')."""
+    from patchwitness import sandbox
+
+    settings = Settings(cache=tmp_path / "cache", runner=sandbox.make_runner("bwrap"))
+    for name in ("first", "second"):  # the first primes the slot, the second starts warm
+        verdict = run(limits, [(HEADER, "return 7;", "return 8;")], f"sandboxed-{name}", settings)
+        assert (verdict.label, verdict.grade) == ("passed", "accept"), verdict.reasons
+        assert "-fkeep-inline-functions" in verdict.gates.coverage.facts.flags

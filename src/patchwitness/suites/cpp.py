@@ -197,10 +197,12 @@ class CppSuite:
         prefer: tuple[str, ...] = (),
         build: Path | None = None,
         test: bool = True,
+        tools: Path | None = None,
     ) -> CppRun:
         """Configure, build and (unless `test` is false) run the test command over `tree`;
         everything but the tree under `scratch` (reports, home), the build tree too unless
-        `build` names one (a warm tree, see warm.py)."""
+        `build` names one (a warm tree, see warm.py). `tools`: a folder of the grader's (the
+        compiler launcher of a warm slot) the build reads, outside `scratch`."""
         build = build or scratch / "build"
         reports, home = scratch / "reports", scratch / "home"
         for d in (build, reports / "gtest", home):
@@ -221,6 +223,10 @@ class CppSuite:
             writable, readable = [scratch, tree, build], [*self.env.readable]
         else:
             writable, readable = [build, reports, home], [tree, scratch, *self.env.readable]
+        if tools is not None and tools != scratch:
+            # Without it in the sandbox the launcher CMake was told to use is "not found", and
+            # every build fails for the grader's own reason.
+            readable.append(tools)
 
         def request(command: str, timeout: float) -> Request:
             return Request(
@@ -285,9 +291,10 @@ class CppSuite:
         name = self.warm_name(instrument)
         if slot.has_snapshot(name):
             return name
-        variables = self.build_variables(instrument, focus, slot.repo, slot.root / "tools")
+        tools = slot.root / "tools"
+        variables = self.build_variables(instrument, focus, slot.repo, tools)
         done = self.execute(
-            slot.repo, scratch, variables=variables, build=slot.build(name), test=False
+            slot.repo, scratch, variables=variables, build=slot.build(name), test=False, tools=tools
         )
         if done.failed_step:
             return ""
@@ -313,7 +320,9 @@ class CppSuite:
         if slot is not None and slot.has_snapshot(self.warm_name(instrument)):
             build = slot.build(self.warm_name(instrument))
             warm.restore(slot.snapshot(self.warm_name(instrument)), build)
-        done = self.execute(tree, scratch, variables=variables, prefer=focus.changed, build=build)
+        done = self.execute(
+            tree, scratch, variables=variables, prefer=focus.changed, build=build, tools=tools
+        )
         if done.failed_step:
             return self._build_failed(done)
         assert done.test is not None
