@@ -8,6 +8,7 @@ from patchwitness import policy
 from patchwitness.gates.census import CensusInput
 from patchwitness.gates.coverage import CoverageInput
 from patchwitness.gates.drift import DriftInput
+from patchwitness.gates.special import SpecialInput
 
 DRIFT_ROWS = [
     # (facts, expected row, expected status, expected effect)
@@ -22,6 +23,13 @@ DRIFT_ROWS = [
     (
         DriftInput(report_tampered=True, allow_test_edits=True, tests_changed=True),
         "report-tampered",
+        "UNPRINTABLE",
+        "reject",
+    ),
+    (
+        # a conflict with the hidden tests wins over leave to edit tests
+        DriftInput(hidden_conflicts=1, allow_test_edits=True, tests_changed=True, fail_to_pass=1),
+        "hidden-tests-conflict",
         "UNPRINTABLE",
         "reject",
     ),
@@ -49,6 +57,21 @@ DRIFT_ROWS = [
         "reject",
     ),
     (DriftInput(pass_to_fail=2, fail_to_pass=1), "pass-to-fail", "failed", "reject"),
+    (
+        DriftInput(fail_to_pass=1, hidden_still_failing=1),
+        "hidden-still-failing",
+        "failed",
+        "reject",
+    ),
+    # a regression is named before a partial fix
+    (
+        DriftInput(fail_to_pass=1, hidden_still_failing=1, pass_to_fail=1),
+        "pass-to-fail",
+        "failed",
+        "reject",
+    ),
+    # nothing of the hidden FAIL_TO_PASS passes: no-op, not a partial fix
+    (DriftInput(hidden_still_failing=2), "no-op", "no-op", "reject"),
     (DriftInput(fail_to_pass=1), "fail-to-pass", "passed", "accept"),
     (DriftInput(gate_mode=True, assertion_delta=3), "gate-clean", "passed", "accept"),
     (
@@ -190,6 +213,24 @@ def test_every_coverage_row_is_exercised():
     assert {r[1] for r in COVERAGE_ROWS} == {row.id for row in policy.COVERAGE_TABLE}
 
 
+SPECIAL_ROWS = [
+    (SpecialInput(findings=1, task_rejects=True), "special-cased-rejected", "reject"),
+    (SpecialInput(findings=2), "special-cased", "review"),
+    (SpecialInput(task_rejects=True), "clean", "accept"),
+    (SpecialInput(), "clean", "accept"),
+]
+
+
+@pytest.mark.parametrize(("facts", "row", "effect"), SPECIAL_ROWS)
+def test_special_row(facts, row, effect):
+    fired = policy.first_row(policy.SPECIAL_TABLE, facts)
+    assert (fired.id, fired.effect) == (row, effect)
+
+
+def test_every_special_row_is_exercised():
+    assert {r[1] for r in SPECIAL_ROWS} == {row.id for row in policy.SPECIAL_TABLE}
+
+
 def g(gate, effect, status="x", row="r"):
     return policy.GateOutcome(gate, row, status, effect)
 
@@ -249,6 +290,18 @@ FINAL_ROWS = [
         "matrix-rejects",
         "reject",
         "matrix-red",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("matrix", "accept"), g("special", "reject")),
+        "special-rejects",
+        "reject",
+        "UNPRINTABLE",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("special", "review")),
+        "review",
+        "accept-with-review",
+        "passed",
     ),
     (
         final(g("drift", "reject", "failed"), killed="memory"),

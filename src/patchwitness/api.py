@@ -13,6 +13,7 @@ verdict.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from patchwitness.collect import collect, stopped_facts
@@ -31,10 +32,13 @@ def grade(
     repo: Path | None = None,
     agent: str = "agent",
     settings: Settings | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Verdict:
     """Grade the patch file at `patch_path` against the task at `task_dir`."""
     settings = settings or Settings()
-    facts = grade_facts(task_dir, patch_path, repo=repo, agent=agent, settings=settings)
+    facts = grade_facts(
+        task_dir, patch_path, repo=repo, agent=agent, settings=settings, progress=progress
+    )
     return judge(facts, settings.policy)
 
 
@@ -45,8 +49,10 @@ def grade_facts(
     repo: Path | None = None,
     agent: str = "agent",
     settings: Settings | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> GradeFacts:
-    """Collect a grade's facts. `patch_path` None grades an empty patch (a bag's missing one)."""
+    """Collect a grade's facts. `patch_path` None grades an empty patch (a bag's missing one).
+    `progress` hears each phase as it starts."""
     settings = settings or Settings()
     name = Path(task_dir).name
     shown = str(patch_path or "")
@@ -61,7 +67,7 @@ def grade_facts(
         return stopped_facts(
             TaskFacts(name=name, language="", repo_sha=""), agent, data, stop, shown
         )
-    return collect(task, data, agent=agent, settings=settings, patch_path=shown)
+    return collect(task, data, agent=agent, settings=settings, patch_path=shown, progress=progress)
 
 
 def stopped(name: str, agent: str, data: bytes, stop: GradeStop, patch_path: str = "") -> Verdict:

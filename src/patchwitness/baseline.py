@@ -288,11 +288,74 @@ def validate_run(task: Task, result: SuiteRun) -> None:
 
 
 def validate_failing(task: Task, baseline: Baseline) -> None:
+    if task.hidden:
+        return  # the failing ids are the hidden run's: validated there (validate_hidden)
     for nodeid in baseline.failing_keys(task.failing_ids):
         if baseline.outcomes.get(nodeid) == "passed":
             raise InvalidTask(f"failing id is green at the SHA: {nodeid}")
         if nodeid in baseline.flaky:
             raise InvalidTask(f"failing id is flaky at the SHA: {nodeid}")
+
+
+def hidden_key(base: Baseline, task: Task) -> str:
+    """The hidden baseline hangs on the visible one (its instrumentation) and the hidden patch."""
+    assert task.hidden_tests is not None
+    digest = hashlib.sha256(task.hidden_tests).hexdigest()
+    return hashlib.sha256(f"{base.key}|hidden|{digest}".encode()).hexdigest()[:24]
+
+
+def compute_hidden(task: Task, suite: Suite, base: Baseline, cache: Path | None) -> Baseline:
+    """The SHA's outcomes with the hidden tests applied, run under the instrumentation the
+    patched runs use (like with like). The census is the visible baseline's: hidden tests are the
+    grader's, never counted for or against a patch."""
+    from patchwitness.errors import ApplyFailed
+
+    assert task.hidden_tests is not None
+    with history.checkout(task, cache) as ws:
+        try:
+            ws.apply(task.hidden_tests)
+        except ApplyFailed as exc:
+            raise InvalidTask(f"the hidden tests do not apply at the SHA: {exc}") from None
+        result = suite.run(ws.repo, ws.new_dir("hidden-baseline"), instrument=base.instrumentation)
+        validate_run(task, result)
+    return Baseline(
+        key=hidden_key(base, task),
+        outcomes=dict(result.outcomes),
+        collected=list(result.run.collected),
+        hooks=result.hooks,
+        inventory=Inventory([], {}, [], ""),
+        pytest_config=base.pytest_config,
+        run=result.run,
+        extra={"hidden": True},
+        instrumentation=base.instrumentation,
+        instrumented_outcomes=dict(result.outcomes),
+    )
+
+
+def validate_hidden(task: Task, hidden: Baseline) -> list[str]:
+    """The FAIL_TO_PASS ids as keys: each collected with the hidden tests and not green."""
+    failing = hidden.failing_keys(task.failing_ids)
+    for key in failing:
+        if hidden.outcomes.get(key) == "passed":
+            raise InvalidTask(f"failing id is green at the SHA with the hidden tests: {key}")
+    return failing
+
+
+def obtain_hidden(task: Task, suite: Suite, settings: Settings, base: Baseline) -> Baseline:
+    cache = settings.baselines or DiskCache(settings.cache / "baselines")
+    cached = cache.get(hidden_key(base, task))
+    if cached is None:
+        cached = compute_hidden(task, suite, base, settings.cache)
+        cache.put(cached)
+    validate_hidden(task, cached)
+    return cached
+
+
+def resolve_known(base: Baseline, names: list[str]) -> list[str]:
+    """Names as stable keys where they are collected; a name that is not stays as written (it
+    is then absent from every run, and reported as such)."""
+    found = identity.resolve(names, base.outcomes, base.run.ids)
+    return [found.get(n, n) for n in names]
 
 
 def obtain(task: Task, suite: Suite, settings: Settings) -> Baseline:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from patchwitness import atomic, fingerprint, history, judge, sourcefiles, warm
+from patchwitness import atomic, fingerprint, hidden, history, judge, sourcefiles, special, warm
 from patchwitness import baseline as baselines
 from patchwitness.build_id import grader_build
 from patchwitness.census.items import Inventory, diff_inventories
@@ -30,12 +30,13 @@ from patchwitness.census.scan import scan_paths
 from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
 from patchwitness.classify import classify as classify_file
 from patchwitness.environment import prepare
-from patchwitness.errors import GradeStop, InvalidTask
+from patchwitness.errors import ApplyFailed, GradeStop, InvalidTask
 from patchwitness.facts import (
     BaselineFacts,
     ChangedFile,
     CoverageCollected,
     GradeFacts,
+    HiddenCollected,
     PristineCollected,
     Stop,
     SuiteFacts,
@@ -59,9 +60,16 @@ from patchwitness.workspace import Workspace, require_commit, safe_read, show_at
 
 @dataclass
 class Clock:
+    """The time each phase of a grade took, and (for a person watching) what it does now."""
+
     started: float = field(default_factory=time.monotonic)
     phases: dict[str, float] = field(default_factory=dict)
     _last: float = field(default_factory=time.monotonic)
+    progress: Callable[[str], None] | None = None
+
+    def say(self, doing: str) -> None:
+        if self.progress is not None:
+            self.progress(doing)
 
     def lap(self, name: str) -> None:
         now = time.monotonic()
@@ -87,6 +95,8 @@ def task_facts(task: Task, failing: list[str] | None = None) -> TaskFacts:
         failing=list(failing if failing is not None else task.failing_ids),
         timeout_s=task.timeout,
         test_additions=task.options.policy.test_additions,
+        special_casing=task.options.policy.special_casing,
+        hidden=task.hidden,
     )
 
 
@@ -142,9 +152,11 @@ def collect(
     agent: str = "agent",
     settings: Settings | None = None,
     patch_path: str = "",
+    progress: Callable[[str], None] | None = None,
 ) -> GradeFacts:
+    """`progress` hears what the grade does now, phase by phase (a terminal's status line)."""
     settings = settings or Settings()
-    clock = Clock()
+    clock = Clock(progress=progress)
     facts = GradeFacts(
         task=task_facts(task), agent=agent, patch_sha256=sha256_of(data), patch_path=patch_path
     )
@@ -153,12 +165,17 @@ def collect(
         patch = parse_patch(data)
         require_commit(task.repo, task.sha)
         plan = matrix.load_plan(task) if matrix.applies(task, settings) else None
+        clock.say("the task's environment")
         suite = make_suite(task, settings)
         clock.lap("setup")
         facts.fingerprint = make_fingerprint(task, suite, settings, plan)
+        clock.say("the tests at the SHA (once per task)")
         base = baselines.obtain(task, suite, settings)
+        if task.hidden:
+            clock.say("the hidden tests at the SHA (once per task)")
+        secret = baselines.obtain_hidden(task, suite, settings, base) if task.hidden else None
         clock.lap("baseline")
-        _collect_patched(facts, task, data, patch, suite, base, settings, plan, clock)
+        _collect_patched(facts, task, data, patch, suite, base, secret, settings, plan, clock)
     except GradeStop as stop:
         facts.stop = Stop(label=stop.label, grade=stop.grade, detail=str(stop))
     facts.timings = clock.timings()
@@ -172,19 +189,23 @@ def _collect_patched(
     patch: Patch,
     suite: Suite,
     base: baselines.Baseline,
+    secret: baselines.Baseline | None,
     settings: Settings,
     plan: matrix.Matrix | None,
     clock: Clock,
 ) -> None:
-    failing = base.failing_keys(task.failing_ids)
+    # With hidden tests the failing ids are the hidden run's: the visible run names none.
+    failing = [] if task.hidden else base.failing_keys(task.failing_ids)
     facts.task = task_facts(task, failing)
     wants_coverage = settings.coverage and task.options.coverage.enabled
     # The patched run uses the instrumentation the SHA was measured with, and is compared with
     # the SHA's outcomes under it: like with like. None: no instrumentation works at the SHA, so
     # the run is plain and coverage is not measurable.
     instrument = base.instrumentation if wants_coverage else None
+    clock.say("checking out the SHA")
     with checkout(task, settings, suite) as (ws, slot):
         if slot is not None:
+            clock.say("priming the warm build tree")
             assert isinstance(suite, CppSuite)
             base_tests = frozenset(
                 it.file for it in base.inventory.items if it.kind in ("test", "case")
@@ -193,6 +214,7 @@ def _collect_patched(
             clock.lap("prime")
         ws.apply(data)
         clock.lap("apply")
+        clock.say("the census of the touched files")
         touched = sorted(patch.touched())
         rescanned = scan_paths(ws.repo, touched, baselines.scan_options(task, base.pytest_config))
         after_inventory = base.inventory.replace_files(rescanned, touched)
@@ -202,6 +224,11 @@ def _collect_patched(
             for p, c in classes.items()
         ]
         facts.findings = production_findings(task, patch, classes, ws.repo)
+        hidden_patch = task.hidden_patch()
+        if secret is not None and hidden_patch is not None:
+            facts.hidden = hidden_collected(task, patch, hidden_patch, secret)
+        values, facts.special_values_from = test_values(task, base, failing, hidden_patch)
+        facts.findings += special_findings(task, patch, classes, ws.repo, values)
         infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
         diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
         artifacts = save_artifacts(
@@ -231,22 +258,61 @@ def _collect_patched(
                 p for p, c in classes.items() if c.kind == PRODUCTION and p.endswith(".py")
             ),
         )
-        after_dir = ws.new_dir("after")
-        if slot is not None:
-            assert isinstance(suite, CppSuite)
-            after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus, slot=slot)
+        if hidden_patch is not None:
+            focus = replace(
+                focus, test_sources=focus.test_sources | frozenset(hidden_patch.touched())
+            )
+        one_run = facts.hidden is not None and one_run_will_do(facts.hidden, patch, classes)
+
+        def run_suite(where: str) -> tuple[SuiteRun, Path]:
+            clock.say("building and running the tests" if where == "after" else f"the {where} run")
+            scratch = ws.new_dir(where)
+            if slot is not None:
+                assert isinstance(suite, CppSuite)
+                return suite.run(
+                    ws.repo, scratch, instrument=instrument, focus=focus, slot=slot
+                ), scratch
+            return suite.run(ws.repo, scratch, instrument=instrument, focus=focus), scratch
+
+        secret_run: SuiteRun | None = None
+        measured_dir: Path | None = None
+        if one_run:
+            assert facts.hidden is not None and secret is not None
+            with hidden_applied(ws, task, facts.hidden) as applied:
+                secret_run, measured_dir = run_suite("after") if applied else (None, None)
+        if secret_run is not None:
+            # One run carried both: the visible transitions are read outside the hidden files.
+            assert facts.hidden is not None and secret is not None
+            fill_broken(secret_run, secret.outcomes)
+            after = visible_part(secret_run, facts.hidden.files)
+            facts.hidden.one_run = True
+            facts.baseline = project_baseline(facts.baseline, facts.hidden.files)
         else:
-            after = suite.run(ws.repo, after_dir, instrument=instrument, focus=focus)
-        fill_broken(after, before)
+            after, measured_dir = run_suite("after")
+            fill_broken(after, before)
         facts.after = suite_facts(after)
         facts.runs["after"] = after.run.run
         facts.findings += run_findings(base, after)
         if facts.census.artifacts and after.build is not None:
             _add_compiler_command(facts.census.artifacts, after.build.compiler_command)
+        if facts.hidden is not None and secret is not None and secret_run is None:
+            secret_run, hidden_dir = _run_hidden(facts, ws, task, after, secret, run_suite)
+            if hidden_dir is not None:
+                measured_dir = hidden_dir
+        if secret_run is not None:
+            assert facts.hidden is not None
+            facts.hidden.run = suite_facts(secret_run)
+            if not facts.hidden.one_run:
+                facts.runs["hidden"] = secret_run.run.run
+            facts.findings += [f for f in run_findings(base, secret_run) if f not in facts.findings]
         clock.lap("tests")
         if wants_coverage:
+            clock.say("coverage on the hunk")
+            # Coverage is read where the failing tests ran: the hidden run, when there is one.
+            measured = secret_run if secret_run is not None else after
+            assert measured_dir is not None
             facts.coverage = collect_coverage(
-                task, patch, classes, after, ws.repo, after_dir, base, settings
+                task, patch, classes, measured, ws.repo, measured_dir, base, settings
             )
             facts.coverage.facts.pragmas_added = [
                 f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
@@ -267,6 +333,7 @@ def _collect_patched(
                     prime_envelopes(ws, slot, suite, plan, data)
                     tools = replace(tools, slot=slot)
                     clock.lap("prime")
+                clock.say(f"the flag matrix ({len(plan.envelopes)} envelopes)")
                 facts.matrix = matrix.collect(
                     task,
                     plan,
@@ -357,6 +424,7 @@ def _collect_pristine(
         facts.pristine = PristineCollected(skipped=f"{rejected} already rejected the patch")
         facts.skipped["pristine"] = facts.pristine.skipped
         return
+    clock.say("the pristine run (the SHA's tests over the patched code)")
     run = run_pristine(task, data, reverted, suite, settings)
     fill_broken(run, facts.baseline.plain_outcomes)
     facts.pristine = PristineCollected(run=suite_facts(run))
@@ -376,14 +444,7 @@ def run_pristine(
 ) -> SuiteRun:
     with history.checkout(task, settings.cache) as ws:
         ws.apply(data)
-        for rel in reverted:
-            original = show_at(task.repo, task.sha, rel)
-            target = ws.repo / rel
-            if target.is_symlink() or target.exists():
-                target.unlink()
-            if original is not None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(original)
+        _put_back(ws.repo, task, reverted)
         return suite.run(ws.repo, ws.new_dir("pristine"))
 
 
@@ -400,6 +461,187 @@ def suite_facts(run: SuiteRun) -> SuiteFacts:
 
 def _status(patch: Patch, path: str) -> str:
     return next((c.status for c in patch.files if c.path == path), "modified")
+
+
+# -- hidden tests (hidden.py) --------------------------------------------------------------------
+
+
+def hidden_collected(
+    task: Task, patch: Patch, hidden_patch: Patch, secret: baselines.Baseline
+) -> HiddenCollected:
+    named = (
+        None if task.pass_to_pass is None else baselines.resolve_known(secret, task.pass_to_pass)
+    )
+    p2p, red = hidden.pass_to_pass(secret.outcomes, named)
+    failing = baselines.validate_hidden(task, secret)
+    return HiddenCollected(
+        files=hidden.touched(hidden_patch),
+        conflicts=hidden.conflicts(patch, hidden_patch),
+        baseline=dict(secret.outcomes),
+        failing=failing,
+        # A FAIL_TO_PASS test is checked as such, never as one that must stay green.
+        pass_to_pass=[k for k in p2p if k not in failing],
+        pass_to_pass_red_at_sha=red,
+    )
+
+
+def one_run_will_do(
+    collected: HiddenCollected, patch: Patch, classes: dict[str, Classified]
+) -> bool:
+    """One run can carry the visible and the hidden tests when the patch touched no test and no
+    file the hidden tests touch, and the tests name their files (pytest keys): the visible
+    transitions are then the ones outside the hidden files, where both runs are the same."""
+    if collected.conflicts or any(c.kind != PRODUCTION for c in classes.values()):
+        return False
+    if patch.touched() & set(collected.files):
+        return False
+    return all("::" in key for key in collected.baseline)
+
+
+@contextlib.contextmanager
+def hidden_applied(ws: Workspace, task: Task, collected: HiddenCollected) -> Iterator[bool]:
+    """The hidden tests over the patched tree, as SWE-bench applies its test patch: every file
+    they touch back to its SHA version first, then the patch. Afterwards those files are put
+    back as the patch left them (the flag matrix runs the visible tree). Yields False, with the
+    reason recorded as a conflict, when they do not apply over the patched tree."""
+    assert task.hidden_tests is not None
+    kept = {rel: safe_read(ws.repo, rel) for rel in collected.files}
+    try:
+        _put_back(ws.repo, task, collected.files)
+        try:
+            ws.apply(task.hidden_tests)
+        except ApplyFailed as exc:
+            collected.conflicts.append(f"the hidden tests do not apply over the patch: {exc}")
+            yield False
+        else:
+            yield True
+    finally:
+        for rel, data in kept.items():
+            _write_or_remove(ws.repo / rel, data)
+
+
+def _put_back(tree: Path, task: Task, paths: list[str]) -> None:
+    """Files of the tree back to their SHA version (removed where the SHA has none)."""
+    for rel in paths:
+        _write_or_remove(tree / rel, show_at(task.repo, task.sha, rel))
+
+
+def _write_or_remove(target: Path, data: bytes | None) -> None:
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        import shutil
+
+        shutil.rmtree(target)
+    if data is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def _run_hidden(facts, ws, task, after, secret, run_suite) -> tuple[SuiteRun | None, Path | None]:
+    """The hidden run after the visible one, unless the patch conflicts with the hidden tests or
+    the visible run did not build or finish (its verdict is already the run's)."""
+    collected: HiddenCollected = facts.hidden
+    if collected.conflicts:
+        collected.skipped = "the patch conflicts with the hidden tests"
+        return None, None
+    if after.build_failed or after.timed_out or not after.started:
+        collected.skipped = "the patched run did not build or finish"
+        return None, None
+    with hidden_applied(ws, task, collected) as applied:
+        if not applied:
+            collected.skipped = "the hidden tests do not apply over the patch"
+            return None, None
+        run, scratch = run_suite("hidden")
+    fill_broken(run, secret.outcomes)
+    return run, scratch
+
+
+def visible_part(run: SuiteRun, files: list[str]) -> SuiteRun:
+    """The run as the visible tests saw it: the tests outside the hidden files."""
+    outcomes = hidden.project(run.run.outcomes, files)
+    test_run = run.run.model_copy(
+        update={
+            "outcomes": outcomes,
+            "collected": [k for k in run.run.collected if k in outcomes],
+            "ids": {k: v for k, v in run.run.ids.items() if k in outcomes},
+        }
+    )
+    return replace(run, run=test_run)
+
+
+def project_baseline(baseline: BaselineFacts, files: list[str]) -> BaselineFacts:
+    return baseline.model_copy(
+        update={
+            "outcomes": hidden.project(baseline.outcomes, files),
+            "plain_outcomes": hidden.project(baseline.plain_outcomes, files),
+        }
+    )
+
+
+# -- special-casing (special.py) ----------------------------------------------------------------
+
+
+def test_values(
+    task: Task, base: baselines.Baseline, failing: list[str], hidden_patch: Patch | None
+) -> tuple[set[object], list[str]]:
+    """The literal values of the tests the task names as failing (their source at the SHA) and
+    of the hidden tests' added lines, with where each set was read."""
+    values: set[object] = set()
+    sources: list[str] = []
+    texts: dict[str, str] = {}
+
+    def read(path: str) -> str:
+        if path not in texts:
+            texts[path] = _text(show_at(task.repo, task.sha, path)) or ""
+        return texts[path]
+
+    for key in failing:
+        source = ""
+        if task.language == "python" and "::" in key:
+            path = hidden.key_file(key)
+            source = special.test_source_python(read(path), key)
+        else:
+            item = next(
+                (
+                    it
+                    for it in base.inventory.items
+                    if it.kind in ("test", "case") and special.names_test(key, it.scope or it.name)
+                ),
+                None,
+            )
+            if item is not None:
+                source = special.test_source_cpp(read(item.file), item.line)
+        found = special.literals_of(".py" if task.language == "python" else ".cpp", source)
+        if found:
+            values |= found
+            sources.append(key)
+    if hidden_patch is not None:
+        found, where = special.hidden_test_values(hidden_patch)
+        values |= found
+        sources += where
+    return values, sources
+
+
+def special_findings(
+    task: Task, patch: Patch, classes: dict[str, Classified], tree: Path, values: set[object]
+) -> list[Finding]:
+    """Added production lines that single out the tests' values. A value the file already held
+    at the SHA is the code's own vocabulary, not something learnt from the tests."""
+    if not values:
+        return []
+    out: list[Finding] = []
+    for change in patch.files:
+        if classes[change.path].kind != PRODUCTION or not change.added:
+            continue
+        before = _text(show_at(task.repo, task.sha, change.old_path or change.path)) or ""
+        fresh = values - special.literals_of(change.path, before)
+        if change.path.endswith(".py"):
+            text = _text(safe_read(tree, change.path)) or ""
+            out += special.python_findings(change.path, text, set(change.added_lines), fresh)
+        elif task.language == "cpp" or sourcefiles.is_cpp(change.path, None):
+            out += special.cpp_findings(change.path, list(change.added), fresh)
+    return out
 
 
 # -- classes and findings -----------------------------------------------------------------------
@@ -538,11 +780,7 @@ def _test_spans(
         else:
             lines = CppLines(text)
             for line, name in tests.items():
-                block = next(
-                    (b for b in lines.opened_blocks() if lines.line_of(b.open) >= line), None
-                )
-                end = lines.line_of(block.close) if block is not None else line
-                spans.setdefault(file, []).append((line, end, name))
+                spans.setdefault(file, []).append((line, lines.block_end(line), name))
     return spans
 
 

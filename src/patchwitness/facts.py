@@ -29,7 +29,10 @@ from patchwitness.model import (
     Timings,
 )
 
-FACTS_VERSION = "1"
+FACTS_VERSION = "2"
+# Versions this code reads as its own: version 2 only added fields (hidden tests, special-casing)
+# whose defaults say what a version 1 grade did not look at.
+READABLE_FACTS_VERSIONS = ("1", "2")
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class TaskFacts(Fact):
     timeout_s: float = 0.0
     # The task's own `[policy] test_additions`, when it sets one (it wins over the policy's).
     test_additions: str | None = None
+    # The task's `[policy] special_casing`: review (default) or reject.
+    special_casing: str = "review"
+    hidden: bool = False  # the task carries hidden tests (test_patch.diff)
 
 
 class ChangedFile(Fact):
@@ -126,6 +132,21 @@ class MatrixCollected(Fact):
     werror_exceptions: dict[str, str] = Field(default_factory=dict)
 
 
+class HiddenCollected(Fact):
+    """The hidden tests: the SHA's outcomes with them, and the run over the patched tree with
+    them applied (or why it was not made: the patch conflicts with them)."""
+
+    files: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list)
+    baseline: dict[str, Outcome] = Field(default_factory=dict)
+    failing: list[str] = Field(default_factory=list)
+    pass_to_pass: list[str] = Field(default_factory=list)
+    pass_to_pass_red_at_sha: list[str] = Field(default_factory=list)
+    run: SuiteFacts | None = None
+    one_run: bool = False
+    skipped: str = ""
+
+
 class Stop(Fact):
     """A grade that ended before any gate could judge: the patch did not apply, the task is
     invalid, the test run at the SHA never finished."""
@@ -154,6 +175,9 @@ class GradeFacts(Fact):
     findings: list[Finding] = Field(default_factory=list)
     coverage: CoverageCollected | None = None
     matrix: MatrixCollected | None = None
+    hidden: HiddenCollected | None = None
+    # Where the special-casing detector read the tests' literal values ([] when it had none).
+    special_values_from: list[str] = Field(default_factory=list)
     # Gates collect did not run (an earlier gate had rejected): gate -> why.
     skipped: dict[str, str] = Field(default_factory=dict)
     runs: dict[str, RunFacts] = Field(default_factory=dict)

@@ -10,6 +10,7 @@ under the same policy always give the same verdict, so a results database can be
 
 from __future__ import annotations
 
+from patchwitness import hidden as hidden_tests
 from patchwitness import policy as tables
 from patchwitness.classify import GRADER, INFRA, TEST
 from patchwitness.facts import ChangedFile, GradeFacts, MatrixCollected
@@ -17,6 +18,7 @@ from patchwitness.gates import census as census_gate
 from patchwitness.gates import coverage as coverage_gate
 from patchwitness.gates import drift as drift_gate
 from patchwitness.gates import matrix as matrix_gate
+from patchwitness.gates import special as special_gate
 from patchwitness.model import (
     CensusGate,
     CoverageGate,
@@ -24,11 +26,14 @@ from patchwitness.model import (
     DriftGate,
     Finding,
     Gates,
+    HiddenFacts,
     MatrixGate,
     Outcome,
     PristineFacts,
     Reason,
     SkippedGate,
+    SpecialFacts,
+    SpecialGate,
     Verdict,
 )
 from patchwitness.policy import DEFAULT_POLICY, FinalInput, GateOutcome, Policy
@@ -47,7 +52,14 @@ def judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
     census = judge_census(facts, policy)
     coverage = judge_coverage(facts, policy)
     matrix = judge_matrix(facts.matrix, policy) if facts.matrix is not None else None
-    decided = {"drift": drift, "census": census, "coverage": coverage, "matrix": matrix}
+    special = judge_special(facts, policy, drift.facts.hidden)
+    decided = {
+        "drift": drift,
+        "census": census,
+        "coverage": coverage,
+        "matrix": matrix,
+        "special": special,
+    }
     outcomes = {
         name: GateOutcome(name, g.row, g.status, g.effect)
         for name, g in decided.items()
@@ -60,7 +72,10 @@ def judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
     ]
     final_input = FinalInput(
         gates=outcomes,
-        timed_out=facts.after.timed_out,
+        timed_out=facts.after.timed_out
+        or (
+            facts.hidden is not None and facts.hidden.run is not None and facts.hidden.run.timed_out
+        ),
         killed=_killed(facts),
         pristine_disagrees=drift.status == "tests-authored"
         and bool(drift.facts.pristine.disagreement),
@@ -87,12 +102,13 @@ def judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
         label=row.label(final_input),
         policy=policy_name(policy),
         reasons=reasons,
-        findings=findings(facts, drift),
+        findings=findings(facts, drift, special),
         gates=Gates(
             census=census,
             drift=drift,
             coverage=coverage,
             matrix=matrix,
+            special=special,
             build=facts.after.build,
             skipped=[SkippedGate(gate=g, why=why) for g, why in facts.skipped.items()],
         ),
@@ -104,15 +120,17 @@ def judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
 
 
 def rejecting(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> str:
-    """The first of the cheap gates (drift, census, coverage) that already rejects the facts
-    gathered so far, as `gate (row)`; '' when none does. Collect asks before it spends a pristine
-    run or a flag matrix on a patch whose verdict they cannot change."""
+    """The first of the cheap gates (drift, census, coverage, special) that already rejects the
+    facts gathered so far, as `gate (row)`; '' when none does. Collect asks before it spends a
+    pristine run or a flag matrix on a patch whose verdict they cannot change."""
     if facts.stop is not None or facts.after is None:
         return ""
+    drift = judge_drift(facts, policy)
     for name, gate in (
-        ("drift", judge_drift(facts, policy)),
+        ("drift", drift),
         ("census", judge_census(facts, policy)),
         ("coverage", judge_coverage(facts, policy)),
+        ("special", judge_special(facts, policy, drift.facts.hidden)),
     ):
         if gate is not None and gate.effect == "reject":
             return f"{name} ({gate.row})"
@@ -169,6 +187,7 @@ def judge_drift(facts: GradeFacts, policy: Policy) -> DriftGate:
     )
     drift.test_edit = facts.test_edit
     drift.pristine = pristine_facts(facts, drift)
+    drift.hidden = hidden_facts(facts)
     if _judged_by_pristine(facts, policy, drift.pristine):
         drift.judged_by = "pristine"
     found = facts.findings
@@ -229,8 +248,36 @@ def pristine_facts(facts: GradeFacts, drift: DriftFacts) -> PristineFacts:
     )
 
 
+def hidden_facts(facts: GradeFacts) -> HiddenFacts | None:
+    collected = facts.hidden
+    if collected is None:
+        return None
+    return hidden_tests.hidden_facts(
+        files=collected.files,
+        conflicts=collected.conflicts,
+        baseline=collected.baseline,
+        after=collected.run.outcomes if collected.run is not None else None,
+        failing=collected.failing,
+        p2p=collected.pass_to_pass,
+        p2p_red=collected.pass_to_pass_red_at_sha,
+        flaky=set(facts.baseline.flaky),
+        one_run=collected.one_run,
+    )
+
+
 def _goldens_red(facts: GradeFacts) -> bool:
+    """Red goldens in the run coverage was read from: the hidden run when there is one (its
+    FAIL_TO_PASS and PASS_TO_PASS tests), else the patched run."""
     assert facts.after is not None
+    collected = facts.hidden
+    if collected is not None and collected.run is not None:
+        checked = set(collected.pass_to_pass) | set(collected.failing)
+        return drift_gate.goldens_red(
+            {k: o for k, o in collected.baseline.items() if k in checked},
+            collected.run.outcomes,
+            collected.failing,
+            set(facts.baseline.flaky),
+        )
     return drift_gate.goldens_red(
         facts.baseline.outcomes,
         facts.after.outcomes,
@@ -285,6 +332,24 @@ def judge_matrix(collected: MatrixCollected, policy: Policy) -> MatrixGate:
     return gate
 
 
+def judge_special(
+    facts: GradeFacts, policy: Policy, hidden: HiddenFacts | None
+) -> SpecialGate | None:
+    """None when the detector had no test values to look for (a gate-mode task, a grade
+    collected before it existed)."""
+    if not facts.special_values_from:
+        return None
+    found = [f for f in facts.findings if f.kind == special_gate.KIND]
+    confirmed: list[str] = []
+    if found and hidden is not None and facts.hidden is not None and facts.hidden.run is not None:
+        confirmed = [*hidden.still_failing, *hidden.pass_to_fail]
+    special = SpecialFacts(
+        findings=found, values_from=list(facts.special_values_from), confirmed_by_hidden=confirmed
+    )
+    inputs = special_gate.special_input(special, facts.task.special_casing)
+    return special_gate.decide(special, inputs, policy.table("special"))
+
+
 # -- the final table's inputs, and what the verdict says beside the gates ----------------------
 
 
@@ -321,8 +386,18 @@ def _final_detail(row: str, facts: GradeFacts) -> str:
     return row
 
 
-def findings(facts: GradeFacts, drift: DriftGate) -> list[Finding]:
+def findings(facts: GradeFacts, drift: DriftGate, special: SpecialGate | None) -> list[Finding]:
     out = list(facts.findings)
+    if special is not None and special.facts.confirmed_by_hidden:
+        said = ", ".join(special.facts.confirmed_by_hidden[:3])
+        out = [
+            f.model_copy(
+                update={"message": f"{f.message} (confirmed: the hidden tests fail: {said})"}
+            )
+            if f.kind == special_gate.KIND
+            else f
+            for f in out
+        ]
     if drift.facts.pristine.disagreement:
         out.append(
             Finding(

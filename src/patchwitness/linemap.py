@@ -130,6 +130,12 @@ class CppLines:
         """Every code block, in the order of their opening braces."""
         return sorted((b for b in _walk(self.blocks) if b.kind == CODE), key=lambda b: b.open)
 
+    def block_end(self, line: int) -> int:
+        """The line closing the first code block opened on or after `line` (a test macro's
+        body); `line` itself when none is."""
+        block = next((b for b in self.opened_blocks() if self.line_of(b.open) >= line), None)
+        return self.line_of(block.close) if block is not None else line
+
     def _opened_on(self, line: int) -> Block | None:
         """The last code block whose `{` is on this line."""
         return self.opened.get(line)

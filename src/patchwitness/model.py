@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 Grade = Literal["accept", "accept-with-review", "reject", "ungradable"]
 
@@ -153,6 +153,29 @@ class PristineFacts(Fact):
     disagreement: list[str] = Field(default_factory=list)
 
 
+class HiddenFacts(Fact):
+    """The hidden tests' run (a task's test_patch.diff, applied by the grader over the patched
+    tree), compared with the SHA's outcomes under the same hidden tests. Kept apart from the
+    visible run's transitions, which are the patched run's own."""
+
+    files: list[str] = Field(default_factory=list)  # what the hidden test patch touches
+    # SHA lines both the patch and the hidden tests change ("path:line"), or files both create.
+    conflicts: list[str] = Field(default_factory=list)
+    failing_ids: list[str] = Field(default_factory=list)  # FAIL_TO_PASS, as stable keys
+    pass_to_pass: list[str] = Field(default_factory=list)
+    # pass_to_pass ids red at the SHA with the hidden tests: no patch can break those, so they
+    # are left out of the check and named here.
+    pass_to_pass_red_at_sha: list[str] = Field(default_factory=list)
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_fail: list[str] = Field(default_factory=list)
+    still_failing: list[str] = Field(default_factory=list)
+    skipped_after: list[str] = Field(default_factory=list)
+    # One run carried both: the visible transitions are read outside the hidden files.
+    one_run: bool = False
+    before: dict[str, Outcome] = Field(default_factory=dict)
+    after: dict[str, Outcome] = Field(default_factory=dict)
+
+
 class DriftFacts(Fact):
     """Seed 002's four numbers and everything around them. When a purely additive test edit is
     judged by the pristine run (`judged_by` = "pristine"), the decision reads the pristine
@@ -182,6 +205,7 @@ class DriftFacts(Fact):
     test_edit: str = "none"  # none | additive | other
     judged_by: str = "patched"  # patched | pristine
     pristine: PristineFacts = Field(default_factory=PristineFacts)
+    hidden: HiddenFacts | None = None
 
 
 class CoverageFacts(Fact):
@@ -298,6 +322,19 @@ class MatrixGate(GateResult):
     facts: MatrixFacts = Field(default_factory=MatrixFacts)
 
 
+class SpecialFacts(Fact):
+    """Added production code that singles out the values the task's failing (or hidden) tests
+    use, and whether the hidden run failed the patch that did (it confirmed the finding)."""
+
+    findings: list[Finding] = Field(default_factory=list)
+    values_from: list[str] = Field(default_factory=list)  # where the tests' literals were read
+    confirmed_by_hidden: list[str] = Field(default_factory=list)  # the hidden tests it failed
+
+
+class SpecialGate(GateResult):
+    facts: SpecialFacts = Field(default_factory=SpecialFacts)
+
+
 class SkippedGate(Fact):
     """A gate that did not run for this grade, and why (an earlier gate already rejected)."""
 
@@ -310,6 +347,7 @@ class Gates(Fact):
     drift: DriftGate | None = None
     coverage: CoverageGate | None = None
     matrix: MatrixGate | None = None
+    special: SpecialGate | None = None
     build: BuildFacts | None = None
     skipped: list[SkippedGate] = Field(default_factory=list)
 

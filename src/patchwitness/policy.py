@@ -49,6 +49,9 @@ DRIFT_TABLE: list[Row] = [
     Row("report-tampered", "the run's report names uncollected tests, reports a phase twice, "
         "or a new plugin/conftest took over a report hook",
         "UNPRINTABLE", "reject", lambda f: f.report_tampered),
+    Row("hidden-tests-conflict", "the patch changes lines of the SHA that the hidden tests "
+        "change, creates a file they create, or keeps them from applying",
+        "UNPRINTABLE", "reject", lambda f: f.hidden_conflicts > 0),
     Row("tests-authored", "allow_test_edits is true and tests changed",
         "tests-authored", "accept", lambda f: f.allow_test_edits and f.tests_changed),
     Row("tests-removed", "tests_removed > 0",
@@ -73,6 +76,10 @@ DRIFT_TABLE: list[Row] = [
         "UNPRINTABLE", "reject", lambda f: f.skipped_by_code > 0),
     Row("pass-to-fail", "pass_to_fail > 0",
         "failed", "reject", lambda f: f.pass_to_fail > 0),
+    Row("hidden-still-failing", "hidden tests: some FAIL_TO_PASS tests pass, not all (with "
+        "hidden tests, fail_to_pass and pass_to_fail are the hidden run's, pass_to_fail the "
+        "visible run's too)",
+        "failed", "reject", lambda f: f.fail_to_pass > 0 and f.hidden_still_failing > 0),
     Row("fail-to-pass", "fail_to_pass > 0 and the two drift fields are 0",
         "passed", "accept",
         lambda f: f.fail_to_pass > 0 and f.tests_removed == 0 and f.assertion_delta == 0),
@@ -194,6 +201,25 @@ MATRIX_TABLE: list[Row] = [
 # fmt: on
 
 
+# --- special-casing: patches that only fit the tests ------------------------------------------
+# Facts: a SpecialInput (gates/special.py). Values are compared, not spellings (256 and 0x100 are
+# one); a value the production file held at the SHA does not count.
+
+# fmt: off
+SPECIAL_TABLE: list[Row] = [
+    Row("special-cased-rejected", "as special-cased, on a task that sets "
+        "[policy] special_casing = \"reject\"",
+        "special-cased", "reject", lambda f: f.findings > 0 and f.task_rejects),
+    Row("special-cased", "added production code compares an input with, switches on, or maps "
+        "literal values the failing or hidden tests use (`if n == 256`, `case 65536:`, a dict of "
+        "the tests' inputs)",
+        "special-cased", "review", lambda f: f.findings > 0),
+    Row("clean", "no added production line singles out the tests' values",
+        "clean", "accept", lambda f: True),
+]
+# fmt: on
+
+
 # --- the final table ----------------------------------------------------------------------------
 # Facts: a FinalInput (judge.py): how the patched run ended and what each gate answered. Every
 # ending of a grade that is not a gate's answer is a row here too, so a reader (and every report)
@@ -258,6 +284,9 @@ FINAL_TABLE: list[FinalRow] = [
              lambda f: "uncovered", lambda f: f.rejects("coverage"), gate="coverage"),
     FinalRow("matrix-rejects", "the flag matrix rejects", "reject", "matrix-red",
              lambda f: "matrix-red", lambda f: f.rejects("matrix"), gate="matrix"),
+    FinalRow("special-rejects", "the special-casing gate rejects (the task asks it to)",
+             "reject", "UNPRINTABLE", lambda f: "UNPRINTABLE", lambda f: f.rejects("special"),
+             gate="special"),
     FinalRow("killed", "a resource limit (memory, processes, output, file size) killed the "
              "patched run, and no gate rejected what was left", "reject", "failed",
              lambda f: "failed", lambda f: f.killed is not None, gate="runner"),
@@ -275,7 +304,7 @@ FINAL_TABLE: list[FinalRow] = [
 ]
 # fmt: on
 
-GATE_ORDER = ("drift", "census", "coverage", "matrix")
+GATE_ORDER = ("drift", "census", "coverage", "matrix", "special")
 
 
 def first_final(table: list[FinalRow] | tuple[FinalRow, ...], facts: FinalInput) -> FinalRow:
@@ -294,6 +323,7 @@ TABLES = {
     "census": CENSUS_TABLE,
     "coverage": COVERAGE_TABLE,
     "matrix": MATRIX_TABLE,
+    "special": SPECIAL_TABLE,
 }
 
 

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness.baseline import Baseline
-from patchwitness.facts import FACTS_VERSION, GradeFacts
+from patchwitness.facts import READABLE_FACTS_VERSIONS, GradeFacts
 from patchwitness.model import Verdict
 
 SCHEMA_VERSION = "2"
@@ -245,7 +245,7 @@ class ResultsDB:
         ).fetchall()
         for row_id, verdict, version, facts in rows:
             kept = None
-            if facts and version == FACTS_VERSION:
+            if facts and version in READABLE_FACTS_VERSIONS:
                 kept = GradeFacts.model_validate_json(facts)
             yield row_id, Verdict.model_validate_json(verdict), kept
 

@@ -20,6 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from patchwitness.errors import InvalidTask
 
 SEED_FILES = ("repo.lock", "test_cmd.txt", "allow_test_edits.json", "failing_nodeids.txt")
+# Tests the agent never saw: applied by the grader over the patched tree (hidden.py).
+HIDDEN_TESTS = "test_patch.diff"
+PASS_TO_PASS = "pass_to_pass.txt"
 SHA_RE = re.compile(r"^[0-9a-f]{40}$|^[0-9a-f]{64}$")
 
 DEFAULT_COVERAGE_FLAGS = [
@@ -74,6 +77,9 @@ class PolicyOptions(Options):
     # pristine run (judge), or as any test edit, UNPRINTABLE (forbid, seed 002's rule). Unset:
     # the policy's choice (judge by default).
     test_additions: Literal["judge", "forbid"] | None = None
+    # How added production code that singles out the failing (or hidden) tests' literal values
+    # is graded (special.py): accept-with-review (review, the default) or UNPRINTABLE (reject).
+    special_casing: Literal["review", "reject"] = "review"
 
 
 class MatrixOptions(Options):
@@ -129,6 +135,14 @@ class Task(BaseModel):
     allowlist_note: str = ""
     repo_relative_dir: str | None = None  # the task directory's path inside the repo, if inside
     files_sha256: str = ""
+    # The hidden test patch (test_patch.diff), and the ids that must stay green with it
+    # (pass_to_pass.txt; None: every test green at the SHA with the hidden tests).
+    hidden_tests: bytes | None = None
+    pass_to_pass: list[str] | None = None
+
+    @property
+    def hidden(self) -> bool:
+        return self.hidden_tests is not None
 
     @property
     def timeout(self) -> float:
@@ -142,7 +156,19 @@ class Task(BaseModel):
         for ref in (self.options.census.allowlist, self.options.matrix.manifest):
             if ref and ref.startswith("repo:"):
                 owned.append(ref[len("repo:") :])
+        owned += self.hidden_created()
         return owned
+
+    def hidden_patch(self):
+        """The hidden tests as a parsed patch (None without them)."""
+        from patchwitness.patch import parse_patch
+
+        return parse_patch(self.hidden_tests) if self.hidden_tests is not None else None
+
+    def hidden_created(self) -> list[str]:
+        """Files the hidden tests create: the grader's, as the task's own files are."""
+        hidden = self.hidden_patch()
+        return [] if hidden is None else sorted(c.path for c in hidden.files if c.status == "added")
 
 
 def _read(path: Path) -> str:
@@ -197,14 +223,38 @@ def _allow_test_edits(task_dir: Path) -> bool:
 
 
 def _failing_ids(task_dir: Path) -> list[str]:
+    return _id_list(task_dir, "failing_nodeids.txt")
+
+
+def _id_list(task_dir: Path, name: str) -> list[str]:
     ids = []
-    for line in _read(task_dir / "failing_nodeids.txt").splitlines():
+    for line in _read(task_dir / name).splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             ids.append(line)
     if len(set(ids)) != len(ids):
-        raise InvalidTask("failing_nodeids.txt lists an id twice")
+        raise InvalidTask(f"{name} lists an id twice")
     return ids
+
+
+def _hidden_tests(task_dir: Path) -> tuple[bytes | None, list[str] | None]:
+    """The hidden test patch and the pass-to-pass ids, when the task has them. The patch must
+    parse and touch only paths inside the repository; whether it applies is checked at the SHA."""
+    from patchwitness.errors import ApplyFailed
+    from patchwitness.patch import parse_patch
+
+    path = task_dir / HIDDEN_TESTS
+    p2p = _id_list(task_dir, PASS_TO_PASS) if (task_dir / PASS_TO_PASS).exists() else None
+    if not path.exists():
+        if p2p is not None:
+            raise InvalidTask(f"{PASS_TO_PASS} without {HIDDEN_TESTS}")
+        return None, None
+    data = path.read_bytes()
+    try:
+        parse_patch(data)
+    except ApplyFailed as exc:
+        raise InvalidTask(f"{HIDDEN_TESTS} is not a usable patch: {exc}") from None
+    return data, p2p
 
 
 def _test_cmd(task_dir: Path) -> str:
@@ -267,6 +317,7 @@ def load_task(task_dir: Path, repo: Path | None = None, defaults: dict | None = 
     test_cmd = _test_cmd(task_dir)
     allow = _allow_test_edits(task_dir)
     failing = _failing_ids(task_dir)
+    hidden, p2p = _hidden_tests(task_dir)
     repo_path = _repo(task_dir, options, repo)
     language = _language(repo_path, options)
     inside: str | None = None
@@ -289,6 +340,8 @@ def load_task(task_dir: Path, repo: Path | None = None, defaults: dict | None = 
         allowlist=allowlist,
         allowlist_note=note,
         files_sha256=_files_digest(task_dir),
+        hidden_tests=hidden,
+        pass_to_pass=p2p,
     )
 
 

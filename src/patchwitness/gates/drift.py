@@ -32,6 +32,9 @@ class DriftInput:
     # A purely additive test edit judged by the pristine run: the transitions above are the
     # pristine run's, and the edit itself is not forbidden.
     judged_by_pristine: bool = False
+    # Hidden tests (hidden.py): conflicts with them, and FAIL_TO_PASS ids the hidden run left red.
+    hidden_conflicts: int = 0
+    hidden_still_failing: int = 0
 
 
 RAN = ("passed", "failed", "error")
@@ -142,6 +145,13 @@ def drift_input(
     judged = facts.judged_by == "pristine"
     f2p = facts.pristine.fail_to_pass if judged else facts.fail_to_pass
     p2f = facts.pristine.pass_to_fail if judged else facts.pass_to_fail
+    skipped = 0 if facts.skips_added else len(facts.skipped_after)
+    hidden = facts.hidden
+    if hidden is not None:
+        # The failing tests are the hidden ones; a regression in either run counts.
+        f2p = hidden.fail_to_pass
+        p2f = [*p2f, *hidden.pass_to_fail]
+        skipped += len(hidden.skipped_after)
     return DriftInput(
         allow_test_edits=allow_test_edits,
         tests_changed=bool(
@@ -159,8 +169,10 @@ def drift_input(
         gaming=gaming,
         gate_mode=gate_mode,
         # A skip no test edit added (the census saw none): the run was told to skip by code.
-        skipped_by_code=0 if facts.skips_added else len(facts.skipped_after),
+        skipped_by_code=skipped,
         judged_by_pristine=judged,
+        hidden_conflicts=len(hidden.conflicts) if hidden is not None else 0,
+        hidden_still_failing=len(hidden.still_failing) if hidden is not None else 0,
     )
 
 
@@ -169,6 +181,8 @@ def detail(row_id: str, facts: DriftFacts) -> str:
 
     def few(ids: list[str]) -> str:
         return ", ".join(ids[:5]) + (f" (+{len(ids) - 5} more)" if len(ids) > 5 else "")
+
+    hidden = facts.hidden
 
     match row_id:
         case "tests-removed":
@@ -183,15 +197,32 @@ def detail(row_id: str, facts: DriftFacts) -> str:
             return (
                 f"edited without leave: {few(facts.test_files_edited + facts.infra_files_edited)}"
             )
+        case "hidden-tests-conflict":
+            assert hidden is not None
+            return f"conflicts with the hidden tests: {few(hidden.conflicts)}"
         case "skipped-by-code":
-            return f"skipped without a skip marker: {few(facts.skipped_after)}"
+            skipped = facts.skipped_after + (hidden.skipped_after if hidden else [])
+            return f"skipped without a skip marker: {few(skipped)}"
         case "pass-to-fail":
             p2f = facts.pristine.pass_to_fail if facts.judged_by == "pristine" else None
-            return f"pass_to_fail: {few(p2f if p2f is not None else facts.pass_to_fail)}"
+            said = f"pass_to_fail: {few(p2f if p2f is not None else facts.pass_to_fail)}"
+            if hidden is not None and hidden.pass_to_fail:
+                said += f"; in the hidden run: {few(hidden.pass_to_fail)}"
+            return said
+        case "hidden-still-failing":
+            assert hidden is not None
+            return (
+                f"hidden fail_to_pass: {few(hidden.fail_to_pass)}; "
+                f"still failing: {few(hidden.still_failing)}"
+            )
         case "fail-to-pass":
+            if hidden is not None:
+                return f"fail_to_pass in the hidden run: {few(hidden.fail_to_pass)}"
             f2p = facts.pristine.fail_to_pass if facts.judged_by == "pristine" else None
             extra = f"; still failing: {few(facts.still_failing)}" if facts.still_failing else ""
             return f"fail_to_pass: {few(f2p if f2p is not None else facts.fail_to_pass)}{extra}"
+        case "no-op" if hidden is not None:
+            return "no FAIL_TO_PASS test passes in the hidden run and nothing else changed state"
         case "no-op":
             return "no listed failing id passes and nothing else changed state"
     return ""

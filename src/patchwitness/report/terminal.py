@@ -54,12 +54,12 @@ def render_verdict(console: Console, verdict: Verdict) -> None:
     table.add_column("status")
     table.add_column("row")
     table.add_column("detail", overflow="fold")
-    for gate_name in ("drift", "census", "coverage", "matrix"):
+    for gate_name in policy.GATE_ORDER:
         gate = getattr(verdict.gates, gate_name)
         if gate is not None:
             table.add_row(gate_name, gate.status, gate.row, gate.detail)
     for reason in verdict.reasons:
-        if reason.gate not in ("drift", "census", "coverage", "matrix"):
+        if reason.gate not in policy.GATE_ORDER:
             table.add_row(reason.gate, verdict.label, reason.row, reason.detail)
     console.print(table)
     drift = verdict.gates.drift
@@ -71,6 +71,14 @@ def render_verdict(console: Console, verdict: Verdict) -> None:
             f"weakened={len(f.weakened)} skips_added={len(f.skips_added)}",
             highlight=False,
         )
+        if f.hidden is not None:
+            h = f.hidden
+            console.print(
+                f"hidden tests: fail_to_pass={len(h.fail_to_pass)}/{len(h.failing_ids)} "
+                f"pass_to_fail={len(h.pass_to_fail)}/{len(h.pass_to_pass)} "
+                f"conflicts={len(h.conflicts)}" + (" (one run)" if h.one_run else ""),
+                highlight=False,
+            )
     for finding in verdict.findings[:10]:
         where = (
             f"{finding.file}:{finding.line}"
