@@ -1,6 +1,8 @@
 """Grading a bag of tasks times agents into the results database.
 
-BAG is a directory of task directories; PATCHES holds AGENT/TASK.diff. A run has two phases:
+BAG is a directory of task directories; PATCHES holds AGENT/TASK.diff, or is a SWE-bench
+predictions file (one agent per model, its patches written beside the database: swebench.py).
+A run has two phases:
 every task's baseline first (once per task, with the suite run several times to find flaky tests),
 then every (task, agent) patch, each in its own fresh workspace, in parallel on the chosen
 executor. Each verdict is stored with its facts the moment it exists; a re-run skips what is
@@ -59,10 +61,30 @@ class BagRun:
     agents: int = 0
 
 
-def discover(bag: Path, patches: Path) -> tuple[list[Path], list[str], list[Job]]:
-    """Tasks (directories holding repo.lock), agents (directories of PATCHES), and one job per
-    (task, agent), a missing patch included."""
-    tasks = sorted(p for p in Path(bag).iterdir() if (p / "repo.lock").is_file())
+def task_dirs(bag: Path) -> list[Path]:
+    """The bag's tasks: its directories holding repo.lock. A hidden directory is no task: an
+    import killed midway leaves its staging directory (.NAME.importing) there."""
+    return sorted(
+        p for p in Path(bag).iterdir() if not p.name.startswith(".") and (p / "repo.lock").is_file()
+    )
+
+
+def discover(
+    bag: Path, patches: Path, db_path: Path | None = None
+) -> tuple[list[Path], list[str], list[Job]]:
+    """Tasks (directories holding repo.lock), agents (directories of PATCHES, or the models of
+    a predictions file), and one job per (task, agent), a missing patch included. A predictions
+    file's patches are written beside the database `db_path`; predictions for instances that are
+    not tasks of the bag are left out (the caller reports them)."""
+    tasks = task_dirs(bag)
+    if Path(patches).is_file():
+        from patchwitness import swebench
+
+        if db_path is None:
+            raise ValueError("a predictions file needs the results database: its patches go beside")
+        root = swebench.predictions_dir(db_path)
+        agents, jobs = swebench.prediction_jobs(tasks, swebench.read_predictions(patches), root)
+        return tasks, agents, jobs
     agents = sorted(p.name for p in Path(patches).iterdir() if p.is_dir())
     jobs = []
     for task in tasks:
@@ -94,6 +116,8 @@ def prepare_task(task_dir: Path, repo: Path | None, settings: Settings, db: Resu
         fp = make_fingerprint(task, suite, settings, plan)
         cache = DBBaselineCache(db, task.name, task.sha)
         base = baselines.obtain(task, suite, settings.but(baselines=cache))
+        if task.hidden:
+            baselines.obtain_hidden(task, suite, settings.but(baselines=cache), base)
     except GradeStop as stop:
         return {
             "name": Path(task_dir).name,
@@ -180,7 +204,7 @@ def run_bag(
     db = ResultsDB(db_path)
     db.conn  # noqa: B018 - create the schema here, before worker processes race to it
     executor = executor or LocalExecutor()
-    tasks, agents, jobs = discover(bag, patches)
+    tasks, agents, jobs = discover(bag, patches, db_path)
     result = BagRun(tasks=len(tasks), agents=len(agents))
     with _progress(console) as progress:
         prepared = _prepare(tasks, settings, db, executor, progress)

@@ -22,6 +22,8 @@ census_app = typer.Typer(no_args_is_help=True, help="Inventory tests and asserti
 app.add_typer(census_app, name="census")
 bag_app = typer.Typer(no_args_is_help=True, help="Grade a bag of tasks times agents.")
 app.add_typer(bag_app, name="bag")
+import_app = typer.Typer(no_args_is_help=True, help="Make a bag from another benchmark's tasks.")
+app.add_typer(import_app, name="import")
 cli_matrix.register(app)
 
 # Tables are wide; when output goes to a file or a pipe, do not fold them to 80 columns.
@@ -123,7 +125,15 @@ def grade(
         warm=not cold,
     )
     try:
-        verdict = grade_patch(task_dir, patch, repo=repo, agent=agent, settings=settings)
+        # Where the grade is, on stderr while it runs (a terminal only); never in --json.
+        with err.status(f"grading {patch.name}") as status:
+
+            def progress(doing: str) -> None:
+                status.update(f"grading {patch.name}: {doing}")
+
+            verdict = grade_patch(
+                task_dir, patch, repo=repo, agent=agent, settings=settings, progress=progress
+            )
     except Exception as exc:
         _crashed(exc)
         return
@@ -292,7 +302,13 @@ def _write_outputs(verdict, json_out: Path | None, sarif: Path | None) -> None:
 @bag_app.command("run")
 def bag_run(
     bag: Annotated[Path, typer.Argument(help="directory of task directories")],
-    patches: Annotated[Path, typer.Argument(help="directory holding AGENT/TASK.diff")],
+    patches: Annotated[
+        Path,
+        typer.Argument(
+            help="directory holding AGENT/TASK.diff, or a SWE-bench predictions file "
+            "(JSONL or JSON: one agent per model_name_or_path)"
+        ),
+    ],
     db: Annotated[Path, typer.Option("--db", help="results database (SQLite)")],
     jobs: Annotated[int, typer.Option(help="parallel grades (default: one per core)")] = 0,
     executor: Annotated[str, typer.Option(help="local | ray")] = "local",
@@ -314,9 +330,12 @@ def bag_run(
     settings = _settings(
         sandbox, policy, baseline_runs=baseline_runs, all_gates=all_gates, warm=not cold
     )
-    for path, what in ((bag, "bag"), (patches, "patches")):
-        if not path.is_dir():
-            _fail(f"{what} directory not found: {path}")
+    if not bag.is_dir():
+        _fail(f"bag directory not found: {bag}")
+    if not patches.exists():
+        _fail(f"patches not found (a directory or a predictions file): {patches}")
+    if patches.is_file():
+        _check_predictions(bag, patches)
     try:
         engine = make_executor(executor, workers=jobs, address=ray_address)
     except ValueError as exc:
@@ -342,6 +361,108 @@ def bag_run(
     store.close()
     if result.crashes:
         raise typer.Exit(2)
+
+
+def _check_predictions(bag: Path, predictions: Path) -> None:
+    """Read a predictions file before anything runs: a malformed one is a clean error, and a
+    prediction for an instance the bag does not hold is said, then ignored."""
+    from patchwitness.bag import task_dirs
+    from patchwitness.swebench import SwebenchError, read_predictions, unknown_predictions
+
+    try:
+        read = read_predictions(predictions)
+    except SwebenchError as exc:
+        _fail(str(exc))
+        return
+    tasks = {task.name for task in task_dirs(bag)}
+    for unknown in unknown_predictions(read, tasks):
+        err.print(
+            f"[yellow]ignored:[/] {unknown.model} / {unknown.instance_id} ({unknown.where}): "
+            f"not a task of {bag}",
+            highlight=False,
+        )
+
+
+@import_app.command("swebench")
+def import_swebench(
+    instances: Annotated[Path, typer.Argument(help="SWE-bench instances: JSONL, or a JSON array")],
+    repos: Annotated[
+        Path,
+        typer.Option("--repos", help="local clones: DIR/owner__name, DIR/owner/name or DIR/name"),
+    ],
+    out_dir: Annotated[Path, typer.Option("--out", help="the bag to write (one task a dir)")],
+    setup: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--setup",
+            help="REPO=CMD: the setup command of owner/name's tasks (fills $PW_ENV); repeatable",
+        ),
+    ] = None,
+    test_cmd: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--test-cmd",
+            help="REPO=CMD: owner/name's test command, instead of pytest on the hidden tests' "
+            "directories; repeatable",
+        ),
+    ] = None,
+    allow_test_edits: Annotated[
+        bool, typer.Option("--allow-test-edits", help="let the patches edit tests")
+    ] = False,
+) -> None:
+    """One task directory per SWE-bench instance, its test_patch the hidden tests. pytest
+    instances only. Exit 0 when at least one was imported, 2 when none."""
+    from patchwitness.swebench import (
+        ImportOptions,
+        SwebenchError,
+        import_instances,
+        parse_assignments,
+        read_instances,
+    )
+
+    if not repos.is_dir():
+        _fail(f"--repos directory not found: {repos}")
+    try:
+        read = read_instances(instances)
+        options = ImportOptions(
+            repos=repos.resolve(),
+            out=out_dir,
+            setups=parse_assignments(setup or [], "--setup"),
+            test_cmds=parse_assignments(test_cmd or [], "--test-cmd"),
+            allow_test_edits=allow_test_edits,
+        )
+    except SwebenchError as exc:
+        _fail(str(exc))
+        return
+    try:
+        result = import_instances(read, options)
+    except OSError as exc:
+        _fail(f"cannot write the bag: {exc}")
+        return
+    imported = set(result.imported)
+    _warn_assignments(read, [i for i in read if i.instance_id in imported], options)
+    for instance_id, why in result.skipped:
+        out.print(f"[yellow]skipped[/] {instance_id}: {why}", highlight=False)
+    out.print(
+        f"[bold]{len(result.imported)} imported[/], {len(result.skipped)} skipped "
+        f"({len(read)} instances) into {out_dir}",
+        highlight=False,
+    )
+    if not result.imported:
+        raise typer.Exit(2)
+
+
+def _warn_assignments(instances: list, imported: list, options) -> None:
+    """A --setup or --test-cmd for a repository no instance names is a typo, most likely; an
+    imported repository without --setup runs its tests on the grader's own Python."""
+    named = {instance.repo for instance in instances}
+    for option, given in (("--setup", options.setups), ("--test-cmd", options.test_cmds)):
+        for repo in sorted(set(given) - named):
+            err.print(f"[yellow]warning:[/] {option} {repo}: no instance is of that repository")
+    for repo in sorted({instance.repo for instance in imported} - set(options.setups)):
+        err.print(
+            f"[yellow]warning:[/] no --setup for {repo}: its tests run on the grader's own Python"
+        )
 
 
 @app.command()
@@ -390,6 +511,14 @@ def report(
             help="show verdicts with different fingerprints apart, labelled, instead of refusing"
         ),
     ] = False,
+    swebench: Annotated[
+        Path | None,
+        typer.Option("--swebench", help="write the SWE-bench harness's run report (JSON)"),
+    ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(help="the agent (model) of the --swebench report, when there are several"),
+    ] = None,
 ) -> None:
     """Publish the matrix from a results database: terminal, and optional files."""
     from patchwitness.report.terminal import render_matrix
@@ -397,11 +526,19 @@ def report(
 
     if not db.is_file():
         _fail(f"results database not found: {db}")
+    if agent is not None and swebench is None:
+        _fail("--agent chooses the agent of the --swebench report: give --swebench too")
     store = ResultsDB(db)
     verdicts = store.verdicts()
     held_out = store.held_out_tasks()
     crashes = store.crashes()
     store.close()
+    # Checked before anything is printed: a refusal should not follow a whole matrix.
+    swebench_report = (
+        _swebench_report(verdicts, crashes, agent, held_out, reveal)
+        if swebench is not None
+        else None
+    )
     if crashes:
         err.print(
             f"{len(crashes)} grade(s) crashed (grader bugs, not verdicts; not in the matrix): "
@@ -428,6 +565,43 @@ def report(
             junit=junit,
             jsonl=jsonl,
         )
+    if swebench is not None and swebench_report is not None:
+        _write_swebench(swebench, *swebench_report)
+
+
+def _swebench_report(
+    verdicts: list, crashes: list[dict], agent: str | None, held_out: set[str], reveal: bool
+) -> tuple[str, dict]:
+    """The agent and its SWE-bench run report, or a clean refusal."""
+    from patchwitness.swebench import SwebenchError, choose_agent, run_report
+
+    try:
+        agent = choose_agent(verdicts, crashes, agent)
+        report = run_report(verdicts, crashes, agent)
+    except SwebenchError as exc:
+        _fail(str(exc))
+        raise  # unreachable
+    # The run report names every instance: a held-out task's id is not to be published.
+    named = set(report["completed_ids"]) | set(report["empty_patch_ids"]) | set(report["error_ids"])
+    if named & held_out and not reveal:
+        _fail(
+            f"{len(named & held_out)} held-out task(s) would be named in the SWE-bench report: "
+            "pass --reveal to write them"
+        )
+    return agent, report
+
+
+def _write_swebench(path: Path, agent: str, report: dict) -> None:
+    from patchwitness.atomic import write_json
+
+    write_json(path, report)
+    out.print(
+        f"SWE-bench run report of {agent}: {report['resolved_instances']} resolved, "
+        f"{report['unresolved_instances']} unresolved ({len(report['unprintable_ids'])} "
+        f"UNPRINTABLE), {report['empty_patch_instances']} empty, "
+        f"{report['error_instances']} errors, of {report['total_instances']} -> {path}",
+        highlight=False,
+    )
 
 
 @app.command()

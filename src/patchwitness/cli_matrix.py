@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import click
 import typer
@@ -27,7 +27,8 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
-from patchwitness.model import Cell, MatrixGate
+if TYPE_CHECKING:  # the verdict model costs half a second to import: only where it is used
+    from patchwitness.model import Cell, MatrixGate
 
 
 class MatrixGroup(TyperGroup):
