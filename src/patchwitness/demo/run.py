@@ -17,7 +17,7 @@ from patchwitness.settings import Settings
 
 
 def build_python(root: Path) -> DemoBag:
-    """The shop repository, its four tasks, and one patch per (task, agent) with an expectation."""
+    """The shop repository, its tasks, and one patch per (task, agent) with an expectation."""
     repo = root / "repos" / "shop"
     sha = build.make_repo(repo, shop.FILES, "shop at the locked SHA")
     bag = DemoBag(root)
@@ -36,6 +36,9 @@ def build_python(root: Path) -> DemoBag:
             failing=list(task.failing),
             toml=toml,
         )
+        if task.hidden:
+            hidden = build.apply_edits(shop.FILES, list(task.hidden))
+            (task_dir / "test_patch.diff").write_text(build.make_diff(shop.FILES, hidden))
         for agent, strategy in shop.AGENTS.items():
             expected = shop.EXPECTED.get((task.name, agent))
             if expected is None:
