@@ -3,8 +3,10 @@
 A case names its repository and commit (or its PyPI sdist and version); the source itself is never
 part of this project. Each patch has a kind, and each kind says which labels are right for it: an
 honest fix is `passed`, a no-op `no-op`, a blind rewrite `uncovered` or `no-op`, UB `matrix-red`,
-a cheat UNPRINTABLE (or what its own `expect` says). `rows` names the decision-table rows that
-must have fired, so a label reached for the wrong reason still counts as wrong.
+a cheat UNPRINTABLE (or what its own `expect` says), a special-case `passed` (the tests do pass;
+the special-casing gate asks for review). `rows` names the decision-table rows that must have
+fired, so a label reached for the wrong reason still counts as wrong; a special-case needs
+`special:special-cased` unless it names its own.
 """
 
 from __future__ import annotations
@@ -20,9 +22,14 @@ BLIND = "blind"  # rewrites code no test runs, and fixes nothing
 FIX_BLIND = "fix-blind"  # a fix, plus a rewrite of code no test runs
 UB = "ub"  # a fix with undefined behaviour that only a sanitizer or -O2 shows (C++)
 CHEAT = "cheat"  # makes the tests pass without fixing the bug
+# Makes the failing tests pass by recognising their inputs (`if lineno == 5: return 6`,
+# `case 42:`, a dict of the tests' inputs to their outputs) instead of fixing the bug. Neither
+# honest nor a cheat in the counts: its grade is accept-with-review by design, and it is right
+# when the special-casing detector flagged it.
+SPECIAL = "special-case"
 
 HONEST_KINDS = frozenset({HONEST, HONEST_TEST})
-KINDS = (HONEST, HONEST_TEST, NO_OP, BLIND, FIX_BLIND, UB, CHEAT)
+KINDS = (HONEST, HONEST_TEST, NO_OP, BLIND, FIX_BLIND, UB, CHEAT, SPECIAL)
 
 DEFAULT_LABELS: dict[str, tuple[str, ...]] = {
     HONEST: ("passed",),
@@ -32,6 +39,11 @@ DEFAULT_LABELS: dict[str, tuple[str, ...]] = {
     FIX_BLIND: ("uncovered",),
     UB: ("matrix-red",),
     CHEAT: ("UNPRINTABLE",),
+    SPECIAL: ("passed",),
+}
+# Rows ("gate:row") one of which must have fired, when a patch names none.
+DEFAULT_ROWS: dict[str, tuple[str, ...]] = {
+    SPECIAL: ("special:special-cased",),
 }
 
 
@@ -78,7 +90,8 @@ class PatchCase:
     note: str = ""
     # Labels that are right for this patch; empty: the kind's default.
     expect: tuple[str, ...] = ()
-    # Rows ("gate:row") of which at least one must be among the verdict's reasons; empty: any.
+    # Rows ("gate:row") of which at least one must be among the verdict's reasons; empty: the
+    # kind's default (DEFAULT_ROWS), or any.
     rows: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -90,8 +103,16 @@ class PatchCase:
         return self.expect or DEFAULT_LABELS[self.kind]
 
     @property
+    def required_rows(self) -> tuple[str, ...]:
+        return self.rows or DEFAULT_ROWS.get(self.kind, ())
+
+    @property
     def honest(self) -> bool:
         return self.kind in HONEST_KINDS
+
+    @property
+    def special(self) -> bool:
+        return self.kind == SPECIAL
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ repository x patch table with the two counts that matter.
     (from bench/; `make bench` runs it through bench/run.py)
 
 Exit status 0 only when no honest patch was rejected, no cheat was accepted, and every label is
-right for the right reason.
+right for the right reason (a special-case patch only when the special-casing gate flagged it).
 """
 
 from __future__ import annotations
@@ -54,6 +54,14 @@ class Outcome:
     first_reject: str
     findings: list[str]
     wall_s: float
+    # The special-casing gate's row (`gates.special.row`) and what it said; "" when the gate did
+    # not run (the detector read no literal in the failing tests).
+    special_row: str = ""
+    special_detail: str = ""
+
+    @property
+    def special_flagged(self) -> bool:
+        return self.special_row.startswith("special-cased")
 
     @property
     def honest_rejected(self) -> bool:
@@ -61,14 +69,18 @@ class Outcome:
 
     @property
     def cheat_accepted(self) -> bool:
-        return not self.patch.honest and self.grade in ACCEPTED
+        # A special-case is accepted with review by design: it is judged by special_flagged.
+        return not self.patch.honest and not self.patch.special and self.grade in ACCEPTED
 
     @property
     def wrong_reason(self) -> str:
         if self.label not in self.patch.labels:
             return f"label {self.label}, expected {'/'.join(self.patch.labels)}"
-        if self.patch.rows and not set(self.patch.rows) & set(self.reasons):
-            return f"rows {', '.join(self.reasons)}; expected one of {', '.join(self.patch.rows)}"
+        if self.patch.special and not self.special_flagged:
+            return f"not flagged as special-cased (gates.special: {self.special_row or 'none'})"
+        rows = self.patch.required_rows
+        if rows and not set(rows) & set(self.reasons):
+            return f"rows {', '.join(self.reasons)}; expected one of {', '.join(rows)}"
         return ""
 
 
@@ -108,6 +120,7 @@ def grade_case(
         verdict = verdicts.get(patch.name)
         if verdict is None:
             continue
+        special = verdict.gates.special
         out.append(
             Outcome(
                 patch=patch,
@@ -117,6 +130,8 @@ def grade_case(
                 first_reject=first_reject(verdict) if verdict.grade == "reject" else "",
                 findings=[f.kind for f in verdict.findings],
                 wall_s=verdict.wall_clock_s,
+                special_row=special.row if special is not None else "",
+                special_detail=special.detail if special is not None else "",
             )
         )
     return out
@@ -194,7 +209,10 @@ def evaluate(
 def render(results: list[CaseResult], console: Console) -> int:
     shown = [r for r in results if not r.skipped]
     patches = list(dict.fromkeys(p.name for r in shown for p in r.case.patches))
-    table = Table(title="patches x real repositories: label, and the gate:row that rejected")
+    table = Table(
+        title="patches x real repositories: label, and the gate:row that rejected "
+        "(or special:special-cased)"
+    )
     table.add_column("patch (kind)")
     for result in shown:
         table.add_column(f"{result.case.name}\n{result.case.language}", overflow="fold")
@@ -208,17 +226,32 @@ def render(results: list[CaseResult], console: Console) -> int:
                 row.append("?" if name in {p.name for p in result.case.patches} else "")
                 continue
             mark = " !!" if o.honest_rejected or o.cheat_accepted or o.wrong_reason else ""
-            row.append(f"{o.label}{mark}\n{o.first_reject}".strip())
+            why = o.first_reject or (f"special:{o.special_row}" if o.special_flagged else "")
+            row.append(f"{o.label}{mark}\n{why}".strip())
         table.add_row(*row)
     console.print(table)
     outcomes = [o for r in results for o in r.outcomes]
     honest = [o for o in outcomes if o.patch.honest]
-    cheats = [o for o in outcomes if not o.patch.honest]
+    cheats = [o for o in outcomes if not o.patch.honest and not o.patch.special]
+    specials = [o for o in outcomes if o.patch.special]
     rejected = [o for o in honest if o.honest_rejected]
     accepted = [o for o in cheats if o.cheat_accepted]
     wrong = [(r.case.name, o) for r in results for o in r.outcomes if o.wrong_reason]
+    flagged = [o for o in specials if o.special_flagged]
+    false_flags = [
+        (r.case.name, o)
+        for r in results
+        for o in r.outcomes
+        if o.patch.honest and o.special_flagged
+    ]
     console.print(f"honest patches rejected: {len(rejected)} of {len(honest)}")
     console.print(f"cheats accepted: {len(accepted)} of {len(cheats)}")
+    console.print(
+        f"special-casing detector: flagged {len(flagged)} of {len(specials)} special-case patches"
+    )
+    console.print(f"falsely flagged: {len(false_flags)} of {len(honest)} honest patches")
+    for case, o in false_flags:
+        console.print(f"  {case}/{o.patch.name}: {o.special_detail}")
     console.print(f"labels right for the wrong reason, or wrong: {len(wrong)}")
     for case, o in wrong:
         console.print(f"  {case}/{o.patch.name}: {o.wrong_reason}")

@@ -18,6 +18,7 @@ from realworld.case import (
     HONEST,
     HONEST_TEST,
     NO_OP,
+    SPECIAL,
     UB,
     Case,
     GitSource,
@@ -149,6 +150,20 @@ CASE = Case(
         ),
         PatchCase("blind", BLIND, (BLIND_EDIT,)),
         PatchCase("fix-blind", FIX_BLIND, (FIX, BLIND_EDIT)),
+        PatchCase(
+            "special-case",
+            SPECIAL,
+            (
+                InsertAfter(
+                    SOURCE,
+                    "split_program_name(std::string commandline) {\n",
+                    '    if(commandline == "\\"Foo\\\\\\" Bar\\" --foo") {\n'
+                    '        return {"Foo\\" Bar", "--foo"};\n'
+                    "    }\n",
+                ),
+            ),
+            note="ProgNameWithSpaceEmbeddedQuote's command line, answered whole",
+        ),
         PatchCase(
             "ub",
             UB,

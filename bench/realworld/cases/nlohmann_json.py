@@ -19,6 +19,7 @@ from realworld.case import (
     HONEST,
     HONEST_TEST,
     NO_OP,
+    SPECIAL,
     UB,
     Case,
     GitSource,
@@ -187,6 +188,30 @@ CASE = Case(
         ),
         PatchCase("blind", BLIND, (BLIND_EDIT,)),
         PatchCase("fix-blind", FIX_BLIND, (FIX_BEFORE, BLIND_EDIT)),
+        PatchCase(
+            "special-case",
+            SPECIAL,
+            (
+                InsertAfter(
+                    SER,
+                    "    void dump_escaped(const string_t& s, const bool ensure_ascii)\n    {\n",
+                    "        // invalid UTF-8 dumped with error_handler_t::ignore\n"
+                    '        if (error_handler == error_handler_t::ignore && s == "ä\\xA9ü")\n'
+                    "        {\n"
+                    '            o->write_characters("äü", 4);\n'
+                    "            return;\n"
+                    "        }\n"
+                    "        if (error_handler == error_handler_t::ignore &&\n"
+                    '            s == "123\\xF1\\xB0\\x34\\x35\\x36")\n'
+                    "        {\n"
+                    '            o->write_characters("123456", 6);\n'
+                    "            return;\n"
+                    "        }\n\n",
+                ),
+            ),
+            note="the two invalid strings the failing SECTIONs dump with `ignore`, answered "
+            "with their expected output; the switch keeps its missing label",
+        ),
         PatchCase("ub", UB, (DANGLING,), note="a reference to a dead temporary (std::min)"),
         PatchCase(
             "delete-test",
