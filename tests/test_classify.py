@@ -54,6 +54,36 @@ def test_file_holding_tests_is_a_test_file():
     assert classify(change("src/selftest.cc"), "", "", ctx).kind == TEST
 
 
+def test_a_source_that_builds_only_a_test_program_is_a_test_file():
+    ctx = ClassifyContext(language="cpp", test_sources=frozenset({"xmltest.cpp"}))
+    assert classify(change("xmltest.cpp"), "", "", ctx).kind == TEST
+    assert classify(change("tinyxml2.cpp"), "", "", ctx).kind == PRODUCTION
+
+
+@pytest.mark.parametrize(
+    ("path", "strings", "kind"),
+    [
+        ("resources/utf8testverify.xml", {"resources/utf8testverify.xml"}, INFRA),
+        ("resources/utf8testverify.xml", {"./resources/utf8testverify.xml"}, INFRA),
+        ("data/golden.txt", {"golden.txt"}, INFRA),
+        ("data/golden.txt", {"../data/golden.txt"}, INFRA),
+        # a tail must start at a directory boundary, and the names must be equal
+        ("data/mygolden.txt", {"golden.txt"}, PRODUCTION),
+        ("data/golden.txt", {"data/golden.txt.bak"}, PRODUCTION),
+        # source files and documents are never test data by being named
+        ("src/table.cpp", {"src/table.cpp"}, PRODUCTION),
+        ("README.md", {"README.md"}, PRODUCTION),
+        ("resources/other.xml", {"resources/utf8test.xml"}, PRODUCTION),
+    ],
+)
+def test_a_file_the_tests_name_is_test_data(path, strings, kind):
+    ctx = ClassifyContext(language="cpp", test_strings={"xmltest.cpp": strings})
+    found = classify(change(path), "", "", ctx)
+    assert found.kind == kind
+    if kind == INFRA:
+        assert "xmltest.cpp" in found.why
+
+
 def test_task_globs_override():
     ctx = ClassifyContext(
         grader_globs=["eval/**"],

@@ -204,3 +204,24 @@ def test_calls_of_wrappers_register_their_first_argument_as_a_target() -> None:
     assert dict(found.sources) == {"gtest_unittest": ("test/gtest_unittest.cc",)}
     assert registration_lines(src, ["cxx_test"]) == {1, 2, 3}
     assert registration_lines(src) == set()
+
+
+def test_sources_of_test_programs_and_nothing_else():
+    files = {
+        "CMakeLists.txt": "add_library(xml tinyxml2.cpp tinyxml2.h)\n"
+        "add_executable(xmltest xmltest.cpp)\n"
+        'add_test(NAME xmltest COMMAND xmltest WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}")\n'
+        "add_subdirectory(tests)\n",
+        # a test program that compiles the library's own source: that source stays production
+        "tests/CMakeLists.txt": "add_executable(unit unit.cpp ${CMAKE_CURRENT_SOURCE_DIR}/u2.cpp"
+        " ${PROJECT_SOURCE_DIR}/tinyxml2.cpp ../shared/helper.cpp ${GENERATED}/x.cpp"
+        " /usr/src/gtest/gtest-all.cc)\n"
+        "gtest_discover_tests(unit)\n"
+        "add_executable(tool tool.cpp)\n",
+    }
+    assert cmake.test_sources(files) == {
+        "xmltest.cpp",
+        "tests/unit.cpp",
+        "tests/u2.cpp",
+        "shared/helper.cpp",
+    }

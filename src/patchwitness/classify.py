@@ -31,6 +31,8 @@ DATA_DIRS = {
     "expected",
 }
 PY_EXT = sourcefiles.PY
+# Documents a test may name (a README it doctests) without the document becoming test data.
+DOC_EXT = {".md", ".rst", ".adoc"}
 
 # Files that change how the interpreter or the test runner starts, wherever they sit.
 STARTUP_HOOKS = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
@@ -67,6 +69,10 @@ class ClassifyContext:
     production_globs: list[str] = field(default_factory=list)
     grader_globs: list[str] = field(default_factory=list)
     files_with_tests: set[str] = field(default_factory=set)
+    # Sources that build only test programs (the repository's CMake test targets).
+    test_sources: frozenset[str] = frozenset()
+    # Quoted strings of the test files that look like paths: test file -> strings.
+    test_strings: dict[str, set[str]] = field(default_factory=dict)
     cmake_registration: Callable[[str], set[int]] | None = None
 
 
@@ -125,6 +131,8 @@ def _classify_path(
         return Classified(path, TEST, "matches the repository's pytest python_files")
     if path in ctx.files_with_tests:
         return Classified(path, TEST, "holds tests")
+    if cpp and path in ctx.test_sources:
+        return Classified(path, TEST, "builds only a CMake test program")
     dirs = _dirs(path)
     if code and any(d in TEST_DIRS for d in dirs):
         return Classified(path, TEST, "test support code in a test directory")
@@ -132,7 +140,25 @@ def _classify_path(
         return Classified(path, TEST, "named like a C++ test source")
     if not code and any(d in TEST_DIRS | DATA_DIRS for d in dirs):
         return Classified(path, INFRA, "test data or golden fixture")
+    if not code and suffix not in DOC_EXT and name not in SHARED_CONFIG | {"CMakeLists.txt"}:
+        named = named_by_tests(path, ctx.test_strings)
+        if named is not None:
+            return Classified(path, INFRA, f"test data: {named} names it")
     return Classified(path, PRODUCTION, "production code")
+
+
+def named_by_tests(path: str, strings: dict[str, set[str]]) -> str | None:
+    """The first test file that names `path` in a string: the whole repository path, or a tail
+    of it that starts at a directory boundary (`"resources/out.xml"`, `"golden.txt"`), since a
+    test opens its data relative to its working directory."""
+    for test_file, found in sorted(strings.items()):
+        for text in found:
+            name = text.removeprefix("./")
+            while name.startswith("../"):
+                name = name[3:]
+            if name and (path == name or path.endswith("/" + name)):
+                return test_file
+    return None
 
 
 def _touches_test_section(

@@ -22,7 +22,17 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from patchwitness import atomic, fingerprint, hidden, history, judge, sourcefiles, special, warm
+from patchwitness import (
+    atomic,
+    fingerprint,
+    hidden,
+    history,
+    judge,
+    sourcefiles,
+    special,
+    testfiles,
+    warm,
+)
 from patchwitness import baseline as baselines
 from patchwitness.build_id import grader_build
 from patchwitness.census.items import Inventory, diff_inventories
@@ -666,13 +676,26 @@ def classify_patch(
         production_globs=task.options.paths.production,
         grader_globs=task.grader_owned(),
         files_with_tests=files_with_tests,
+        test_sources=(
+            testfiles.cmake_test_sources(task.repo, task.sha)
+            if task.language == "cpp"
+            else frozenset()
+        ),
     )
+    if any(_data_file(change.path) for change in patch.files):
+        # Only a file that is no source can be test data: read the tests' strings for it.
+        ctx.test_strings = testfiles.string_literals(tree, files_with_tests | ctx.test_sources)
     out = {}
     for change in patch.files:
         old = show_at(task.repo, task.sha, change.old_path or change.path)
         new = None if change.status == "removed" else safe_read(tree, change.path)
         out[change.path] = classify_file(change, _text(old), _text(new), ctx)
     return out
+
+
+def _data_file(path: str) -> bool:
+    found = sourcefiles.suffix(path)
+    return bool(found) and found not in sourcefiles.PY | sourcefiles.CPP
 
 
 def _text(data: bytes | None) -> str | None:
@@ -752,7 +775,36 @@ def test_edit(
             for low, high, name in existing.get(change.path, ()):
                 if low <= number <= high:
                     return "other", f"{change.path}:{number} is inside the existing test {name}"
+        inside = _inside_existing_function(tree, change)
+        if inside:
+            return "other", inside
     return "additive", ""
+
+
+# A block that only groups tests (doctest's TEST_SUITE("x") { ... }): tests may be added in it.
+_SUITE_HEAD = re.compile(r"^(?:[A-Z_]*TEST_SUITE\w*|SUITE|describe)\s*\(")
+
+
+def _inside_existing_function(tree: Path, change: FileChange) -> str:
+    """Why a C++ test file's added line is not an addition: it sits in the body of a function
+    that existed at the SHA (a test program's main, a helper the tests call). The census sees
+    tests only where a test macro is; a plain test program is one big function, and a `return`,
+    a `/*` or an `#if 0` added inside it disables every check below it."""
+    if change.path.endswith(tuple(sourcefiles.PY)):
+        return ""
+    text = _text(safe_read(tree, change.path))
+    if text is None:
+        return ""
+    lines = CppLines(text)
+    added = {number for number, _ in change.added}
+    for number, line in change.added:
+        if not line.strip():
+            continue
+        bodies = [b for b in lines.bodies_around(number) if not _SUITE_HEAD.match(lines.head(b))]
+        if bodies and lines.line_of(bodies[0].open) not in added:
+            head = " ".join(lines.head(bodies[0]).split())[:80]
+            return f"{change.path}:{number} changes the existing function {head or '{...}'}"
+    return ""
 
 
 def _scope_of(key: str) -> tuple[str, str]:

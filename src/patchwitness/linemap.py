@@ -69,6 +69,7 @@ class CppLines:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.raw_lines = text.split("\n")
         self.code = _blank_directives(strip_cpp(text, dead_if=False))
         self.starts = [0] + [i + 1 for i, ch in enumerate(self.code) if ch == "\n"]
         self.blocks = _brace_tree(self.code)
@@ -107,6 +108,27 @@ class CppLines:
             if inside.kind in kinds:
                 found = inside
             level = inside.children
+
+    def bodies_around(self, line: int) -> list[Block]:
+        """The code blocks enclosing the line's first character (comments count: a `/*` added
+        inside a function is inside it), outermost first."""
+        raw = self.raw_lines[line - 1] if 0 < line <= len(self.raw_lines) else ""
+        if not raw.strip():
+            return []
+        offset = self.starts[line - 1] + len(raw) - len(raw.lstrip())
+        out = []
+        level = self.blocks
+        while True:
+            inside = next((b for b in level if b.open < offset <= b.close), None)
+            if inside is None:
+                return out
+            if inside.kind == CODE:
+                out.append(inside)
+            level = inside.children
+
+    def head(self, block: Block) -> str:
+        """The statement text before a block's `{` (a function's signature, `TEST_SUITE("x")`)."""
+        return _head(self.code, block.open, {}).strip()
 
     def function(self, line: int) -> Block | None:
         """The outermost code block holding the line, or opened on it: its function's body."""

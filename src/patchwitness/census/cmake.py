@@ -17,6 +17,7 @@ as registrations too. Everything stays a pure function of the text it is given.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
@@ -357,3 +358,64 @@ def _is_alias(cmd: Command) -> bool:
 def _mentions_build_testing(cmd: Command) -> bool:
     # `if(BUILD_TESTING)` turned into `if(FALSE)` switches every test off.
     return any("BUILD_TESTING" in arg for arg in cmd.args)
+
+
+# -- which source files build only test programs ------------------------------------------------
+
+# Variables that name a directory a source path may start with, and what they stand for: the
+# CMake file's own directory, or the top of the repository (a project nested below the root is
+# rare enough that the root is the better guess than nothing).
+_DIR_VARIABLES = {
+    "${CMAKE_CURRENT_SOURCE_DIR}": "",
+    "${CMAKE_CURRENT_LIST_DIR}": "",
+    "${PROJECT_SOURCE_DIR}": "/",
+    "${CMAKE_SOURCE_DIR}": "/",
+}
+_LIBRARY_KEYWORDS = frozenset({"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "UNKNOWN"})
+
+
+def test_sources(files: Mapping[str, str]) -> set[str]:
+    """Repository paths of the source files that build test programs and nothing else.
+
+    `files` maps each CMake file's repository path to its text. A source of a test target (one
+    that add_test, a test wrapper or a *_discover_tests runs) is a test source unless some other
+    target (a library, a non-test program) is built from it too: a project that compiles its
+    library's .cpp into the test executable must not see that .cpp called a test. Paths that
+    need a variable other than the source-directory ones, or a generator expression, are left
+    out: not knowing a path never makes a file a test."""
+    wrappers: set[str] = set()
+    for text in files.values():
+        wrappers |= wrapper_functions(text)
+    tests: set[str] = set()
+    others: set[str] = set()
+    for path, text in files.items():
+        base = path.rsplit("/", 1)[0] if "/" in path else ""
+        found = test_registration(text, wrappers)
+        for sources in found.sources.values():
+            tests.update(_source_paths(base, sources))
+        test_targets = set(found.targets)
+        for cmd in commands(text):
+            if not cmd.args or cmd.args[0] in test_targets or _is_alias(cmd):
+                continue
+            if cmd.name in ("add_library", "add_executable", "target_sources"):
+                args = [a for a in cmd.args[1:] if a not in _LIBRARY_KEYWORDS]
+                others.update(_source_paths(base, [a for a in args if a not in _SOURCE_KEYWORDS]))
+    return tests - others
+
+
+def _source_paths(base: str, sources: Iterable[str]) -> Iterator[str]:
+    for source in sources:
+        top = base
+        for variable, meaning in _DIR_VARIABLES.items():
+            if source.startswith(variable):
+                source = source[len(variable) :].lstrip("/")
+                top = base if meaning == "" else ""
+                break
+        else:
+            if source.startswith("/"):  # an absolute path: outside the repository
+                continue
+        if "${" in source or "$<" in source or not source:
+            continue
+        normal = posixpath.normpath(posixpath.join(top, source))
+        if not normal.startswith(".."):
+            yield normal
