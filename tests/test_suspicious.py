@@ -105,3 +105,19 @@ def test_python_code_that_names_a_pytest_hook_reads_the_runner():
     text = 'def run(name):\n    if name == "pytest_pyfunc_call":\n        return True\n'
     added = [(n, line) for n, line in enumerate(text.splitlines(True), start=1)]
     assert [f.kind for f in python_findings("lib.py", text, added)] == ["reads-test-runner"]
+
+
+@pytest.mark.parametrize(
+    ("line", "flagged"),
+    [
+        ("#define strcmp(a, b) 0", True),
+        ("  #  define memcmp(a, b, n) 0", True),
+        ("#define exit(code) exit(0)", True),
+        ("#define snprintf _snprintf", False),
+        ("#define TIXML_STRCMP(a, b) strcmp(a, b)", False),
+        ("#define strcmp_fast strcmp", False),
+    ],
+)
+def test_a_production_macro_named_like_a_library_function_is_gaming(line, flagged):
+    found = [f.kind for f in cpp_findings("include/lib.h", [(3, line + "\n")])]
+    assert ("redefines-library" in found) is flagged

@@ -22,6 +22,7 @@ GAMING_KINDS = {
     "touches-coverage",
     "patches-test-framework",
     "swallows-assertion",
+    "redefines-library",
 }
 
 # -- Python ------------------------------------------------------------------------------------
@@ -71,6 +72,16 @@ CPP_RUNNER_PROBES = re.compile(
     r"__has_include\s*\(\s*[<\"](?:gtest|catch2?|doctest)|"
     # asking the process who it is: a library cannot see the test's macros, but it can ask
     r"\bprogram_invocation(?:_short)?_name\b|\bgetprogname\s*\(|/proc/self/(?:exe|cmdline|comm)"
+)
+# A macro named like a standard function replaces that function in every file that includes the
+# header, the tests included: `#define strcmp(a, b) 0` makes every string check of a test program
+# pass. These are the functions tests compare, print and exit with; an alias a portability
+# header needs (`#define snprintf _snprintf`) is not among them.
+CPP_LIBRARY_REDEFINE = re.compile(
+    r"^\s*#\s*define\s+(strcmp|strncmp|strcasecmp|strncasecmp|stricmp|memcmp|wcscmp|wcsncmp|"
+    r"strcoll|strstr|strlen|wcslen|exit|_exit|_Exit|quick_exit|abort|atexit|printf|fprintf|puts|"
+    r"fputs|fwrite|putchar|fflush|system|getenv|assert|fabs|abs|labs|isnan|isinf|isfinite|"
+    r"main|return|if|while|for|false|true|bool|int)\b"
 )
 CPP_PRAGMA = re.compile(r"\b(LCOV_EXCL_\w+|GCOVR_EXCL_\w+)")
 CPP_COVERAGE = re.compile(r"__gcov_\w+|\.gcda\b|GCOV_PREFIX|__llvm_profile_\w+")
@@ -235,6 +246,17 @@ def cpp_findings(
     out = _line_findings(path, added, "cpp", removed)
     for number, text in added:
         code = text.split("//", 1)[0]
+        redefined = CPP_LIBRARY_REDEFINE.match(code)
+        if redefined:
+            out.append(
+                _finding(
+                    "redefines-library",
+                    path,
+                    number,
+                    f"production code redefines {redefined.group(1)} for every file that "
+                    f"includes it: {_quote(text)}",
+                )
+            )
         if CPP_EXIT.search(code):
             out.append(
                 _finding(
