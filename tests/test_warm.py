@@ -206,3 +206,54 @@ def test_a_warm_grade_in_the_sandbox_reaches_the_slots_compiler_launcher(limits,
         verdict = run(limits, [(HEADER, "return 7;", "return 8;")], f"sandboxed-{name}", settings)
         assert (verdict.label, verdict.grade) == ("passed", "accept"), verdict.reasons
         assert "-fkeep-inline-functions" in verdict.gates.coverage.facts.flags
+
+
+# A golden that writes into the source tree, as tinyxml2's xmltest writes resources/out/.
+WRITER_CMAKE = CMAKE + (
+    "add_executable(golden_writes tests/golden_writes.cpp)\n"
+    "target_link_libraries(golden_writes limits)\n"
+    'add_test(NAME golden_writes COMMAND golden_writes WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")\n'
+)
+WRITER_FILES = {
+    **FILES,
+    "CMakeLists.txt": WRITER_CMAKE,
+    "out/.keep": "",
+    "tests/golden_writes.cpp": '#include <cstdio>\n#include "limits.hpp"\n\n'
+    'int main() {\n  std::FILE* f = std::fopen("out/twice.txt", "w");\n'
+    '  if (!f) return 1;\n  std::fprintf(f, "%d\\n", twice(3));\n'
+    "  return std::fclose(f) == 0 && twice(3) == 6 ? 0 : 1;\n}\n",
+}
+
+
+@needs_cpp
+@needs_bwrap
+def test_a_warm_sandboxed_matrix_builds_every_envelope_and_lets_tests_write(tmp_path):
+    """The flag matrix of a warm slot: each envelope's toolchain file lives in the slot (outside
+    the run's scratch), and a test may write into the source tree as it does in the plain run.
+    Either hidden from the envelope made every cell red at the SHA and after, which the gate
+    once called all-green (the UB of a patch then passed unseen)."""
+    from patchwitness import sandbox
+
+    root = tmp_path / "writer"
+    sha = build.make_repo(root / "repo", WRITER_FILES)
+    task_dir = root / "tasks" / "limit"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_limit"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
+        '[matrix]\nmanifest = "matrix.json"\n',
+    )
+    (task_dir / "matrix.json").write_text('{"mode": "cmake", "envelopes": ["dbg", "asan"]}\n')
+    task = Built(root, root / "repo", sha, task_dir, dict(WRITER_FILES))
+    settings = Settings(cache=tmp_path / "cache", runner=sandbox.make_runner("bwrap"))
+    for name in ("first", "second"):  # the first primes the slot, the second starts warm
+        verdict = run(task, [(HEADER, "return 7;", "return 8;")], f"matrix-{name}", settings)
+        matrix = verdict.gates.matrix
+        assert matrix is not None and matrix.row == "all-green", matrix and matrix.detail
+        statuses = {f"{c.golden}@{c.envelope}": c.status for c in matrix.facts.cells}
+        assert set(statuses.values()) == {"pass"}, statuses
+        assert {"golden_writes@dbg", "golden_limit@asan"} <= set(statuses)
+        assert (verdict.label, verdict.grade) == ("passed", "accept"), verdict.reasons

@@ -190,6 +190,9 @@ MATRIX_TABLE: list[Row] = [
     Row("resources", "a cell's peak RSS or CPU time exceeds the SHA's by the manifest's "
         "tolerance (default: more than 2x and 64 MB; 2x and 1 s)",
         "red", "reject", lambda f: f.resources > 0),
+    Row("target-red-everywhere", "a failing test the patch must fix is red under every required "
+        "envelope: the matrix never saw the fix work (fail closed; the envelopes or the patch)",
+        "review", "review", lambda f: f.targets_red > 0),
     Row("optional-red", "only cells of optional envelopes (required: false) newly went red",
         "review", "review", lambda f: f.optional_red > 0),
     Row("baseline-red", "every red required cell was red at the SHA too: the noise floor; fix "

@@ -59,6 +59,7 @@ class MatrixInput:
     resources: int = 0
     optional_red: int = 0
     noise: int = 0
+    targets_red: int = 0
 
 
 def _red(cell: Cell | None) -> bool:
@@ -142,6 +143,14 @@ def _by_golden(cells: Iterable[Cell]) -> dict[str, list[Cell]]:
     for cell in cells:
         out.setdefault(cell.golden, []).append(cell)
     return out
+
+
+def red_everywhere(cells: list[Cell], targets: set[str]) -> list[str]:
+    """Targets (the task's failing tests) red under every required envelope after the patch.
+    `new_red` does not count them (a target is owed green only where it is green somewhere),
+    so without this the matrix would call all-green a run in which it never saw the fix work."""
+    groups = _by_golden(c for c in cells if c.required and c.golden in targets)
+    return [g for g, group in groups.items() if group and all(_red(c) for c in group)]
 
 
 def debug_release_goldens(cells: list[Cell], red: list[Cell]) -> list[str]:
@@ -239,7 +248,12 @@ def _findings(cells: Iterable[Cell]) -> str:
 
 
 def detail(
-    row: policy.Row, facts: MatrixFacts, cells: list[Cell], red: list[Cell], floor: list[Cell]
+    row: policy.Row,
+    facts: MatrixFacts,
+    cells: list[Cell],
+    red: list[Cell],
+    floor: list[Cell],
+    targets: set[str] = frozenset(),
 ) -> str:
     required_red = [c for c in red if c.required]
     if row.id == "cell-missing":
@@ -269,6 +283,13 @@ def detail(
         return f"green at the SHA, red after the patch: {_names(required_red)}"
     if row.id == "resources":
         return "resource envelope: " + "; ".join(facts.resource_findings[:3])
+    if row.id == "target-red-everywhere":
+        goldens = red_everywhere(cells, targets)
+        group = [c for c in cells if c.required and c.golden in goldens]
+        return (
+            f"the tests the patch must fix pass under no envelope ({_names(group)}): the plain "
+            "run's green is not confirmed; read the envelopes' output" + _findings(group)
+        )
     if row.id == "optional-red":
         return "optional envelopes only: " + ", ".join(facts.optional_red[:6])
     if row.id == "baseline-red":
@@ -332,12 +353,13 @@ def decide(
         resources=len(facts.resource_findings),
         optional_red=len(facts.optional_red),
         noise=len(floor),
+        targets_red=len(red_everywhere(cells, set(targets))),
     )
     row = policy.first_row(table, inputs)
     return MatrixGate(
         status=row.status,
         row=row.id,
         effect=row.effect,
-        detail=detail(row, facts, cells, red, floor),
+        detail=detail(row, facts, cells, red, floor, set(targets)),
         facts=facts,
     )

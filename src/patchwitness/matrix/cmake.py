@@ -23,6 +23,7 @@ import json
 import os
 import re
 import shlex
+import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -190,6 +191,7 @@ def prime_envelope(suite: CppSuite, envelope: Envelope, slot, scratch: Path) -> 
         variables=_variables(envelope, toolchain),
         limits=Limits(address_space=not envelope.sanitizer),
         tree_writable=False,
+        tools=toolchain.parent,
         build=slot.build(name),
         test=False,
     )
@@ -206,9 +208,11 @@ def run_envelope(
     scratch: Path,
     parallel: int,
     slot=None,
+    serial_test: threading.Lock | None = None,
 ) -> EnvelopeRun:
     """Configure, build and test the project under one envelope, through the C++ suite; from
-    the warm slot's snapshot for this envelope when there is one."""
+    the warm slot's snapshot for this envelope when there is one. Envelopes build side by side
+    over the read-only tree; their tests take turns with it writable (`serial_test`)."""
     from patchwitness import warm
 
     task = suite.task
@@ -227,9 +231,11 @@ def run_envelope(
         variables=_variables(envelope, toolchain),
         limits=Limits(address_space=not envelope.sanitizer),
         tree_writable=False,
+        tools=toolchain.parent,
         full_output=True,
         parallel=parallel,
         build=build,
+        serial_test=serial_test or threading.Lock(),
     )
     for step in (done.facts.configure, done.facts.build):
         run.build_wall_s += step.wall_s if step is not None else 0.0
@@ -336,10 +342,14 @@ def cmake_cells(
     concurrent = max(1, min(workers, len(usable)))
     parallel = max(1, (os.cpu_count() or 1) // concurrent)
     suite = CppSuite(task, env or Environment(key="", path=None), runner)
+    serial_test = threading.Lock()
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         runs = list(
             pool.map(
-                lambda e: run_envelope(suite, e, tree, scratch.resolve(), parallel, slot), usable
+                lambda e: run_envelope(
+                    suite, e, tree, scratch.resolve(), parallel, slot, serial_test
+                ),
+                usable,
             )
         )
     tests = _planned_tests(runs, baseline)

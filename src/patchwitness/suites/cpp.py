@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import shutil
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -198,11 +199,17 @@ class CppSuite:
         build: Path | None = None,
         test: bool = True,
         tools: Path | None = None,
+        serial_test: threading.Lock | None = None,
     ) -> CppRun:
         """Configure, build and (unless `test` is false) run the test command over `tree`;
         everything but the tree under `scratch` (reports, home), the build tree too unless
         `build` names one (a warm tree, see warm.py). `tools`: a folder of the grader's (the
-        compiler launcher of a warm slot) the build reads, outside `scratch`."""
+        compiler launcher of a warm slot) the build reads, outside `scratch`.
+
+        `serial_test`: builds that share one tree read it only (`tree_writable` false), but the
+        tests run with the tree writable, one at a time under this lock: a project's tests may
+        write into the source tree (tinyxml2 writes `resources/out/`), as they do under the
+        plain run, and a read-only tree would fail them for the grader's own reason."""
         build = build or scratch / "build"
         reports, home = scratch / "reports", scratch / "home"
         for d in (build, reports / "gtest", home):
@@ -219,16 +226,14 @@ class CppSuite:
             **(variables or {}),
         }
         # For one path the sandbox's read-only bind wins: a path is in one list, never both.
-        if tree_writable:
-            writable, readable = [scratch, tree, build], [*self.env.readable]
-        else:
-            writable, readable = [build, reports, home], [tree, scratch, *self.env.readable]
-        if tools is not None and tools != scratch:
-            # Without it in the sandbox the launcher CMake was told to use is "not found", and
-            # every build fails for the grader's own reason.
-            readable.append(tools)
+        extra = [tools] if tools is not None and tools != scratch else []
+        # Without `tools` in the sandbox the launcher CMake was told to use is "not found", and
+        # every build fails for the grader's own reason.
+        shared = ([build, reports, home], [tree, scratch, *self.env.readable, *extra])
+        private = ([scratch, tree, build], [*self.env.readable, *extra])
 
-        def request(command: str, timeout: float) -> Request:
+        def request(command: str, timeout: float, *, writes_tree: bool = tree_writable) -> Request:
+            writable, readable = private if writes_tree else shared
             return Request(
                 command=command,
                 cwd=tree / self.task.options.cwd,
@@ -252,7 +257,13 @@ class CppSuite:
         run.facts.compiler_command = compile_command(build, list(prefer))
         if not test:
             return run
-        run.test = self.runner.run(request(self.task.test_cmd, self.task.timeout))
+        if serial_test is None:
+            run.test = self.runner.run(request(self.task.test_cmd, self.task.timeout))
+        else:
+            with serial_test:
+                run.test = self.runner.run(
+                    request(self.task.test_cmd, self.task.timeout, writes_tree=True)
+                )
         run.listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
         run.junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
         run.gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
