@@ -590,7 +590,9 @@ def test_import_grade_and_report_round_trip(tmp_path):
         reports[agent] = json.loads(out.read_text())
     assert reports["gold"]["resolved_ids"] == [ID], graded
     assert reports["org/empty"]["empty_patch_ids"] == [ID], graded
-    assert reports["org/empty"]["submitted_ids"] == [], graded
+    # The harness counts an empty prediction as submitted, and never as completed.
+    assert reports["org/empty"]["submitted_ids"] == [ID], graded
+    assert reports["org/empty"]["completed_ids"] == [], graded
     assert reports["wrong"]["unresolved_ids"] == [ID], graded
     assert reports["wrong"]["resolved_ids"] == [], graded
     for report in reports.values():

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from patchwitness.census import prefilter
 from patchwitness.census.cpp_lexer import (
     Directive,
     blank_ranges,
@@ -155,6 +156,14 @@ def _call_regex(golden_prefix: str, helpers: tuple[str, ...]) -> re.Pattern[str]
     return re.compile(rf"(?P<name>{'|'.join(names)})\s*\(")
 
 
+@lru_cache(maxsize=64)
+def _word_regex(golden_prefix: str, helpers: tuple[str, ...]) -> re.Pattern[str]:
+    """Any word a counted call can start with (census.prefilter's words, and this file's helper
+    macros), as text: a macro body without one calls nothing the census counts."""
+    words = prefilter.python_pattern(golden_prefix).pattern.decode()
+    return re.compile("|".join([words, *(re.escape(h) for h in helpers)]))
+
+
 def _base_name(name: str) -> str:
     """The framework macro without its optional CATCH_/DOCTEST_ prefix."""
     match = _FRAMEWORK_PREFIX.match(name)
@@ -238,7 +247,8 @@ class _Census:
         helpers: set[str] = set()
         while True:
             regex = _call_regex(self.golden_prefix, tuple(sorted(helpers)))
-            bodies = {d.start: self._body_calls(d, regex) for d in self.defines}
+            words = _word_regex(self.golden_prefix, tuple(sorted(helpers)))
+            bodies = {d.start: self._body_calls(d, regex, words) for d in self.defines}
             self.witnessing = {start for start, names in bodies.items() if names}
             found = set()
             for define in self.defines:
@@ -252,13 +262,17 @@ class _Census:
                 return tuple(sorted(helpers))
             helpers |= found
 
-    def _body_calls(self, define: Directive, regex: re.Pattern[str]) -> list[str]:
+    def _body_calls(
+        self, define: Directive, regex: re.Pattern[str], words: re.Pattern[str]
+    ) -> list[str]:
         """The names of the counted macros called in the body of a `#define`."""
         if define.name != "define":
             return []
         head = _DEFINE_HEAD.match(define.rest)
         # The body starts after the macro name (and its parameter list, for a function-like one).
         start = define.end - len(define.rest) + (head.end() if head else 0)
+        if not words.search(self.stripped, start, define.end):
+            return []  # most bodies of a real header: no word a counted call starts with
         return [call.name for call in self._calls(self.stripped[start : define.end], regex)]
 
     # -- the scan ---------------------------------------------------------------------------

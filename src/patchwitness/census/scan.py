@@ -10,6 +10,7 @@ on what it cannot see. A file the patch deleted is absent, not unreadable.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import os
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchwitness import sourcefiles
+from patchwitness.census import prefilter
 from patchwitness.census.items import Inventory, Item, sort_key
 from patchwitness.census.python import inventory_python
 from patchwitness.pytest_config import CONFIG_FILES, PytestConfig, read_pytest_config
@@ -72,6 +74,7 @@ def read_root_config(root: Path) -> PytestConfig:
     return read_pytest_config(files)
 
 
+@functools.lru_cache(maxsize=4096)
 def _skip_dir(name: str) -> bool:
     return name in SKIP_DIRS or any(fnmatch.fnmatch(name, g) for g in SKIP_DIR_GLOBS)
 
@@ -141,10 +144,18 @@ def read_inside(root: Path, rel: str, limit: int = -1) -> bytes | None:
         return None
 
 
-def scan_file(root: Path, rel: str, options: ScanOptions) -> FileResult:
+def scan_file(
+    root: Path, rel: str, options: ScanOptions, kind: str | None = "", lex: bool = True
+) -> FileResult:
+    """One file's items. `kind`: what `wanted` said, when the caller knows ("" to ask). `lex`
+    false: a C++ file the prefilter showed to hold no item word; only its readability is
+    checked."""
     if not os.path.lexists(root / rel):
         return FileResult(rel, [], None)  # deleted by the patch: absent, not unreadable
-    kind = wanted(rel, options, root)
+    if kind == "":
+        kind = wanted(rel, options, root)
+    if kind == "cpp" and not lex:
+        return FileResult(rel, [], None, unreadable=not _readable(root, rel))
     data = read_inside(root, rel)
     if data is None or kind is None:
         return FileResult(rel, [], None, unreadable=data is None and kind is not None)
@@ -166,8 +177,22 @@ def scan_file(root: Path, rel: str, options: ScanOptions) -> FileResult:
     return FileResult(rel, [], digest)
 
 
+def _readable(root: Path, rel: str) -> bool:
+    path = root / rel
+    if path.is_symlink():
+        try:
+            if root.resolve() not in path.resolve(strict=True).parents:
+                return False
+        except OSError:
+            return False
+    return path.is_file() and os.access(path, os.R_OK)
+
+
 def _scan_cpp(rel: str, data: bytes, digest: str, options: ScanOptions) -> FileResult:
     from patchwitness.census.cpp import inventory_cpp
+
+    if not prefilter.may_hold_items(data, options.golden_prefix):
+        return FileResult(rel, [], None)
 
     try:
         text = data.decode("utf-8")
@@ -179,21 +204,31 @@ def _scan_cpp(rel: str, data: bytes, digest: str, options: ScanOptions) -> FileR
     return FileResult(rel, items, digest if is_test else None)
 
 
-def _scan_chunk(args: tuple[str, list[str], ScanOptions]) -> list[FileResult]:
-    root, rels, options = args
-    return [scan_file(Path(root), rel, options) for rel in rels]
+_Job = tuple[str, str | None, bool]  # (path, kind, lex)
+
+
+def _scan_chunk(args: tuple[str, list[_Job], ScanOptions]) -> list[FileResult]:
+    root, jobs, options = args
+    return [scan_file(Path(root), rel, options, kind, lex) for rel, kind, lex in jobs]
 
 
 def scan_paths(root: Path, rels: Iterable[str], options: ScanOptions) -> Inventory:
-    rels = [r for r in dict.fromkeys(rels) if wanted(r, options, root)]
+    kinds = {r: wanted(r, options, root) for r in dict.fromkeys(rels)}
+    kinds = {r: k for r, k in kinds.items() if k}
+    # C++ files that hold no item word anywhere are never read or lexed (prefilter.py).
+    cpp = [r for r, k in kinds.items() if k == "cpp" and os.path.lexists(root / r)]
+    maybe = prefilter.candidates(root, cpp, options.golden_prefix)
+    work = [(r, k, maybe is None or k != "cpp" or r in maybe) for r, k in kinds.items()]
     jobs = options.jobs or os.cpu_count() or 1
-    if jobs > 1 and len(rels) >= PARALLEL_THRESHOLD:
-        size = max(64, len(rels) // (jobs * 8))
-        chunks = [(str(root), rels[i : i + size], options) for i in range(0, len(rels), size)]
+    heavy = [w for w in work if w[2]]
+    if jobs > 1 and len(heavy) >= PARALLEL_THRESHOLD // 4:
+        size = max(16, len(heavy) // (jobs * 8))
+        chunks = [(str(root), heavy[i : i + size], options) for i in range(0, len(heavy), size)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = [r for chunk in pool.map(_scan_chunk, chunks) for r in chunk]
+        results += _scan_chunk((str(root), [w for w in work if not w[2]], options))
     else:
-        results = [scan_file(root, rel, options) for rel in rels]
+        results = _scan_chunk((str(root), work, options))
     return _collect(root, results)
 
 
