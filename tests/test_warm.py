@@ -250,7 +250,11 @@ def test_a_warm_sandboxed_matrix_builds_every_envelope_and_lets_tests_write(tmp_
     task = Built(root, root / "repo", sha, task_dir, dict(WRITER_FILES))
     settings = Settings(cache=tmp_path / "cache", runner=sandbox.make_runner("bwrap"))
     for name in ("first", "second"):  # the first primes the slot, the second starts warm
-        verdict = run(task, [(HEADER, "return 7;", "return 8;")], f"matrix-{name}", settings)
+        heard: list[str] = []
+        patch = task.patch([(HEADER, "return 7;", "return 8;")], f"matrix-{name}.diff")
+        verdict = grade(task.task_dir, patch, settings=settings, progress=heard.append)
+        # A person watching sees each envelope finish.
+        assert "the flag matrix: 2 of 2 envelopes done" in heard, heard
         matrix = verdict.gates.matrix
         assert matrix is not None and matrix.row == "all-green", matrix and matrix.detail
         statuses = {f"{c.golden}@{c.envelope}": c.status for c in matrix.facts.cells}

@@ -344,6 +344,7 @@ def _collect_patched(
                     tools = replace(tools, slot=slot)
                     clock.lap("prime")
                 clock.say(f"the flag matrix ({len(plan.envelopes)} envelopes)")
+                tools = replace(tools, progress=clock.progress)
                 facts.matrix = matrix.collect(
                     task,
                     plan,

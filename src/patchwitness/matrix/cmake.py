@@ -320,6 +320,28 @@ def skipped_everywhere(runs: list[EnvelopeRun], test: str) -> bool:
     return bool(seen) and all(o == "skipped" for o in seen)
 
 
+class Tally:
+    """Work units done out of a total, told to a person watching (`progress`), thread-safe."""
+
+    def __init__(self, total: int, what: str, progress: Callable[[str], None] | None) -> None:
+        self.total, self.what, self.progress = total, what, progress
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def one(self) -> None:
+        with self._lock:
+            self.count += 1
+            count = self.count
+        if self.progress is not None:
+            self.progress(f"the flag matrix: {count} of {self.total} {self.what} done")
+
+
+def _counted(run: EnvelopeRun, done: Tally | None) -> EnvelopeRun:
+    if done is not None:
+        done.one()
+    return run
+
+
 def cmake_cells(
     task: Task,
     matrix: Matrix,
@@ -334,6 +356,7 @@ def cmake_cells(
     runner: Runner = UNCONFINED,
     env: Environment | None = None,
     slot=None,
+    done: Tally | None = None,
 ) -> list[Cell]:
     """Every (ctest test, envelope) cell. Tests skipped at the SHA are no golden; a baseline test
     that is not reported after the patch is a missing cell."""
@@ -346,8 +369,9 @@ def cmake_cells(
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         runs = list(
             pool.map(
-                lambda e: run_envelope(
-                    suite, e, tree, scratch.resolve(), parallel, slot, serial_test
+                lambda e: _counted(
+                    run_envelope(suite, e, tree, scratch.resolve(), parallel, slot, serial_test),
+                    done,
                 ),
                 usable,
             )

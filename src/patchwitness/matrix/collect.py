@@ -52,6 +52,7 @@ class Tools:
     workers: int | None = None
     compiles: CompileCache | None = None
     slot: object | None = None  # a warm slot (warm.py) whose envelope builds CMake mode reuses
+    progress: Callable[[str], None] | None = None  # hears "k of n" as the patched cells finish
 
     @classmethod
     def of(cls, settings: Settings, env: Environment | None = None) -> Tools:
@@ -197,6 +198,7 @@ def collect(
         runner=tools.runner,
         env=tools.env,
         slot=tools.slot,
+        progress=tools.progress,
     )
     return MatrixCollected(
         cells=cells,

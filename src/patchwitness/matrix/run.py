@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from patchwitness.environment import Environment
 from patchwitness.errors import InvalidTask
 from patchwitness.matrix import cache as cache_mod
 from patchwitness.matrix.cells import CellSpec, cell_id, probe, run_cell, settle
-from patchwitness.matrix.cmake import cmake_cells
+from patchwitness.matrix.cmake import Tally, cmake_cells
 from patchwitness.matrix.manifest import Matrix, load
 from patchwitness.model import Cell
 from patchwitness.runner import UNCONFINED, Runner
@@ -148,6 +149,7 @@ def goldens_cells(
     workers: int | None = None,
     cache: cache_mod.CompileCache | None = None,
     runner: Runner = UNCONFINED,
+    done: Tally | None = None,
 ) -> list[Cell]:
     """Goldens mode over one tree, settled against fixtures or the baseline's digests."""
     workers = workers or default_workers()
@@ -157,9 +159,12 @@ def goldens_cells(
 
     def one(spec: CellSpec) -> Cell:
         why = unavailable.get(spec.envelope.name)
-        return run_cell(
+        cell = run_cell(
             spec, tree, scratch, cache=cache, patch=patch, unavailable=why, runner=runner
         )
+        if done is not None:
+            done.one()
+        return cell
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         cells = list(pool.map(one, cell_specs(matrix)))
@@ -179,6 +184,7 @@ def matrix_cells(
     runner: Runner = UNCONFINED,
     env: Environment | None = None,
     slot=None,
+    progress: Callable[[str], None] | None = None,
 ) -> list[Cell]:
     matrix = matrix or load(task)
     workers = workers or default_workers()
@@ -198,6 +204,7 @@ def matrix_cells(
             runner=runner,
             env=env,
             slot=slot,
+            done=Tally(len(matrix.envelopes), "envelopes", progress),
         )
         return mark_baseline(cells, baseline)
     return goldens_cells(
@@ -210,6 +217,7 @@ def matrix_cells(
         workers=workers,
         cache=cache,
         runner=runner,
+        done=Tally(len(matrix.goldens) * len(matrix.envelopes), "cells", progress),
     )
 
 
@@ -252,9 +260,10 @@ def patched_cells(
     runner: Runner = UNCONFINED,
     env: Environment | None = None,
     slot=None,
+    progress: Callable[[str], None] | None = None,
 ) -> list[Cell]:
     """The matrix over the patched tree, held to the baseline's digests and marked with each
-    cell's status at the SHA."""
+    cell's status at the SHA. `progress` hears "k of n" as cells (envelopes) finish."""
     return matrix_cells(
         task,
         tree,
@@ -267,4 +276,5 @@ def patched_cells(
         runner=runner,
         env=env,
         slot=slot,
+        progress=progress,
     )
