@@ -69,7 +69,7 @@ DRIFT_TABLE: list[Row] = [
         lambda f: not f.allow_test_edits and f.tests_changed and not f.judged_by_pristine),
     Row("gaming-code", "added production code games the run (exit at import, constant __eq__, "
         "reads the test runner's state, reaches into pytest, swallows AssertionError, touches "
-        "the coverage measurement)",
+        "the coverage measurement, defines a macro named like a library function tests use)",
         "UNPRINTABLE", "reject", lambda f: f.gaming > 0),
     Row("skipped-by-code", "a test that ran at the SHA reports skipped after the patch and no "
         "test edit added a skip: production code decides which tests run",
