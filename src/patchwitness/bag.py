@@ -83,8 +83,9 @@ def discover(
         if db_path is None:
             raise ValueError("a predictions file needs the results database: its patches go beside")
         root = swebench.predictions_dir(db_path)
-        agents, jobs = swebench.prediction_jobs(tasks, swebench.read_predictions(patches), root)
-        return tasks, agents, jobs
+        predictions = swebench.read_predictions(patches)
+        agents, triples = swebench.prediction_patches(tasks, predictions, root)
+        return tasks, agents, [Job(*triple) for triple in triples]
     agents = sorted(p.name for p in Path(patches).iterdir() if p.is_dir())
     jobs = []
     for task in tasks:

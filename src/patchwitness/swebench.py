@@ -22,13 +22,10 @@ import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from patchwitness.model import Verdict
 from patchwitness.patch import sha256_of
-
-if TYPE_CHECKING:
-    from patchwitness.bag import Job
 
 DEFAULT_TEST_CMD = "python -m pytest -rA -p no:cacheprovider"
 GOLD_PATCH = "gold.diff"
@@ -429,14 +426,13 @@ def _safe_name(model: str) -> str:
     return "_" + name if name.startswith(".") else name
 
 
-def prediction_jobs(
+def prediction_patches(
     tasks: list[Path], predictions: list[Prediction], root: Path
-) -> tuple[list[str], list[Job]]:
-    """The bag's jobs from predictions: one agent per model, its patches written under `root`
-    (ROOT/MODEL/TASK.diff); a task a model did not predict, or predicted empty, is a missing
-    patch. Returns (agents, jobs), in discover's order."""
+) -> tuple[list[str], list[tuple[Path, Path | None, str]]]:
+    """The bag's (task, patch file, agent) triples from predictions: one agent per model, its
+    patches written under `root` (ROOT/MODEL/TASK.diff); a task a model did not predict, or
+    predicted empty, has no patch file (None). Returns (agents, triples), in discover's order."""
     from patchwitness.atomic import write_bytes
-    from patchwitness.bag import Job
 
     names = safe_names(p.model for p in predictions)
     patches = {(p.model, p.instance_id): p.patch for p in predictions}
@@ -448,12 +444,12 @@ def prediction_jobs(
             patch = patches.get((agent, task.name))
             if patch is None:
                 path.unlink(missing_ok=True)  # a file left by an earlier run is not this one's
-                jobs.append(Job(task, None, agent))
+                jobs.append((task, None, agent))
                 continue
             data = patch.encode("utf-8")
             if not path.is_file() or path.read_bytes() != data:
                 write_bytes(path, data)
-            jobs.append(Job(task, path, agent))
+            jobs.append((task, path, agent))
     return agents, jobs
 
 
