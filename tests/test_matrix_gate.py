@@ -256,7 +256,9 @@ def test_a_target_red_everywhere_is_never_all_green():
     assert result.facts.baseline_red == []
     # Only required envelopes count: green under each of them, red under optional ones only.
     optional = [cell(e, "pass", name, mode="cmake") for e in ("dbg", "rel")]
-    optional += [cell(e, "run_fail", name, mode="cmake", required=False) for e in ("asan", "ubsan2")]
+    optional += [
+        cell(e, "run_fail", name, mode="cmake", required=False) for e in ("asan", "ubsan2")
+    ]
     assert gate.decide(optional, base, targets=[name]).row == "optional-red"
 
 
