@@ -38,7 +38,6 @@ from patchwitness.census import prefilter
 from patchwitness.census.cpp_lexer import (
     Directive,
     blank_ranges,
-    directives,
     literal_at,
     literal_content,
     match_close,
@@ -46,7 +45,7 @@ from patchwitness.census.cpp_lexer import (
     pp_value,
     restore_literals,
     skip_space,
-    strip_cpp,
+    strip_with_directives,
 )
 from patchwitness.census.items import Item, fingerprint, squeeze
 
@@ -164,6 +163,16 @@ def _word_regex(golden_prefix: str, helpers: tuple[str, ...]) -> re.Pattern[str]
     return re.compile("|".join([words, *(re.escape(h) for h in helpers)]))
 
 
+@lru_cache(maxsize=8192)
+def _counted_name(name: str, golden_prefix: str) -> bool:
+    # A header defines thousands of macros, most of them again in the next header.
+    if name in SWITCHES or name in ("assert", "static_assert"):
+        return True
+    if golden_prefix and name.startswith(golden_prefix):
+        return True
+    return _call_regex("", ()).fullmatch(name + "(") is not None
+
+
 def _base_name(name: str) -> str:
     """The framework macro without its optional CATCH_/DOCTEST_ prefix."""
     match = _FRAMEWORK_PREFIX.match(name)
@@ -187,8 +196,7 @@ class _Census:
         self.text = text
         self.path = path
         self.golden_prefix = golden_prefix
-        stripped = strip_cpp(text)
-        found = list(directives(stripped)) if "#" in stripped else []
+        stripped, found = strip_with_directives(text)
         self.defines = [d for d in found if d.name in ("define", "undef")]
         # Directive lines are blanked for the scan: a macro body is a definition, not a call.
         self.code = blank_ranges(stripped, [(d.start, d.end) for d in found])
@@ -233,12 +241,7 @@ class _Census:
 
     def _is_counted_name(self, name: str) -> bool:
         """Whether `name` is a macro the census counts, so (re)defining it is an event."""
-        if name in SWITCHES or name in ("assert", "static_assert"):
-            return True
-        if self.golden_prefix and name.startswith(self.golden_prefix):
-            return True
-        match = _call_regex("", ()).fullmatch(name + "(")
-        return match is not None
+        return _counted_name(name, self.golden_prefix)
 
     def _helper_macros(self) -> tuple[str, ...]:
         """Function-like macros of this file whose body asserts, to a fixed point (a helper may

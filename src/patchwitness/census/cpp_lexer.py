@@ -16,6 +16,7 @@ stripped text when the content matters (an assertion's arguments, a test's name)
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -121,12 +122,41 @@ def strip_cpp(text: str, *, dead_if: bool = True) -> str:
     `if (true)`), the way a patch that wants to keep an assertion in the file but never run it
     would write it.
     """
+    return strip_with_directives(text, dead_if=dead_if)[0]
+
+
+def strip_with_directives(text: str, *, dead_if: bool = True) -> tuple[str, list[Directive]]:
+    """`strip_cpp`, and the directives of its result: found once, on the text with comments and
+    literals blanked, then thinned to those that no dead branch or dead `if` body blanked."""
     stripped = _strip_lexemes(text)
-    if "#" in stripped:
-        stripped = blank_ranges(stripped, _dead_branches(stripped))
+    found = list(directives(stripped)) if "#" in stripped else []
+    dead = _dead_ranges(found, len(stripped))
+    if dead:
+        stripped = blank_ranges(stripped, dead)
+        found = _outside(found, dead)
     if dead_if and "if" in stripped:
-        stripped = blank_ranges(stripped, _dead_if_bodies(stripped))
-    return stripped
+        bodies = _dead_if_bodies(stripped, [(d.start, d.end) for d in found])
+        if bodies:
+            stripped = blank_ranges(stripped, bodies)
+            found = _outside(found, bodies)
+    return stripped, found
+
+
+def _outside(found: list[Directive], ranges: list[tuple[int, int]]) -> list[Directive]:
+    """The directives whose `#` lies in none of the blanked ranges (which may overlap)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [start for start, _ in merged]
+    out = []
+    for directive in found:
+        index = bisect.bisect_right(starts, directive.start) - 1
+        if index < 0 or directive.start >= merged[index][1]:
+            out.append(directive)
+    return out
 
 
 def _strip_lexemes(text: str) -> str:
@@ -198,6 +228,10 @@ def directives(text: str) -> Iterator[Directive]:
 
 
 def _dead_branches(text: str) -> list[tuple[int, int]]:
+    return _dead_ranges(list(directives(text)), len(text))
+
+
+def _dead_ranges(found: list[Directive], length: int) -> list[tuple[int, int]]:
     """Ranges of conditional-compilation branches that can never be compiled.
 
     Each open `#if` group is [parent_dead, taken, dead]: `taken` once a branch with a constant true
@@ -208,7 +242,7 @@ def _dead_branches(text: str) -> list[tuple[int, int]]:
     ranges: list[tuple[int, int]] = []
     stack: list[list[bool]] = []
     dead_start = 0
-    for directive in directives(text):
+    for directive in found:
         name = directive.name
         if name not in _CONDITIONALS or (name not in ("if", "ifdef", "ifndef") and not stack):
             continue
@@ -231,7 +265,7 @@ def _dead_branches(text: str) -> list[tuple[int, int]]:
         elif was_dead and not now_dead:
             ranges.append((dead_start, directive.start))
     if stack and stack[-1][2]:
-        ranges.append((dead_start, len(text)))
+        ranges.append((dead_start, length))
     return ranges
 
 
@@ -313,14 +347,14 @@ def _pp_literal(tok: str) -> bool | None:
     return digits.strip("0") != ""
 
 
-def _dead_if_bodies(text: str) -> list[tuple[int, int]]:
+def _dead_if_bodies(text: str, spans: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Ranges of statements guarded by a constant false `if` (and `else` of a constant true one).
 
     Braces and parentheses are matched on stripped text, so literals and comments cannot unbalance
     them. Directive lines are skipped: an `if (0) {` inside a macro body has its braces elsewhere.
     When a brace or parenthesis does not balance, nothing is blanked: over-counting fails closed.
     """
-    spans: list[tuple[int, int]] | None = None  # directive lines, computed on first need
+    # `spans`: the directive lines, when the caller has them; else computed on first need.
     ranges: list[tuple[int, int]] = []
     covered = 0
     for match in _IF_CONSTANT.finditer(text):
