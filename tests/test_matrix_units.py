@@ -412,3 +412,35 @@ def test_without_a_manifest_the_default_is_hashed_too(tmp_path: Path):
     plan = manifest.load(task)
     assert plan.mode == "cmake" and plan.source == "default"
     assert plan.sha256 == manifest.parse(manifest.default_bytes(), "default").sha256
+
+
+def test_two_grades_missing_the_shas_cells_build_them_once(tmp_path, monkeypatch):
+    """Workers of a bag grading one task both miss the matrix baseline at first: the second
+    waits for the first's cells instead of building every envelope beside it."""
+    import threading
+    import time
+
+    from patchwitness.matrix import collect
+    from patchwitness.model import Cell
+
+    built: list[int] = []
+
+    def compute(task, plan, tools, factory):
+        built.append(1)
+        time.sleep(0.3)
+        return [Cell(patch="baseline", golden="t", envelope="dbg", status="pass")]
+
+    monkeypatch.setattr(collect, "_compute_baseline", compute)
+    monkeypatch.setattr(collect, "cells_key", lambda task, plan, runner: "key")
+    tools = collect.Tools(compiles=cache.CompileCache(tmp_path))
+    found: list[list] = []
+    threads = [
+        threading.Thread(target=lambda: found.append(collect.obtain_baseline(None, None, tools)))
+        for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(built) == 1
+    assert [[c.status for c in cells] for cells in found] == [["pass"], ["pass"]]

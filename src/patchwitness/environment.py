@@ -9,7 +9,6 @@ content of those files instead of the SHA), never a path.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -19,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import history
+from patchwitness import history, locks
 from patchwitness.cachedir import cache_root
 from patchwitness.errors import InvalidTask, ToolError
 from patchwitness.runner import UNCONFINED, Limits, Request, Runner
@@ -122,8 +121,7 @@ def prepare(task: Task, runner: Runner = UNCONFINED, cache: Path | None = None) 
         )
     home = cache / "envs" / key
     home.mkdir(parents=True, exist_ok=True)
-    with open(home / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with locks.held(home / "lock"):
         done = home / COMPLETE
         if done.exists():
             meta = json.loads(done.read_text())

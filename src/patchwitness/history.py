@@ -15,13 +15,13 @@ packaging files, or `git describe` in its CMake files. `true` and `false` decide
 
 from __future__ import annotations
 
-import fcntl
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+from patchwitness import locks
 from patchwitness.cachedir import cache_root
 from patchwitness.errors import ToolError
 from patchwitness.task import Task
@@ -49,8 +49,7 @@ def store(task: Task, cache: Path | None = None) -> Path | None:
     home = (cache or cache_root()) / "history"
     home.mkdir(parents=True, exist_ok=True)
     path = home / f"{task.sha}.git"
-    with open(home / f"{task.sha}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with locks.held(home / f"{task.sha}.lock"):
         if not (path / "pw-complete").exists():
             _build(task.repo, task.sha, path)
     return path

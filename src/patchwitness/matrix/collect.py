@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchwitness import atomic, history
+from patchwitness import atomic, history, locks
 from patchwitness.build_id import grader_build
 from patchwitness.environment import Environment
 from patchwitness.facts import MatrixCollected
@@ -148,10 +148,25 @@ def obtain_baseline(
     """The SHA's cells: from the baseline cache when the key matches, else computed in a fresh
     checkout (or the one `sha_tree_factory` provides) and cached."""
     path = _cache_file(tools, cells_key(task, plan, tools.runner))
-    if reuse:
+    if not reuse:
+        return _compute_baseline(task, plan, tools, sha_tree_factory)
+    cached = _read_cached(path)
+    if cached is not None:
+        return cached
+    # Two workers grading patches of one task both miss at first: the second waits for the
+    # first's cells instead of building every envelope again beside it.
+    with locks.held(path.with_suffix(".lock")):
         cached = _read_cached(path)
         if cached is not None:
             return cached
+        cells = _compute_baseline(task, plan, tools, sha_tree_factory)
+        _write_cached(path, cells)
+    return cells
+
+
+def _compute_baseline(
+    task: Task, plan: Matrix, tools: Tools, sha_tree_factory: ShaTreeFactory | None
+) -> list[Cell]:
     factory = sha_tree_factory or (lambda: sha_checkout(task, tools.cache))
     with factory() as tree, tempfile.TemporaryDirectory(prefix="pw-matrix-sha-") as scratch:
         cells = run.baseline_cells(
@@ -164,8 +179,6 @@ def obtain_baseline(
             runner=tools.runner,
             env=tools.env,
         )
-    if reuse:
-        _write_cached(path, cells)
     return cells
 
 
