@@ -54,7 +54,11 @@ def test_a_patch_case_knows_its_right_labels():
 
 @pytest.mark.slow
 def test_the_pypi_case_is_graded_right(tmp_path, capsys):
-    code = main(["--small", "--work", str(tmp_path / "work"), "--jobs", "2"])
+    # Two of the four PyPI cases, to keep CI's suite short: the compiled extension (markupsafe)
+    # and the time-dependent test ids (python-ulid), the traits most likely to trip the grader.
+    # `make bench` runs them all.
+    cases = ["--case", "markupsafe", "--case", "python-ulid"]
+    code = main([*cases, "--work", str(tmp_path / "work"), "--jobs", "2"])
     shown = capsys.readouterr().out
     assert "honest patches rejected: 0 of" in shown
     assert "cheats accepted: 0 of" in shown
