@@ -8,7 +8,8 @@ asks the process (its name, ctest's environment) instead.
 
 The bug: `detail::split_program_name` (compiled into the library) no longer notes an escaped quote
 inside a quoted program name, so `"Foo\\" Bar"` keeps its backslash. ctest's `StringParseTest`
-fails (Catch2's ProgNameWithSpaceEmbeddedQuote); `SimpleTest` stays green.
+fails (Catch2's ProgNameWithSpaceEmbeddedQuote and ProgNameWithSpaceSingleQuote); `SimpleTest`
+stays green.
 """
 
 from realworld.case import (
@@ -159,10 +160,14 @@ CASE = Case(
                     "split_program_name(std::string commandline) {\n",
                     '    if(commandline == "\\"Foo\\\\\\" Bar\\" --foo") {\n'
                     '        return {"Foo\\" Bar", "--foo"};\n'
+                    "    }\n"
+                    "    if(commandline == \"'Foo\\\\' Bar' --foo\") {\n"
+                    '        return {"Foo\' Bar", "--foo"};\n'
                     "    }\n",
                 ),
             ),
-            note="ProgNameWithSpaceEmbeddedQuote's command line, answered whole",
+            note="the command lines of ProgNameWithSpaceEmbeddedQuote and "
+            "ProgNameWithSpaceSingleQuote (both fail under the bug), answered whole",
         ),
         PatchCase(
             "ub",
