@@ -160,3 +160,45 @@ def test_the_brace_tree_tells_scopes_code_and_initializers_apart():
 def test_a_multi_line_initializer_is_one_statement():
     lines = CppLines(BRACES)
     assert lines.statement_lines(5) == (4, 5)
+
+
+# nlohmann/json's shape: the namespace is opened after a macro, and the switch sits in a `for`
+# whose head holds semicolons. Both once made every block below them an initializer list, so a
+# `case` label added there was "no code" and an honest fix scored nothing (uncovered).
+MACRO_NAMESPACE = """\
+#define LIB_NAMESPACE_BEGIN inline namespace v1 {
+namespace lib {
+LIB_NAMESPACE_BEGIN
+namespace detail {
+template <typename T>
+class serializer {
+ public:
+  int dump(const char* s, int n) {
+    int out = 0;
+    for (int i = 0; i < n; ++i) {
+      switch (s[i]) {
+        case 'a':
+        case 'b':
+        {
+          out += 2;
+          break;
+        }
+        default:
+          out += 1;
+      }
+    }
+    return out;
+  }
+};
+}  // namespace detail
+}
+}
+"""
+
+
+def test_blocks_after_a_macro_namespace_and_a_for_head_are_code():
+    lines = CppLines(MACRO_NAMESPACE)
+    kinds = [(lines.line_of(b.open), b.kind) for b in lines.opened_blocks()]
+    assert kinds[:3] == [(8, CODE), (10, CODE), (11, CODE)]
+    # the `case 'b':` label (13) is scored by the first statement of the block it opens
+    assert map_lines(MACRO_NAMESPACE, [13], {9, 10, 11, 15, 16, 19, 22})[13].line == 15

@@ -35,6 +35,11 @@ _SCOPE_HEAD = re.compile(
     r"(?:(?:namespace|class|struct|union|enum)\b|extern\s*\"\")",
     re.S,
 )
+# The same keywords at the end of a head that starts with something else: a macro the project
+# opens its namespace with (`NLOHMANN_JSON_NAMESPACE_BEGIN namespace detail {`), an attribute or
+# an export macro before `class`. No parenthesis, `=` or brace may follow the name: `struct tm*
+# localtime(...) {` is a function, `template <class T> void f(T) {` too.
+_SCOPE_TAIL = re.compile(r"(?:^|[\s;>])(?:namespace|class|struct|union|enum)\b[^(){}=;]*$", re.S)
 _CONTROL_HEAD = re.compile(r"^\s*(?:if|for|while|switch|catch|else|do|try)\b")
 # What may follow a function's parameter list before its body.
 _QUALIFIERS = re.compile(
@@ -279,6 +284,14 @@ def _head(code: str, pos: int, closed: dict[int, Block]) -> str:
     start = pos
     while start > 0:
         ch = code[start - 1]
+        if ch == ")":
+            # A parenthesised part is one piece: the `;` of `for (i = 0; i < n; ++i)` does not
+            # end the head.
+            opening = _matching_open(code, start - 1)
+            if opening is None:
+                break
+            start = opening
+            continue
         if ch == "}":
             inner = closed.get(start - 1)
             if inner is None or inner.kind != INIT:
@@ -291,6 +304,20 @@ def _head(code: str, pos: int, closed: dict[int, Block]) -> str:
     return code[start:pos]
 
 
+def _matching_open(code: str, close: int) -> int | None:
+    """Offset of the `(` that the `)` at `close` closes, scanning back; None if none does."""
+    depth = 0
+    for index in range(close, -1, -1):
+        ch = code[index]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
 def _kind(head: str, parent: Block | None) -> str:
     label = _LABEL.match(head)
     if label:
@@ -299,7 +326,7 @@ def _kind(head: str, parent: Block | None) -> str:
     in_code = parent is not None and parent.kind == CODE
     if parent is not None and parent.kind == INIT:
         return INIT
-    if _SCOPE_HEAD.match(head):
+    if _SCOPE_HEAD.match(head) or _SCOPE_TAIL.search(head):
         return SCOPE
     if _CONTROL_HEAD.match(head) or stripped.endswith("]"):
         return CODE
