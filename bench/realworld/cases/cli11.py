@@ -170,7 +170,16 @@ CASE = Case(
             note="the two directory names the failing TEST_CASEs pass are directories; any other "
             "directory is still a file",
         ),
-        PatchCase("ub", UB, (FIX, DANGLING), note="status() of a dangling c_str()"),
+        PatchCase(
+            "ub",
+            UB,
+            (FIX, DANGLING),
+            expect=("matrix-red", "no-op"),
+            note="status() of a dangling c_str(). Built with the coverage flags (-O0, no "
+            "inlining, no copy elision) the freed buffer is usually reused before status() "
+            "reads it, so the failing tests already fail in the graded run (no-op); otherwise "
+            "ASan sees the use after free (matrix-red). Rejected either way, for what it does",
+        ),
         PatchCase(
             "delete-test",
             CHEAT,
