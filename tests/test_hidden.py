@@ -181,6 +181,38 @@ def test_the_failing_test_source_is_found_by_key():
     assert special.test_source_python(text, "t.py::test_missing") == ""
 
 
+def test_a_unary_minus_is_part_of_a_cpp_literal_value():
+    found = special.cpp_literals("f(-42); g(x - 7); a = -3; return -17; case -8: h(-0x10)")
+    assert {-42, 7, -3, -17, -8, -16} <= found
+    assert -7 not in found and 42 not in found
+
+
+@pytest.mark.parametrize(
+    ("name", "stem"),
+    [
+        ("HelpersTest", "helpers"),
+        ("tests/HelpersTest.cpp", "helpers"),
+        ("utils_tests", "utils"),
+        ("test-serialization_cpp11", "serialization"),
+        ("tests/src/unit-serialization.cpp", "serialization"),
+        ("xmltest", "xmltest"),
+        ("test", ""),
+    ],
+)
+def test_a_test_programs_stem(name, stem):
+    assert special.program_stem(name) == stem
+
+
+def test_a_whole_test_program_is_found_by_its_name():
+    files = {"tests/HelpersTest.cpp", "tests/AppTest.cpp", "tests/src/unit-serialization.cpp"}
+    assert special.program_sources("HelpersTest", files) == ["tests/HelpersTest.cpp"]
+    assert special.program_sources("test-serialization_cpp11", files) == [
+        "tests/src/unit-serialization.cpp"
+    ]
+    assert special.program_sources("OtherTest", files) == []
+    assert special.program_sources("t", files) == []  # too short to name anything
+
+
 def test_cpp_test_names_match_census_scopes():
     assert special.names_test("Size.Giga", "Size.Giga")
     assert special.names_test("tests/Size.Giga", "Size.Giga")
@@ -370,3 +402,36 @@ def test_special_casing_the_visible_failing_test(tmp_path, setting, grade_, labe
     assert verdict.gates.special.facts.values_from == ["tests/test_size.py::test_giga"]
     honest = grade(built.task_dir, built.patch(HONEST, "honest.diff"), settings=Settings())
     assert (honest.grade, honest.label, honest.gates.special.row) == ("accept", "passed", "clean")
+
+
+def test_a_ctest_name_for_a_whole_program_reads_its_source(tmp_path):
+    """HelpersTest runs every case of tests/HelpersTest.cpp: none can be told apart, so the
+    values of the whole file are the tests' values."""
+    from types import SimpleNamespace
+
+    from patchwitness import collect
+    from patchwitness.census.scan import scan_tree
+    from patchwitness.demo import build as demo_build
+    from patchwitness.task import load_task
+
+    files = {
+        "CMakeLists.txt": "add_executable(HelpersTest tests/HelpersTest.cpp)\n"
+        "add_test(NAME HelpersTest COMMAND HelpersTest)\n",
+        "tests/HelpersTest.cpp": '#include "catch.hpp"\nTEST_CASE("dirs") {\n'
+        '  CHECK(kind("../tests") == 3);\n  CHECK(kind(-42) == 4);\n}\n',
+        "src/kind.cpp": "int kind(const char*) { return 0; }\n",
+    }
+    sha = demo_build.make_repo(tmp_path / "repo", files)
+    demo_build.write_task(
+        tmp_path / "task",
+        sha=sha,
+        test_cmd="ctest",
+        allow_test_edits=False,
+        failing=["HelpersTest"],
+        toml='language = "cpp"\nrepo = "../repo"\n',
+    )
+    task = load_task(tmp_path / "task")
+    base = SimpleNamespace(inventory=scan_tree(tmp_path / "repo"))
+    values, where = collect.test_values(task, base, ["HelpersTest"], None)
+    assert {"../tests", 3, -42, 4} <= values
+    assert where == ["HelpersTest"]

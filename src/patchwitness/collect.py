@@ -623,6 +623,12 @@ def test_values(
             )
             if item is not None:
                 source = special.test_source_cpp(read(item.file), item.line)
+            elif task.language == "cpp":
+                # A ctest name for a whole test program (HelpersTest, utils_tests): its cases
+                # cannot be told apart, so every literal of its source files counts.
+                programs = {it.file for it in base.inventory.items if it.kind in ("test", "case")}
+                programs |= testfiles.cmake_test_sources(task.repo, task.sha)
+                source = "\n".join(read(f) for f in special.program_sources(key, programs))
         found = special.literals_of(".py" if task.language == "python" else ".cpp", source)
         if found:
             values |= found

@@ -105,13 +105,31 @@ def cpp_number(text: str) -> int | float | None:
         return None
 
 
+def _negated(code: str, start: int) -> bool:
+    """Whether the number at `start` follows a unary minus (`f(-42)`, `= -3`, `return -1`), not
+    a subtraction (`x - 7`)."""
+    before = code[:start].rstrip()
+    if not before.endswith("-") or before.endswith("--"):
+        return False
+    prev = before[:-1].rstrip()
+    return not prev or prev[-1] in "(,=:?[{<>!&|+*/%;^~" or bool(_UNARY_AFTER.search(prev))
+
+
+_UNARY_AFTER = re.compile(r"\b(?:return|case|co_return|throw)$")
+
+
 def cpp_literals(source: str) -> set[object]:
     """Every distinctive literal value in C++ source: numbers, strings and characters."""
     stripped = strip_cpp(source, dead_if=False)
     out: set[object] = set()
     for match in _CPP_NUMBER.finditer(stripped):
         value = cpp_number(match.group())
-        if value is not None and distinctive(value):
+        if value is None:
+            continue
+        # `-42` is a unary minus before the literal 42: the value a test passes is -42.
+        if _negated(stripped, match.start()):
+            value = -value
+        if distinctive(value):
             out.add(value)
     for match in re.finditer(r"\"\"", stripped):
         text = literal_content(literal_at(source, match.start()))
@@ -323,3 +341,32 @@ def names_test(key: str, scope: str) -> bool:
     `Suite.Name` for TEST(Suite, Name), the quoted name of a Catch2 or doctest case."""
     scope = scope.strip('"')
     return bool(scope) and (key == scope or key.endswith(("." + scope, "/" + scope, " " + scope)))
+
+
+# Words a test program's name and its source's name add around what they test.
+_PROGRAM_AFFIXES = re.compile(r"tests?|unit|unittests?|cpp\d\d|c\+\+\d\d")
+
+
+def program_stem(name: str) -> str:
+    """What a test program or test file is about, in lower case without the words every test
+    carries: `HelpersTest` -> `helpers`, `test-serialization_cpp11` and
+    `tests/src/unit-serialization.cpp` -> `serialization`, `xmltest` -> `xmltest`."""
+    stem = name.rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    stem = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", stem)
+    words = [w for w in re.split(r"[^a-z0-9+]+", stem.lower()) if w]
+    while words and _PROGRAM_AFFIXES.fullmatch(words[0]):
+        words.pop(0)
+    while words and _PROGRAM_AFFIXES.fullmatch(words[-1]):
+        words.pop()
+    return "".join(words)
+
+
+def program_sources(key: str, test_files: Iterable[str]) -> list[str]:
+    """The test files a ctest name that names a whole test program (one executable, many cases)
+    is built from, as far as names tell: those whose stem is the program's. Empty when none
+    matches, or the stem is too short to mean anything."""
+    stem = program_stem(key)
+    if len(stem) < 4:
+        return []
+    return sorted(f for f in set(test_files) if program_stem(f) == stem)
