@@ -362,14 +362,14 @@ def _mentions_build_testing(cmd: Command) -> bool:
 
 # -- which source files build only test programs ------------------------------------------------
 
-# Variables that name a directory a source path may start with, and what they stand for: the
-# CMake file's own directory, or the top of the repository (a project nested below the root is
-# rare enough that the root is the better guess than nothing).
+# Variables that name a directory a source path may start with: the CMake file's own directory
+# (True), or the top of the repository (False; a project nested below the root is rare enough that
+# the root is the better guess than nothing).
 _DIR_VARIABLES = {
-    "${CMAKE_CURRENT_SOURCE_DIR}": "",
-    "${CMAKE_CURRENT_LIST_DIR}": "",
-    "${PROJECT_SOURCE_DIR}": "/",
-    "${CMAKE_SOURCE_DIR}": "/",
+    "${CMAKE_CURRENT_SOURCE_DIR}": True,
+    "${CMAKE_CURRENT_LIST_DIR}": True,
+    "${PROJECT_SOURCE_DIR}": False,
+    "${CMAKE_SOURCE_DIR}": False,
 }
 _LIBRARY_KEYWORDS = frozenset({"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "UNKNOWN"})
 
@@ -406,14 +406,12 @@ def test_sources(files: Mapping[str, str]) -> set[str]:
 def _source_paths(base: str, sources: Iterable[str]) -> Iterator[str]:
     for source in sources:
         top = base
-        for variable, meaning in _DIR_VARIABLES.items():
-            if source.startswith(variable):
-                source = source[len(variable) :].lstrip("/")
-                top = base if meaning == "" else ""
-                break
-        else:
-            if source.startswith("/"):  # an absolute path: outside the repository
-                continue
+        variable = next((v for v in _DIR_VARIABLES if source.startswith(v)), None)
+        if variable is not None:
+            source = source[len(variable) :].lstrip("/")
+            top = base if _DIR_VARIABLES[variable] else ""
+        elif source.startswith("/"):  # an absolute path: outside the repository
+            continue
         if "${" in source or "$<" in source or not source:
             continue
         normal = posixpath.normpath(posixpath.join(top, source))

@@ -227,10 +227,6 @@ def directives(text: str) -> Iterator[Directive]:
         yield Directive(match.group(1), match.group(2), start, match.end())
 
 
-def _dead_branches(text: str) -> list[tuple[int, int]]:
-    return _dead_ranges(list(directives(text)), len(text))
-
-
 def _dead_ranges(found: list[Directive], length: int) -> list[tuple[int, int]]:
     """Ranges of conditional-compilation branches that can never be compiled.
 

@@ -129,15 +129,22 @@ class FileResult:
     unreadable: bool = False
 
 
-def read_inside(root: Path, rel: str, limit: int = -1) -> bytes | None:
+def file_inside(root: Path, rel: str) -> Path | None:
+    """The regular file at `rel`, unless it is missing or a symlink that leaves the tree."""
     path = root / rel
     try:
-        if path.is_symlink():
-            target = path.resolve(strict=True)
-            if root.resolve() not in target.parents:
-                return None
-        if not path.is_file():
+        if path.is_symlink() and root.resolve() not in path.resolve(strict=True).parents:
             return None
+        return path if path.is_file() else None
+    except OSError:
+        return None
+
+
+def read_inside(root: Path, rel: str, limit: int = -1) -> bytes | None:
+    path = file_inside(root, rel)
+    if path is None:
+        return None
+    try:
         with open(path, "rb") as handle:
             return handle.read(limit)
     except OSError:
@@ -178,14 +185,8 @@ def scan_file(
 
 
 def _readable(root: Path, rel: str) -> bool:
-    path = root / rel
-    if path.is_symlink():
-        try:
-            if root.resolve() not in path.resolve(strict=True).parents:
-                return False
-        except OSError:
-            return False
-    return path.is_file() and os.access(path, os.R_OK)
+    path = file_inside(root, rel)
+    return path is not None and os.access(path, os.R_OK)
 
 
 def _scan_cpp(rel: str, data: bytes, digest: str, options: ScanOptions) -> FileResult:
