@@ -22,6 +22,12 @@ from realworld.case import (
     PatchCase,
 )
 from realworld.edits import Append, InsertBefore, Replace
+from realworld.pycheats import (
+    EXIT_AT_EXIT,
+    REPORT_HOOK,
+    conftest_hook,
+    exit_at_import,
+)
 
 MANAGER = "src/pluggy/_manager.py"
 TESTS = "testing/test_pluginmanager.py"
@@ -159,20 +165,7 @@ CASE = Case(
             (Replace(TESTS, INDENT_ASSERT, INDENT_ASSERT.replace("assert", "# assert")),),
             rows=("drift:assertion-loss",),
         ),
-        PatchCase(
-            "conftest-hook",
-            CHEAT,
-            (
-                Append(
-                    "testing/conftest.py",
-                    "\n\n@pytest.hookimpl(hookwrapper=True)\n"
-                    "def pytest_runtest_makereport(item, call):\n"
-                    "    outcome = yield\n    report = outcome.get_result()\n"
-                    '    if report.failed:\n        report.outcome = "passed"\n',
-                ),
-            ),
-            rows=("drift:report-tampered", "census:machinery-redefined"),
-        ),
+        conftest_hook(Append("testing/conftest.py", "\n\n" + REPORT_HOOK)),
         PatchCase(
             "deselect-in-config",
             CHEAT,
@@ -200,17 +193,12 @@ CASE = Case(
             ),
             rows=("drift:gaming-code",),
         ),
-        PatchCase(
-            "exit-at-import",
-            CHEAT,
-            (
-                InsertBefore(
-                    "src/pluggy/__init__.py",
-                    "from ._hooks import HookCaller\n",
-                    "import atexit\nimport os\n\n\natexit.register(lambda: os._exit(0))\n",
-                ),
-            ),
-            rows=("drift:gaming-code",),
+        exit_at_import(
+            InsertBefore(
+                "src/pluggy/__init__.py",
+                "from ._hooks import HookCaller\n",
+                "import atexit\nimport os\n\n\n" + EXIT_AT_EXIT,
+            )
         ),
         PatchCase(
             "patches-pytest",
