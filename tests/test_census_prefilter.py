@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from patchwitness.census import prefilter, scan
+from patchwitness.census.cpp import file_pattern
 from patchwitness.census.scan import ScanOptions, scan_tree
 
 
@@ -38,6 +39,8 @@ TREE = {
     "TEST(A, Two) {\n  /* EXPECT_EQ(1, 2); */\n  EXPECT_EQ(2, 2);\n}\n",
     "tests/ndebug.cpp": "#define NDEBUG\n#include <cassert>\n",
     "include/lib/span": "#pragma once\nnamespace lib { template <class T> class span {}; }\n",
+    # words an item starts with, but no whole name the census counts: ripgrep passes it over
+    "src/words.h": "#define CHECKSUM_LEN 4\n// the assertion above; FAILURE_MODE, TESTING\n",
 }
 
 
@@ -81,7 +84,7 @@ def test_ripgrep_names_the_candidates(tmp_path):
         pytest.skip("ripgrep is not installed (make installs it)")
     _tree(tmp_path, prefilter.RG_THRESHOLD)
     rels = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
-    found = prefilter.candidates(tmp_path, rels)
+    found = prefilter.candidates(tmp_path, rels, file_pattern("GOLDEN_"))
     assert found == {"src/checks.h", "tests/helpers.h", "tests/a_test.cpp", "tests/ndebug.cpp"}
 
 

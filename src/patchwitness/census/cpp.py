@@ -146,13 +146,36 @@ def inventory_cpp(text: str, path: str, golden_prefix: str = "GOLDEN_") -> list[
     return _Census(text, path, golden_prefix).items()
 
 
-@lru_cache(maxsize=64)
-def _call_regex(golden_prefix: str, helpers: tuple[str, ...]) -> re.Pattern[str]:
+@lru_cache(maxsize=8)
+def _call_regex(golden_prefix: str) -> re.Pattern[str]:
     names = [_UPPER_NAMES]
     if golden_prefix:
         names.append(re.escape(golden_prefix) + r"\w*")
-    names.extend(re.escape(name) for name in helpers)
     return re.compile(rf"(?P<name>{'|'.join(names)})\s*\(")
+
+
+@lru_cache(maxsize=64)
+def _helper_regex(helpers: tuple[str, ...]) -> re.Pattern[str]:
+    """Calls of one file's helper macros: a pattern of its own, small and quick to compile (one
+    pattern with the framework names in it took 15 ms to compile per file that has helpers)."""
+    return re.compile(rf"(?P<name>{'|'.join(re.escape(name) for name in helpers)})\s*\(")
+
+
+def _call_regexes(golden_prefix: str, helpers: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    base = _call_regex(golden_prefix)
+    return (base, _helper_regex(helpers)) if helpers else (base,)
+
+
+@lru_cache(maxsize=8)
+def file_pattern(golden_prefix: str) -> str:
+    """The whole names a file must hold for the census to find an item in it, for ripgrep (whose
+    syntax takes these constructs as they are): a counted macro, `assert`, `static_assert`, a
+    switch, a golden name. Every item holds one: a call, a (re)definition of a counted name, or a
+    macro body calling one. Helper macros count only in the file that defines them."""
+    names = [_UPPER_NAMES, "assert", "static_assert", *sorted(SWITCHES)]
+    if golden_prefix:
+        names.append(re.escape(golden_prefix) + r"\w*")
+    return r"\b(?:" + "|".join(names) + r")\b"
 
 
 @lru_cache(maxsize=64)
@@ -170,7 +193,7 @@ def _counted_name(name: str, golden_prefix: str) -> bool:
         return True
     if golden_prefix and name.startswith(golden_prefix):
         return True
-    return _call_regex("", ()).fullmatch(name + "(") is not None
+    return _call_regex("").fullmatch(name + "(") is not None
 
 
 def _base_name(name: str) -> str:
@@ -203,15 +226,17 @@ class _Census:
         self.stripped = stripped
         self.witnessing: set[int] = set()
         self.helpers = self._helper_macros()
-        self.regex = _call_regex(golden_prefix, self.helpers)
+        self.regexes = _call_regexes(golden_prefix, self.helpers)
 
     # -- calls ------------------------------------------------------------------------------
 
-    def _calls(self, code: str, regex: re.Pattern[str]) -> list[_Call]:
+    def _calls(self, code: str, regexes: tuple[re.Pattern[str], ...]) -> list[_Call]:
         calls = []
-        for match in regex.finditer(code):
-            if _standalone(code, match.start()):
-                calls.append(self._call(code, match.group("name"), match.start(), match.end() - 1))
+        for regex in regexes:
+            for match in regex.finditer(code):
+                start = match.start()
+                if _standalone(code, start):
+                    calls.append(self._call(code, match.group("name"), start, match.end() - 1))
         for match in _ASSERT_CALL.finditer(code):
             start = match.start()
             if start >= 7 and code[start - 7 : start] == "static_" and _standalone(code, start - 7):
@@ -249,9 +274,9 @@ class _Census:
         `witnessing`: the offsets of every `#define` whose body holds a counted macro call."""
         helpers: set[str] = set()
         while True:
-            regex = _call_regex(self.golden_prefix, tuple(sorted(helpers)))
+            regexes = _call_regexes(self.golden_prefix, tuple(sorted(helpers)))
             words = _word_regex(self.golden_prefix, tuple(sorted(helpers)))
-            bodies = {d.start: self._body_calls(d, regex, words) for d in self.defines}
+            bodies = {d.start: self._body_calls(d, regexes, words) for d in self.defines}
             self.witnessing = {start for start, names in bodies.items() if names}
             found = set()
             for define in self.defines:
@@ -266,7 +291,7 @@ class _Census:
             helpers |= found
 
     def _body_calls(
-        self, define: Directive, regex: re.Pattern[str], words: re.Pattern[str]
+        self, define: Directive, regexes: tuple[re.Pattern[str], ...], words: re.Pattern[str]
     ) -> list[str]:
         """The names of the counted macros called in the body of a `#define`."""
         if define.name != "define":
@@ -276,13 +301,13 @@ class _Census:
         start = define.end - len(define.rest) + (head.end() if head else 0)
         if not words.search(self.stripped, start, define.end):
             return []  # most bodies of a real header: no word a counted call starts with
-        return [call.name for call in self._calls(self.stripped[start : define.end], regex)]
+        return [call.name for call in self._calls(self.stripped[start : define.end], regexes)]
 
     # -- the scan ---------------------------------------------------------------------------
 
     def items(self) -> list[Item]:
         events: list[tuple[int, _Call | Directive]] = [
-            (call.start, call) for call in self._calls(self.code, self.regex)
+            (call.start, call) for call in self._calls(self.code, self.regexes)
         ]
         events += [(define.start, define) for define in self.defines]
         events.sort(key=lambda event: event[0])

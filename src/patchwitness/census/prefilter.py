@@ -8,8 +8,10 @@ or lexed. Most of a large tree is such files (the system headers, production cod
 
 The search is a superset by construction: it ignores comments, literals and dead branches, which
 the lexer then handles for the files that remain. With ripgrep installed, a tree's files are
-searched by it, on every core, at its speed; without it each file is searched by one compiled
-pattern of Python's re (literal words, no boundaries: a cheaper and wider net).
+searched by it, on every core, at its speed, for the whole names the census counts (cpp.py's
+`file_pattern`: `CHECKSUM` or `assertion` is no reason to lex a system header); without it each
+file is searched by one compiled pattern of Python's re (literal words, no boundaries: a cheaper
+and wider net).
 """
 
 from __future__ import annotations
@@ -56,13 +58,6 @@ def python_pattern(golden_prefix: str) -> re.Pattern[bytes]:
     return re.compile("|".join(words).encode())
 
 
-def rg_pattern(golden_prefix: str) -> str:
-    """The same words for ripgrep, each at the start of a word (`static_assert` spelled out: in
-    it `assert` follows an underscore)."""
-    words = [re.escape(w) for w in (*WORDS, golden_prefix) if w]
-    return r"\b(?:" + "|".join([*words, "static_assert"]) + ")"
-
-
 def may_hold_items(data: bytes, golden_prefix: str = "GOLDEN_") -> bool:
     return python_pattern(golden_prefix).search(data) is not None
 
@@ -71,14 +66,13 @@ def ripgrep() -> str | None:
     return shutil.which("rg")
 
 
-def candidates(root: Path, rels: Sequence[str], golden_prefix: str = "GOLDEN_") -> set[str] | None:
-    """The files among `rels` (C++ files under `root`) that may hold items, by ripgrep; None
+def candidates(root: Path, rels: Sequence[str], pattern: str) -> set[str] | None:
+    """The files among `rels` (C++ files under `root`) in which ripgrep finds `pattern`; None
     when ripgrep is missing or fails, and the caller searches each file itself."""
     rg = ripgrep()
     if rg is None or len(rels) < RG_THRESHOLD:
         return None
     found: set[str] = set()
-    pattern = rg_pattern(golden_prefix)
     for start in range(0, len(rels), _CHUNK):
         chunk = list(rels[start : start + _CHUNK])
         try:

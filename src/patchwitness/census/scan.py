@@ -218,7 +218,11 @@ def scan_paths(root: Path, rels: Iterable[str], options: ScanOptions) -> Invento
     kinds = {r: k for r, k in kinds.items() if k}
     # C++ files that hold no item word anywhere are never read or lexed (prefilter.py).
     cpp = [r for r, k in kinds.items() if k == "cpp" and os.path.lexists(root / r)]
-    maybe = prefilter.candidates(root, cpp, options.golden_prefix)
+    maybe = None
+    if cpp:
+        from patchwitness.census.cpp import file_pattern
+
+        maybe = prefilter.candidates(root, cpp, file_pattern(options.golden_prefix))
     work = [(r, k, maybe is None or k != "cpp" or r in maybe) for r, k in kinds.items()]
     jobs = options.jobs or os.cpu_count() or 1
     heavy = [w for w in work if w[2]]
