@@ -203,17 +203,17 @@ def test_forging_the_report_pipe_is_tampering(built):
 
 
 def test_forging_coverage_data_is_gaming(built):
-    # The untested function's lines are "hit" by data the code writes itself: coverage.py cannot
-    # tell, so the defence is the finding on the patch's own lines.
+    # The untested function's lines are "hit" by data the code writes itself into its hit file:
+    # the probes cannot tell, so the defence is the finding on the patch's own lines.
     verdict = hostile(
         built,
         "import os\n\n\ndef untested(x):\n    return x * 2\n\n\ndef answer():\n    return 42\n\n\n"
-        "try:\n    import coverage\n"
-        "    _rc = os.environ['COVERAGE_PROCESS_START']\n"
-        "    _data = coverage.CoverageData(\n"
-        "        basename=os.path.join(os.path.dirname(_rc), 'data', '.coverage'), suffix='x')\n"
-        "    _data.add_lines({os.path.abspath(__file__): list(range(1, 30))})\n"
-        "    _data.write()\nexcept Exception:\n    pass\n",
+        "try:\n"
+        "    for _row in open(os.environ['PW_LINES']):\n"
+        "        _src, _hits = _row.rstrip().split('\\t')\n"
+        "        with open(_hits, 'r+b') as _f:\n"
+        "            _f.write(bytes([1]) * 40)\n"
+        "except Exception:\n    pass\n",
         "forge-coverage",
     )
     assert verdict.gates.coverage.row == "all-hit"  # the forgery fooled the measurement...

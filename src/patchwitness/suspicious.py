@@ -56,7 +56,9 @@ PY_PRAGMA = re.compile(r"#\s*pragma:\s*no\s*(cover|branch)", re.IGNORECASE)
 # coverage.py, swaps the tracer, or writes its data files could forge or hide the hits.
 PY_COVERAGE = re.compile(
     r"\bimport\s+coverage\b|\bfrom\s+coverage\b|COVERAGE_PROCESS_START|COVERAGE_FILE|"
-    r"[\"']\.coverage|sys\.(settrace|setprofile)|threading\.(settrace|setprofile)"
+    r"[\"']\.coverage|sys\.(settrace|setprofile)|threading\.(settrace|setprofile)|"
+    # the grader's line probes (probe/pw_lines.py) and their hit files
+    r"\b__pw_hits__\b|\bpw_lines\b|\bPW_LINES\b|\bPW_COVERAGE_MARKS\b"
 )
 
 # -- C++ ---------------------------------------------------------------------------------------

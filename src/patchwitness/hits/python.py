@@ -13,7 +13,10 @@ process that started coverage leaves a mark, so a run in which no traced file wa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import coverage
@@ -38,6 +41,22 @@ except Exception:
 """
 
 
+PROBES_SITECUSTOMIZE = """\
+# patchwitness: line probes in the listed files of every Python process of the run under grade.
+try:
+    import os
+
+    import pw_lines
+
+    pw_lines.install(os.environ["PW_LINES"])
+    open(os.path.join(os.environ["PW_COVERAGE_MARKS"], str(os.getpid())), "w").close()
+except Exception:
+    pass
+"""
+# Hit files hold a byte per line; room for a source that grows during the run.
+HIT_FILE_SLACK = 4096
+
+
 @dataclass(frozen=True)
 class Instrumentation:
     directory: Path
@@ -47,18 +66,62 @@ class Instrumentation:
     # are read with gcovr from there.
     gcov: bool = False
     tree: Path | None = None
+    # Line probes: repository path -> its hit file (coverage.py when None).
+    probes: dict[str, Path] | None = field(default=None, hash=False)
 
     def env(self) -> dict[str, str]:
-        return {
-            "COVERAGE_PROCESS_START": str(self.rcfile),
-            "PW_COVERAGE_MARKS": str(self.directory / "marks"),
-        }
+        marks = {"PW_COVERAGE_MARKS": str(self.directory / "marks")}
+        if self.probes is not None:
+            return {"PW_LINES": str(self.directory / "probes.list"), **marks}
+        return {"COVERAGE_PROCESS_START": str(self.rcfile), **marks}
 
     def path(self) -> list[str]:
         return [str(self.site)]
 
     def readable(self) -> list[Path]:
+        if self.probes is not None:
+            return [self.site]
         return [self.site, Path(coverage.__file__).resolve().parent]
+
+
+def instrument_probes(scratch: Path, tree: Path, files: list[str]) -> Instrumentation:
+    """Line probes in `files` (repository paths of Python sources) of a run over `tree`."""
+    directory = scratch / "coverage"
+    site = directory / "site"
+    hits_dir = directory / "hits"
+    for made in (site, hits_dir, directory / "marks"):
+        made.mkdir(parents=True, exist_ok=True)
+    (site / "sitecustomize.py").write_text(PROBES_SITECUSTOMIZE)
+    probes: dict[str, Path] = {}
+    listing: list[str] = []
+    for rel in files:
+        source = tree / rel
+        try:
+            lines = source.read_bytes().count(b"\n") + 2
+        except OSError:
+            continue
+        hit_file = hits_dir / hashlib.sha256(rel.encode()).hexdigest()[:24]
+        hit_file.write_bytes(bytes(lines + HIT_FILE_SLACK))
+        probes[rel] = hit_file
+        listing.append(f"{source}\t{hit_file}\n")
+    (directory / "probes.list").write_text("".join(listing), encoding="utf-8")
+    return Instrumentation(directory, directory / "probes.list", site, probes=probes)
+
+
+def production_sources(tree: Path, is_test: Callable[[str], bool]) -> list[str]:
+    """Every Python file of `tree` that is not a test or test infrastructure: what a run at the
+    SHA probes, to learn whether the probes change what the tests do."""
+    from patchwitness.census.scan import PY_INFRA, _skip_dir
+
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(tree):
+        dirnames[:] = sorted(d for d in dirnames if not _skip_dir(d))
+        base = os.path.relpath(dirpath, tree)
+        for name in sorted(filenames):
+            rel = name if base == "." else f"{base}/{name}".replace(os.sep, "/")
+            if name.endswith(".py") and name not in PY_INFRA and not is_test(rel):
+                out.append(rel)
+    return out
 
 
 def instrument(
@@ -98,6 +161,8 @@ def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str,
 
     A wanted file that was never imported is analysed anyway: all its statements are zero-hit.
     """
+    if inst.probes is not None:
+        return _read_probes(inst, tree, wanted)
     data_dir = inst.directory / "data"
     written = any(data_dir.glob(".coverage*"))
     if not written and not any((inst.directory / "marks").iterdir()):
@@ -120,6 +185,29 @@ def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str,
             continue
         gone = set(missing)
         hits = {n: 0 if n in gone else 1 for n in statements}
+        out[rel] = FileLines(hits=spread_over_statements(path, hits))
+    return out
+
+
+def _read_probes(
+    inst: Instrumentation, tree: Path, wanted: list[str]
+) -> dict[str, FileLines] | None:
+    if not any((inst.directory / "marks").iterdir()):
+        return None  # no process of the run installed the probes
+    out: dict[str, FileLines] = {}
+    for rel in wanted:
+        path = tree / rel
+        hit_file = inst.probes.get(rel) if inst.probes is not None else None
+        if hit_file is None or not path.is_file():
+            continue
+        try:
+            parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
+            parser.parse_source()
+            marked = hit_file.read_bytes()
+        except Exception:  # a file coverage.py's parser cannot read has no statements to score
+            continue
+        ran = {parser.first_line(n) for n in range(1, len(marked)) if marked[n]}
+        hits = {n: 1 if n in ran else 0 for n in parser.statements}
         out[rel] = FileLines(hits=spread_over_statements(path, hits))
     return out
 

@@ -21,6 +21,9 @@ PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
 # state may leak from one run into the next).
 PROBE_ADDOPTS = "-p pw_probe -p no:cacheprovider"
 
+# Probes compiled into the measured files only (hits/python.py): every other frame runs at its
+# plain speed. coverage.py stands in when the probes change what the tests do at the SHA.
+LINE_PROBES = Instrumentation("line probes")
 COVERAGE_PY = Instrumentation("coverage.py")
 # A task with a compiled extension (`[python] build`): its C and C++ sources are built with gcov's
 # flags too, and scored like a C++ task's.
@@ -110,7 +113,7 @@ class PythonSuite:
     def instrumentations(self) -> list[Instrumentation]:
         if self.task.options.python.build:
             return [COVERAGE_PY_GCOV, COVERAGE_PY]
-        return [COVERAGE_PY]
+        return [LINE_PROBES, COVERAGE_PY]
 
     def run(
         self,
@@ -128,7 +131,9 @@ class PythonSuite:
             if failed is not None:
                 return failed
         inst = None
-        if instrument is not None:
+        if instrument == LINE_PROBES:
+            inst = self._probes(tree, scratch, focus)
+        elif instrument is not None:
             from patchwitness.hits.python import instrument as instrument_run
 
             include = sorted(focus.traced) if focus.traced is not None else None
@@ -158,6 +163,18 @@ class PythonSuite:
             broken=broken,
             coverage=inst,
         )
+
+    def _probes(self, tree: Path, scratch: Path, focus: Focus):
+        """Probes in the files the gate reads; with no focus (the run at the SHA that decides
+        whether the probes may stand in for the plain run), in every production file."""
+        from patchwitness.census.scan import read_root_config
+        from patchwitness.hits.python import instrument_probes, production_sources
+
+        if focus.traced is not None:
+            files = sorted(focus.traced)
+        else:
+            files = production_sources(tree, read_root_config(tree).is_test_file)
+        return instrument_probes(scratch, tree, files)
 
     def _build(self, tree: Path, home: Path, flags: tuple[str, ...] = ()) -> SuiteRun | None:
         """`[python] build` in the worktree (with gcov's `flags` for a coverage run); a SuiteRun

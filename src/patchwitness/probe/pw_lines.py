@@ -1,0 +1,210 @@
+"""Line hits for the few Python files a patch changed, recorded by the files themselves.
+
+A tracer (coverage.py's included) makes every frame of the run slower on Python 3.11, traced file
+or not: line events fire everywhere and the interpreter leaves its fast path. The coverage gate
+only reads the hits of the patched production files, so those files, and only those, are compiled
+with a probe before each statement: `__pw_hits__[LINE] = 1`, a store into a shared memory map.
+Every other frame runs exactly as in a plain run.
+
+The grader lists the files and creates one zero-filled hit file per source (PW_LINES names the
+list: lines of `source path <TAB> hit file`). The map is shared: a forked child writes into its
+parent's file, a spawned one maps the same file again, and a process killed mid-run or leaving by
+os._exit has already written its hits. Byte 0 says the file was loaded through the probes.
+
+Runs inside the graded interpreter (any Python 3.8+): standard library only. The docstring and
+`from __future__` imports stay first, so a module's `__doc__` and its compile flags are unchanged;
+the probes carry their statement's line number, so tracebacks do not move. One line reads
+differently from coverage.py: an `except` or `case` line counts when its block is entered, not
+when its test was tried and failed (tests/test_line_probes.py compares the two).
+"""
+
+import ast
+import mmap
+import os
+import sys
+from importlib.machinery import PathFinder, SourceFileLoader
+
+NAME = "__pw_hits__"
+
+
+def _probe(line, at):
+    node = ast.parse(f"{NAME}[{line}] = 1").body[0]
+    for child in ast.walk(node):
+        child.lineno = child.end_lineno = at.lineno
+        child.col_offset = child.end_col_offset = at.col_offset
+    return node
+
+
+def _lines_of(stmt):
+    """The lines a statement's probe marks: its own, and a decorated definition's decorators
+    (the interpreter reports a definition at its first decorator)."""
+    lines = [stmt.lineno]
+    for decorator in getattr(stmt, "decorator_list", ()):
+        lines.append(decorator.lineno)
+    return lines
+
+
+def _is_docstring(stmt):
+    value = getattr(stmt, "value", None)
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(value, ast.Constant)
+        and isinstance(value.value, str)
+    )
+
+
+def _is_future(stmt):
+    return isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+
+
+def _probed(body, size, head=()):
+    """`body` with a probe before each statement. `head`: statements that must stay first (a
+    docstring, future imports); their lines are marked by the first probe after them."""
+    out = list(head)
+    pending = [line for stmt in head for line in _lines_of(stmt)]
+    for stmt in body:
+        for line in [*pending, *_lines_of(stmt)]:
+            if 0 < line < size:
+                out.append(_probe(line, stmt))
+        pending = []
+        out.append(stmt)
+    for line in pending:
+        if 0 < line < size:
+            out.append(_probe(line, head[-1]))
+    return out
+
+
+def _split_head(body, module):
+    """The statements that must stay at the top of `body`."""
+    count = 1 if body and _is_docstring(body[0]) else 0
+    if module:
+        while count < len(body) and _is_future(body[count]):
+            count += 1
+    return body[:count], body[count:]
+
+
+class _Instrument(ast.NodeTransformer):
+    def __init__(self, size):
+        self.size = size
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        is_scope = isinstance(
+            node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        )
+        for field, value in ast.iter_fields(node):
+            if not (isinstance(value, list) and value and isinstance(value[0], ast.stmt)):
+                continue
+            head = ()
+            if field == "body" and is_scope:
+                head, value = _split_head(value, isinstance(node, ast.Module))
+            setattr(node, field, _probed(value, self.size, head))
+        entry = _entry_line(node)
+        if entry is not None and 0 < entry < self.size:
+            node.body.insert(0, _probe(entry, node.body[0]))
+        return node
+
+
+def _entry_line(node):
+    """An `except` or `case` line: it counts when its block is entered."""
+    if isinstance(node, ast.ExceptHandler):
+        return node.lineno
+    if type(node).__name__ == "match_case":
+        return node.pattern.lineno
+    return None
+
+
+def instrument(source, path, size):
+    tree = ast.parse(source, path)
+    tree = _Instrument(size).visit(tree)
+    return compile(tree, path, "exec", dont_inherit=True)
+
+
+class ProbeLoader(SourceFileLoader):
+    def __init__(self, fullname, path, hits):
+        super().__init__(fullname, path)
+        self.hits = hits
+
+    def get_code(self, fullname):
+        # Never a cached .pyc: that holds the unprobed code.
+        path = self.get_filename(fullname)
+        source = self.get_data(path)
+        try:
+            code = instrument(source, path, len(self.hits))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return super().source_to_code(source, path)  # the error a plain import would raise
+        self.hits[0] = 1
+        return code
+
+    def exec_module(self, module):
+        module.__dict__[NAME] = self.hits
+        super().exec_module(module)
+
+
+class ProbeFinder:
+    """Asks the other finders, and hands the listed files to the probe loader."""
+
+    pw_lines = True
+
+    def __init__(self, files):
+        self.files = files  # real source path -> hit file
+        self.maps = {}
+
+    def find_spec(self, name, path=None, target=None):
+        for finder in list(sys.meta_path):
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is None:
+                continue
+            hit_file = self.files.get(os.path.realpath(spec.origin)) if spec.origin else None
+            if hit_file is None:
+                return spec
+            if not isinstance(spec.loader, SourceFileLoader):
+                # Another loader (pytest's assertion rewriter, for a plugin module of the
+                # repository): the plain path finder's spec, probed, takes its place.
+                plain = PathFinder.find_spec(name, path, target)
+                if plain is None or plain.origin != spec.origin:
+                    return spec
+                spec = plain
+            hits = self._map(hit_file)
+            if hits is not None and isinstance(spec.loader, SourceFileLoader):
+                spec.loader = ProbeLoader(name, spec.origin, hits)
+            return spec
+        return None
+
+    def _map(self, hit_file):
+        if hit_file not in self.maps:
+            try:
+                fd = os.open(hit_file, os.O_RDWR)
+                try:
+                    self.maps[hit_file] = mmap.mmap(fd, 0)
+                finally:
+                    os.close(fd)
+            except (OSError, ValueError):
+                self.maps[hit_file] = None
+        return self.maps[hit_file]
+
+
+def read_list(path):
+    files = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            source, _, hit_file = line.rstrip("\n").partition("\t")
+            if source and hit_file:
+                files[os.path.realpath(source)] = hit_file
+    return files
+
+
+def install(list_file):
+    finder = ProbeFinder(read_list(list_file))
+    sys.meta_path.insert(0, finder)
+    return finder
+
+
+def to_front():
+    """Put the probe finder first again (pytest inserts its assertion rewriter before it)."""
+    for finder in list(sys.meta_path):
+        if getattr(finder, "pw_lines", False):
+            sys.meta_path.remove(finder)
+            sys.meta_path.insert(0, finder)

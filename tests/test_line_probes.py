@@ -1,0 +1,232 @@
+"""The line probes (probe/pw_lines.py) against coverage.py, the measurement they stand in for.
+
+Each test runs real interpreters over real files: the same module and driver under coverage.py and
+under the probes, and the statements each says ran must be the same; then what coverage.py loses
+and the probes keep (a child leaving by os._exit), and what the probes must not change (a module's
+docstring, future imports, traceback lines, files nobody listed).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import coverage
+from coverage.python import PythonParser
+
+from patchwitness.hits.python import Instrumentation, instrument_probes, read_hits
+from patchwitness.suites.python import PROBE_DIR
+
+MODULE = '''\
+"""Module docstring."""
+from __future__ import annotations
+
+import functools
+
+X = 1
+
+
+def deco(f):
+    return f
+
+
+@deco
+@functools.lru_cache(
+    maxsize=None,
+)
+def decorated(a,
+              b=2):
+    """Doc."""
+    total = (a +
+             b)
+    if total > 10:
+        return "big"
+    elif total > 5:
+        return "mid"
+    else:
+        pass
+    try:
+        int("x")
+    except ValueError:
+        total += 1
+    except KeyError:
+        total -= 1
+    finally:
+        total *= 1
+    for i in range(2):
+        total += i
+    else:
+        total += 0
+    while total < 0:
+        total += 1
+    with open(__file__) as fh:
+        fh.read(1)
+    return [x for x in range(3)
+            if x]
+
+
+class C:
+    """Class doc."""
+    y = 2
+
+    def method(self):
+        global X
+        X = 3
+        return lambda: (1,
+                        2)
+
+    def never(self):
+        return 0
+
+
+def gen():
+    yield 1
+    yield 2
+
+
+async def coro():
+    return 1
+
+
+def matcher(v):
+    match v:
+        case 1:
+            return "one"
+        case [a, b]:
+            return "pair"
+        case _:
+            return "other"
+
+
+def unused():
+    x = 1
+    return x
+
+if X:
+    Y = 1
+else:
+    Y = 2
+'''
+
+DRIVER = """\
+import asyncio
+import mod
+mod.decorated(1)
+mod.decorated(7)
+mod.C().method()
+list(mod.gen())
+asyncio.run(mod.coro())
+mod.matcher(1)
+mod.matcher(3)
+mod.matcher([1, 2])
+"""
+
+
+def probed_run(tmp_path: Path, files: dict[str, str], script: str) -> tuple[Instrumentation, str]:
+    """Run `script` in a fresh interpreter with `files` written under tmp_path/tree and every
+    .py file of them probed, as the grader's sitecustomize does."""
+    tree = tmp_path / "tree"
+    for rel, text in files.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text)
+    inst = instrument_probes(tmp_path / "scratch", tree, sorted(files))
+    env = {
+        **os.environ,
+        **inst.env(),
+        "PYTHONPATH": os.pathsep.join([str(PROBE_DIR), str(inst.site), str(tree)]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tree, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return inst, done.stdout
+
+
+def coverage_hits(tmp_path: Path, module: str, driver: str) -> dict[int, int]:
+    tree = tmp_path / "plain"
+    tree.mkdir()
+    (tree / "mod.py").write_text(module)
+    (tree / "drive.py").write_text(driver)
+    data = tmp_path / ".coverage"
+    subprocess.run(
+        [sys.executable, "-m", "coverage", "run", f"--data-file={data}", "drive.py"],
+        cwd=tree,
+        check=True,
+        capture_output=True,
+    )
+    cov = coverage.Coverage(data_file=str(data))
+    cov.load()
+    _, statements, _, missing, _ = cov.analysis2(str(tree / "mod.py"))
+    return {n: 0 if n in missing else 1 for n in statements}
+
+
+def test_the_probes_see_the_statements_coverage_py_sees(tmp_path):
+    inst, _ = probed_run(tmp_path, {"mod.py": MODULE}, DRIVER)
+    hits = read_hits(inst, tmp_path / "tree", ["mod.py"])
+    assert hits is not None
+    parser = PythonParser(text=MODULE)
+    parser.parse_source()
+    probes = {n: c for n, c in hits["mod.py"].hits.items() if n in parser.statements}
+    assert probes == coverage_hits(tmp_path, MODULE, DRIVER)
+    assert 0 in probes.values() and 1 in probes.values()  # both kinds of line were seen
+
+
+def test_a_module_keeps_its_docstring_future_flags_and_line_numbers(tmp_path):
+    script = (
+        "import mod, traceback\n"
+        "print(repr(mod.__doc__))\n"
+        "print(mod.decorated.__wrapped__.__annotations__)\n"  # future annotations: strings
+        "try:\n    mod.C().fails()\nexcept ZeroDivisionError as e:\n"
+        "    print(traceback.extract_tb(e.__traceback__)[-1].lineno)\n"
+    )
+    module = MODULE + "\n\ndef fails(self):\n    return 1 / 0\n\n\nC.fails = fails\n"
+    module = module.replace("def decorated(a,\n", "def decorated(a: int,\n")
+    _, out = probed_run(tmp_path, {"mod.py": module}, script)
+    doc, annotations, line = out.splitlines()
+    assert doc == "'Module docstring.'"
+    assert annotations == "{'a': 'int'}"
+    assert int(line) == module.splitlines().index("    return 1 / 0") + 1
+
+
+def test_hits_survive_a_child_that_leaves_by_os_exit(tmp_path):
+    module = "def work():\n    return 6 * 7\n\n\ndef idle():\n    return 0\n"
+    script = (
+        "import os, mod\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n    mod.work()\n    os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+    )
+    inst, _ = probed_run(tmp_path, {"mod.py": module}, script)
+    hits = read_hits(inst, tmp_path / "tree", ["mod.py"])
+    assert hits is not None
+    assert hits["mod.py"].hits[2] == 1  # the child's line
+    assert hits["mod.py"].hits[6] == 0  # never called
+
+
+def test_only_listed_files_are_probed(tmp_path):
+    files = {"mod.py": "VALUE = 1\n", "other.py": "VALUE = 2\n"}
+    tree = tmp_path / "tree"
+    for rel, text in files.items():
+        tree.mkdir(exist_ok=True)
+        (tree / rel).write_text(text)
+    inst = instrument_probes(tmp_path / "scratch", tree, ["mod.py"])
+    env = {
+        **os.environ,
+        **inst.env(),
+        "PYTHONPATH": os.pathsep.join([str(PROBE_DIR), str(inst.site), str(tree)]),
+    }
+    script = "import mod, other\nprint(hasattr(mod, '__pw_hits__'), hasattr(other, '__pw_hits__'))"
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=tree, env=env, capture_output=True, text=True
+    ).stdout
+    assert out.split() == ["True", "False"]
+
+
+def test_no_mark_means_the_probes_never_started(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "mod.py").write_text("VALUE = 1\n")
+    inst = instrument_probes(tmp_path / "scratch", tree, ["mod.py"])
+    assert read_hits(inst, tree, ["mod.py"]) is None
