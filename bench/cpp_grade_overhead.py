@@ -1,0 +1,161 @@
+"""C++ grade overhead (issue 11): a one-header patch, all gates, against the plain incremental
+rebuild and test of the same patch.
+
+Input: the demo's ringlib (CMake + GoogleTest, three golden programs in the flag matrix's
+manifest, four envelopes) and its `ring-speedup` task, whose honest fix changes one header
+(`include/ringlib/ring.hpp`) that the tests and every golden include. Each measured patch is that
+fix plus a comment line of its own (`// variant k`), so no two patches share a header: every
+patch makes the compiler work again, in the grade's warm build trees and compile cache as in the
+peer's build tree.
+
+  peer   what a person does by hand: a checkout of the SHA configured and built once (not timed),
+         then per patch: `git checkout .`, `git apply`, and the task's build and test command
+         (`cmake --build build && ctest --test-dir build`): ninja rebuilds what the header dirties;
+  grade  `api.grade` with the default settings (warm build trees, every gate, the flag matrix
+         included), after one warm-up grade of another variant (the task's baseline, the SHA's
+         warm trees and matrix cells are made there, once per task, not per patch).
+
+Both through the runner of --sandbox (none by default: the peer has no sandbox either).
+
+    .venv/bin/python bench/cpp_grade_overhead.py [--quick] [--reps 3] [--sandbox none]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import (
+    Cost,
+    heading,
+    line,
+    load_note,
+    median_cost,
+    print_ratio,
+    private_cache,
+    runs,
+    sandbox_runner,
+    seen_cost,
+    timed,
+)
+
+from patchwitness.api import grade
+from patchwitness.demo import build, ringlib
+from patchwitness.demo.cpp_run import available, build_cpp
+from patchwitness.settings import Settings
+from patchwitness.task import load_task
+
+TASK = "ring-speedup"
+HEADER = "include/ringlib/ring.hpp"
+
+
+def variant_patch(where: Path, k: int) -> Path:
+    """The honest one-header fix, with a comment line that makes this patch's header unique."""
+    after = build.apply_edits(ringlib.FILES, [ringlib.RING_FIX])
+    after[HEADER] = after[HEADER] + f"// variant {k}\n"
+    patch = where / f"variant-{k}.diff"
+    patch.write_text(build.make_diff(ringlib.FILES, after))
+    return patch
+
+
+def sh(command: str, cwd: Path, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(
+        command, shell=True, cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{command!r} failed ({done.returncode}): {done.stdout[-800:]}")
+
+
+def plain_checkout(repo: Path, sha: str, where: Path) -> tuple[Path, dict[str, str]]:
+    """A checkout of the SHA with a configured and built tree beside it (not timed)."""
+    subprocess.run(["git", "clone", "--quiet", str(repo), str(where)], check=True)
+    sh(f"git -c advice.detachedHead=false checkout --quiet {sha}", where)
+    env = {**os.environ, "PW_BUILD": str(where / "build")}
+    sh('cmake -S . -B "$PW_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug', where, env)
+    sh('cmake --build "$PW_BUILD"', where, env)
+    return where, env
+
+
+def plain_incremental(tree: Path, env: dict[str, str], patch: Path) -> Cost:
+    sh("git checkout --quiet .", tree)
+    sh(f"git apply {patch}", tree)
+
+    def build_and_test() -> None:
+        sh('cmake --build "$PW_BUILD"', tree, env)
+        # The SHA has the other task's bug too (Stats.MedianOfEven stays red): ctest fails.
+        subprocess.run(ringlib.TEST_CMD, shell=True, cwd=tree, env=env, capture_output=True)
+
+    cost, _ = timed(build_and_test)
+    return cost
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one measured patch")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--sandbox", default="none")
+    args = parser.parse_args(argv)
+    ok, why = available()
+    if not ok:
+        print(f"skipped: {why}")
+        return 0
+    reps = 1 if args.quick else args.reps
+    runner, described = sandbox_runner(args.sandbox)
+    heading(f"C++ grade vs plain incremental rebuild and test; {load_note()}")
+    with tempfile.TemporaryDirectory(prefix="pw-cpp-bench-") as tmp, private_cache():
+        root = Path(tmp)
+        bag = build_cpp(root / "demo")
+        task_dir = next(j.task_dir for j in bag.jobs if j.task_dir.name == TASK)
+        task = load_task(task_dir)
+        patches = root / "patches"
+        patches.mkdir()
+        tree, env = plain_checkout(task.repo, task.sha, root / "plain")
+        settings = Settings(runner=runner)
+
+        warm, first = timed(
+            lambda: grade(task_dir, variant_patch(patches, 0), agent="warm-up", settings=settings)
+        )
+        line(
+            f"input: {TASK}, a one-header patch ({HEADER}) of the demo's ringlib; sandbox "
+            f"{described}; warm-up grade (baseline, warm trees, SHA matrix cells): {warm} -> "
+            f"{first.label}/{first.grade}"
+        )
+        plain: list[Cost] = []
+        grades: list[Cost] = []
+        for k in range(1, reps + 1):
+            patch = variant_patch(patches, k)
+            plain.append(plain_incremental(tree, env, patch))
+            cost, verdict = timed(
+                lambda p=patch: grade(task_dir, p, agent=f"v{p.stem}", settings=settings)
+            )
+            grades.append(seen_cost(cost, runner))
+            if (verdict.label, verdict.grade) != ("passed", "accept"):
+                print(f"unexpected verdict for {patch.name}: {verdict.label}/{verdict.grade}")
+                return 1
+            timings = verdict.timings.phases if verdict.timings else {}
+            line(
+                f"variant {k}: grade {cost} ({verdict.label}); phases: "
+                + ", ".join(f"{name} {secs:.2f} s" for name, secs in timings.items())
+            )
+        manifest = json.loads(ringlib.MATRIX_MANIFEST)
+        size = f"{len(manifest['goldens'])} goldens x {len(manifest['envelopes'])} envelopes"
+        line(f"plain incremental rebuild + ctest: {runs(plain)}")
+        line(f"grade, all gates, warm: {runs(grades)}")
+        print_ratio(
+            "C++ grade (warm, all gates) / plain incremental rebuild and test",
+            median_cost(grades),
+            median_cost(plain),
+            f"one-header patch; ringlib: one GoogleTest program, {size}; median of {reps}",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
