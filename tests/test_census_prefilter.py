@@ -41,6 +41,9 @@ TREE = {
     "include/lib/span": "#pragma once\nnamespace lib { template <class T> class span {}; }\n",
     # words an item starts with, but no whole name the census counts: ripgrep passes it over
     "src/words.h": "#define CHECKSUM_LEN 4\n// the assertion above; FAILURE_MODE, TESTING\n",
+    # a name after a non-ASCII letter: a candidate for ripgrep's ASCII word boundary, and the
+    # lexer, not ripgrep, says it is no call
+    "src/accent.h": "int \u00e9ASSERT_TRUE(int);\n",
 }
 
 
@@ -79,13 +82,21 @@ def test_the_prefiltered_inventory_is_the_full_one(tmp_path, monkeypatch, ripgre
     assert not any(i.file.startswith("gen/") for i in fast.items)
 
 
-def test_ripgrep_names_the_candidates(tmp_path):
+@pytest.mark.parametrize("chunk_bytes", [1 << 20, 64])  # one ripgrep command, or many
+def test_ripgrep_names_the_candidates(tmp_path, monkeypatch, chunk_bytes):
     if shutil.which("rg") is None:
         pytest.skip("ripgrep is not installed (make installs it)")
+    monkeypatch.setattr(prefilter, "_CHUNK_BYTES", chunk_bytes)
     _tree(tmp_path, prefilter.RG_THRESHOLD)
     rels = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
     found = prefilter.candidates(tmp_path, rels, file_pattern("GOLDEN_"))
-    assert found == {"src/checks.h", "tests/helpers.h", "tests/a_test.cpp", "tests/ndebug.cpp"}
+    assert found == {
+        "src/checks.h",
+        "src/accent.h",
+        "tests/helpers.h",
+        "tests/a_test.cpp",
+        "tests/ndebug.cpp",
+    }
 
 
 def test_an_unreadable_file_is_still_unreadable_when_not_lexed(tmp_path, monkeypatch):

@@ -168,14 +168,19 @@ def _call_regexes(golden_prefix: str, helpers: tuple[str, ...]) -> tuple[re.Patt
 
 @lru_cache(maxsize=8)
 def file_pattern(golden_prefix: str) -> str:
-    """The whole names a file must hold for the census to find an item in it, for ripgrep (whose
-    syntax takes these constructs as they are): a counted macro, `assert`, `static_assert`, a
-    switch, a golden name. Every item holds one: a call, a (re)definition of a counted name, or a
-    macro body calling one. Helper macros count only in the file that defines them."""
+    """The whole names a file must hold for the census to find an item in it, as a ripgrep
+    pattern: a counted macro, `assert`, `static_assert`, a switch, a golden name. Every item holds
+    one: a call, a (re)definition of a counted name, or a macro body calling one. Helper macros
+    count only in the file that defines them.
+
+    The word boundaries are ASCII ones, `(?-u:\\b)`: ripgrep's Unicode boundary kept it off its
+    fast engine (0.93 s against 0.22 s over /usr/include), and an ASCII boundary only adds files
+    (a name after a non-ASCII letter), never loses one."""
     names = [_UPPER_NAMES, "assert", "static_assert", *sorted(SWITCHES)]
     if golden_prefix:
         names.append(re.escape(golden_prefix) + r"\w*")
-    return r"\b(?:" + "|".join(names) + r")\b"
+    edge = r"(?-u:\b)"
+    return edge + "(?:" + "|".join(names) + ")" + edge
 
 
 @lru_cache(maxsize=64)

@@ -49,7 +49,9 @@ WORDS = (
 )
 # ripgrep and a whole tree: worth a process from this many files on.
 RG_THRESHOLD = 200
-_CHUNK = 4000  # paths per ripgrep command line (well under the kernel's limit)
+# Bytes of paths per ripgrep command line: well under the kernel's limit (2 MB on Linux, with
+# the environment), and one command for most trees (7,817 paths of /usr/include are 0.3 MB).
+_CHUNK_BYTES = 1 << 20
 
 
 @lru_cache(maxsize=16)
@@ -73,8 +75,7 @@ def candidates(root: Path, rels: Sequence[str], pattern: str) -> set[str] | None
     if rg is None or len(rels) < RG_THRESHOLD:
         return None
     found: set[str] = set()
-    for start in range(0, len(rels), _CHUNK):
-        chunk = list(rels[start : start + _CHUNK])
+    for chunk in _chunks(rels):
         try:
             done = subprocess.run(
                 # -a: binary-looking files are text too; no config, ignore files or hidden-file
@@ -102,3 +103,16 @@ def candidates(root: Path, rels: Sequence[str], pattern: str) -> set[str] | None
             return None
         found.update(line for line in done.stdout.decode("utf-8", "surrogateescape").splitlines())
     return found
+
+
+def _chunks(rels: Sequence[str]) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    size = 0
+    for rel in rels:
+        nbytes = len(rel.encode("utf-8", "surrogateescape")) + 1
+        if out[-1] and size + nbytes > _CHUNK_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(rel)
+        size += nbytes
+    return out

@@ -13,6 +13,7 @@ import fnmatch
 import functools
 import hashlib
 import os
+import stat
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -157,12 +158,12 @@ def scan_file(
     """One file's items. `kind`: what `wanted` said, when the caller knows ("" to ask). `lex`
     false: a C++ file the prefilter showed to hold no item word; only its readability is
     checked."""
+    if kind == "cpp" and not lex:
+        return _unlexed(root, rel)
     if not os.path.lexists(root / rel):
         return FileResult(rel, [], None)  # deleted by the patch: absent, not unreadable
     if kind == "":
         kind = wanted(rel, options, root)
-    if kind == "cpp" and not lex:
-        return FileResult(rel, [], None, unreadable=not _readable(root, rel))
     data = read_inside(root, rel)
     if data is None or kind is None:
         return FileResult(rel, [], None, unreadable=data is None and kind is not None)
@@ -184,9 +185,22 @@ def scan_file(
     return FileResult(rel, [], digest)
 
 
-def _readable(root: Path, rel: str) -> bool:
-    path = file_inside(root, rel)
-    return path is not None and os.access(path, os.R_OK)
+def _unlexed(root: Path, rel: str) -> FileResult:
+    """A C++ file the prefilter passed over: absent, readable or not. Most files of a large tree
+    end here, so a plain file costs one lstat and one access check, without pathlib."""
+    path = os.path.join(root, rel)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return FileResult(rel, [], None)  # deleted by the patch: absent, not unreadable
+    except OSError:
+        return FileResult(rel, [], None, unreadable=True)
+    if stat.S_ISLNK(mode):
+        inside = file_inside(root, rel)
+        readable = inside is not None and os.access(inside, os.R_OK)
+    else:
+        readable = stat.S_ISREG(mode) and os.access(path, os.R_OK)
+    return FileResult(rel, [], None, unreadable=not readable)
 
 
 def _scan_cpp(rel: str, data: bytes, digest: str, options: ScanOptions) -> FileResult:
