@@ -8,27 +8,33 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from patchwitness import cli_matrix
+from patchwitness.console import err, out
 
+# Help is click's plain text: typer's rich help imports a markdown parser (0.1 s) into every
+# command that prints usage.
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="Grade AI-written patches and refuse false greens.",
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-census_app = typer.Typer(no_args_is_help=True, help="Inventory tests and assertions (seed 000).")
+census_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="Inventory tests and assertions (seed 000)."
+)
 app.add_typer(census_app, name="census")
-bag_app = typer.Typer(no_args_is_help=True, help="Grade a bag of tasks times agents.")
+bag_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="Grade a bag of tasks times agents."
+)
 app.add_typer(bag_app, name="bag")
-import_app = typer.Typer(no_args_is_help=True, help="Make a bag from another benchmark's tasks.")
+import_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="Make a bag from another benchmark's tasks."
+)
 app.add_typer(import_app, name="import")
 cli_matrix.register(app)
 
-# Tables are wide; when output goes to a file or a pipe, do not fold them to 80 columns.
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 EXIT = {"accept": 0, "accept-with-review": 0, "reject": 1, "ungradable": 2}
 
@@ -52,7 +58,7 @@ PolicyOpt = Annotated[
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err.print(f"patchwitness: {message}", markup=False, highlight=False)
+    err().print(f"patchwitness: {message}", markup=False, highlight=False)
     raise typer.Exit(code)
 
 
@@ -69,7 +75,7 @@ def _settings(mode: str, policy_file: Path | None = None, **options):
         _fail(str(exc))
         raise  # unreachable
     for warning in runner.warnings:
-        err.print(f"[bold yellow]warning:[/] {warning}")
+        err().print(f"[bold yellow]warning:[/] {warning}")
     policy = DEFAULT_POLICY
     if policy_file is not None:
         try:
@@ -83,7 +89,7 @@ def _crashed(exc: Exception) -> None:
     """A grader bug: one line, exit 2. Not a verdict."""
     import traceback
 
-    err.print(traceback.format_exc(), markup=False, highlight=False)
+    err().print(traceback.format_exc(), markup=False, highlight=False)
     _fail(
         f"internal error (a bug of the grader, not of the patch): {exc.__class__.__name__}: {exc}"
     )
@@ -126,7 +132,7 @@ def grade(
     )
     try:
         # Where the grade is, on stderr while it runs (a terminal only); never in --json.
-        with err.status(f"grading {patch.name}") as status:
+        with err().status(f"grading {patch.name}") as status:
 
             def progress(doing: str) -> None:
                 status.update(f"grading {patch.name}: {doing}")
@@ -138,10 +144,10 @@ def grade(
         _crashed(exc)
         return
     _write_outputs(verdict, json_out, sarif)
-    render_verdict(out, verdict)
+    render_verdict(out(), verdict)
     if verdict.grade == "ungradable":
         detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
-        err.print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
+        err().print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
     raise typer.Exit(EXIT[verdict.grade])
 
 
@@ -224,7 +230,7 @@ def census_write(
     )
     inventory = scan_tree(root.resolve(), options)
     write_json(output, inventory.to_json(), indent=None)
-    out.print(len(inventory.items))
+    out().print(len(inventory.items))
 
 
 @census_app.command("diff")
@@ -281,10 +287,10 @@ def pr(
         _crashed(exc)
         return
     _write_outputs(verdict, json_out, sarif)
-    render_verdict(out, verdict)
+    render_verdict(out(), verdict)
     if verdict.grade == "ungradable":
         detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
-        err.print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
+        err().print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
     raise typer.Exit(EXIT[verdict.grade])
 
 
@@ -342,21 +348,21 @@ def bag_run(
         _fail(str(exc))
         return
     try:
-        result = run_bag(bag, patches, db, settings=settings, executor=engine, console=err)
+        result = run_bag(bag, patches, db, settings=settings, executor=engine, console=err())
     finally:
         engine.close()
-    out.print(
+    out().print(
         f"{result.graded} graded, {result.skipped} already in {db} "
         f"({result.tasks} tasks x {result.agents} agents)"
     )
     for crash in result.crashes:
-        err.print(
+        err().print(
             f"[bold red]grader crash[/] {crash.task} / {crash.agent}: {crash.error} "
             "(not a verdict; graded again on the next run)"
         )
     store = ResultsDB(db)
     render_matrix(
-        out, store.verdicts(), title=f"{db}: tasks x agents", held_out=store.held_out_tasks()
+        out(), store.verdicts(), title=f"{db}: tasks x agents", held_out=store.held_out_tasks()
     )
     store.close()
     if result.crashes:
@@ -376,7 +382,7 @@ def _check_predictions(bag: Path, predictions: Path) -> None:
         return
     tasks = {task.name for task in task_dirs(bag)}
     for unknown in unknown_predictions(read, tasks):
-        err.print(
+        err().print(
             f"[yellow]ignored:[/] {unknown.model} / {unknown.instance_id} ({unknown.where}): "
             f"not a task of {bag}",
             highlight=False,
@@ -442,8 +448,8 @@ def import_swebench(
     imported = set(result.imported)
     _warn_assignments(read, [i for i in read if i.instance_id in imported], options)
     for instance_id, why in result.skipped:
-        out.print(f"[yellow]skipped[/] {instance_id}: {why}", highlight=False)
-    out.print(
+        out().print(f"[yellow]skipped[/] {instance_id}: {why}", highlight=False)
+    out().print(
         f"[bold]{len(result.imported)} imported[/], {len(result.skipped)} skipped "
         f"({len(read)} instances) into {out_dir}",
         highlight=False,
@@ -458,9 +464,9 @@ def _warn_assignments(instances: list, imported: list, options) -> None:
     named = {instance.repo for instance in instances}
     for option, given in (("--setup", options.setups), ("--test-cmd", options.test_cmds)):
         for repo in sorted(set(given) - named):
-            err.print(f"[yellow]warning:[/] {option} {repo}: no instance is of that repository")
+            err().print(f"[yellow]warning:[/] {option} {repo}: no instance is of that repository")
     for repo in sorted({instance.repo for instance in imported} - set(options.setups)):
-        err.print(
+        err().print(
             f"[yellow]warning:[/] no --setup for {repo}: its tests run on the grader's own Python"
         )
 
@@ -488,11 +494,11 @@ def rejudge(
             _fail(str(exc))
     result = rejudge_db(db, chosen, write=not dry_run)
     for change in result.changes or []:
-        out.print(change.line(), markup=False, highlight=False)
+        out().print(change.line(), markup=False, highlight=False)
     said = f"{result.judged} judged again, {len(result.changes or [])} changed"
     if result.without_facts:
         said += f", {result.without_facts} without stored facts (grade them again)"
-    out.print(said + (" (dry run: nothing written)" if dry_run else ""))
+    out().print(said + (" (dry run: nothing written)" if dry_run else ""))
 
 
 @app.command()
@@ -540,12 +546,12 @@ def report(
         else None
     )
     if crashes:
-        err.print(
+        err().print(
             f"{len(crashes)} grade(s) crashed (grader bugs, not verdicts; not in the matrix): "
             + ", ".join(f"{c['task']}/{c['agent']}" for c in crashes[:5])
         )
     render_matrix(
-        out,
+        out(),
         verdicts,
         title=f"{db}: tasks x agents",
         held_out=held_out,
@@ -595,7 +601,7 @@ def _write_swebench(path: Path, agent: str, report: dict) -> None:
     from patchwitness.atomic import write_json
 
     write_json(path, report)
-    out.print(
+    out().print(
         f"SWE-bench run report of {agent}: {report['resolved_instances']} resolved, "
         f"{report['unresolved_instances']} unresolved ({len(report['unprintable_ids'])} "
         f"UNPRINTABLE), {report['empty_patch_instances']} empty, "
@@ -626,7 +632,7 @@ def tables(
         return
     from patchwitness.report.terminal import render_tables
 
-    render_tables(out)
+    render_tables(out())
 
 
 @app.command()
@@ -642,7 +648,7 @@ def demo(
     from patchwitness.demo.run import run_demo
 
     settings = _settings(sandbox)
-    code = run_demo(out, workdir=workdir, jobs=jobs, language=language, settings=settings)
+    code = run_demo(out(), workdir=workdir, jobs=jobs, language=language, settings=settings)
     raise typer.Exit(code)
 
 
@@ -651,14 +657,14 @@ def version() -> None:
     """Print the version."""
     from patchwitness.build_id import grader_build
 
-    out.print(grader_build())
+    out().print(grader_build())
 
 
 def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err.print("patchwitness: interrupted")
+        err().print("patchwitness: interrupted")
         sys.exit(130)
 
 

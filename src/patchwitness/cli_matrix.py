@@ -23,11 +23,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import click
 import typer
-from rich.console import Console
-from rich.table import Table
 from typer.core import TyperGroup
 
+from patchwitness.console import err, out
+
 if TYPE_CHECKING:  # the verdict model costs half a second to import: only where it is used
+    from rich.console import Console
+
     from patchwitness.model import Cell, MatrixGate
 
 
@@ -43,14 +45,13 @@ class MatrixGroup(TyperGroup):
 matrix_app = typer.Typer(
     cls=MatrixGroup,
     no_args_is_help=True,
+    rich_markup_mode=None,
     help=(
         "The compiler flag matrix (seed 004). `patchwitness matrix TASK_DIR [PATCH]` is short "
         "for `patchwitness matrix run TASK_DIR [PATCH]`."
     ),
 )
 
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 EXIT_PASS, EXIT_RED, EXIT_ERROR, EXIT_NOISE = 0, 1, 2, 3
 
@@ -64,7 +65,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _fail(message: str, code: int = EXIT_ERROR) -> None:
-    err.print(f"patchwitness: {message}", markup=False, highlight=False)
+    err().print(f"patchwitness: {message}", markup=False, highlight=False)
     raise typer.Exit(code)
 
 
@@ -78,11 +79,13 @@ def _settings(mode: str):
         _fail(str(exc))
         raise  # unreachable
     for warning in runner.warnings:
-        err.print(f"[bold yellow]warning:[/] {warning}")
+        err().print(f"[bold yellow]warning:[/] {warning}")
     return Settings(runner=runner)
 
 
 def render_cells(console: Console, cells: list[Cell], title: str) -> None:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left")
     for column in ("golden", "envelope", "status", "at SHA", "cached", "RSS MB", "CPU s", "notes"):
         table.add_column(column, overflow="fold")
@@ -160,7 +163,7 @@ def matrix_run(
     from patchwitness.task import load_task
 
     settings = _settings(sandbox)
-    show = err if print_commands else out
+    show = err() if print_commands else out()
     try:
         task = load_task(task_dir, repo)
         plan = matrix.load_plan(task, envelope or [])
@@ -245,17 +248,22 @@ def matrix_promote(
     except (GradeStop, OSError) as exc:
         _fail(f"{getattr(exc, 'label', 'error')}: {exc}")
         return
-    render_cells(out, result.sha_cells, f"{result.golden} on the SHA")
-    render_cells(out, result.bad_cells, f"{result.golden} on the known-bad patch")
+    render_cells(out(), result.sha_cells, f"{result.golden} on the SHA")
+    render_cells(out(), result.bad_cells, f"{result.golden} on the known-bad patch")
     verdict = "promotable" if result.promotable else "not promotable"
-    out.print(f"{result.golden}: {verdict}: {result.reason}", highlight=False)
+    out().print(f"{result.golden}: {verdict}: {result.reason}", highlight=False)
     if jsonl is not None:
         _write_jsonl(jsonl, [*result.sha_cells, *result.bad_cells])
     raise typer.Exit(EXIT_PASS if result.promotable else EXIT_RED)
 
 
 def main() -> None:  # pragma: no cover - for `python -m patchwitness.cli_matrix` while unwired
-    app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False)
+    app = typer.Typer(
+        add_completion=False,
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
     register(app)
 
     @app.callback()

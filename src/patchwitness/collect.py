@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchwitness import (
     atomic,
@@ -55,17 +56,18 @@ from patchwitness.facts import (
 from patchwitness.gates import census as census_gate
 from patchwitness.gates import coverage as coverage_gate
 from patchwitness.hits import collect as collect_hits
-from patchwitness.linemap import CppLines
-from patchwitness.matrix import collect as matrix
 from patchwitness.model import Finding, Fingerprint, Timings
 from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
 from patchwitness.settings import Settings
 from patchwitness.suites import Focus, Suite, SuiteRun, fill_broken
-from patchwitness.suites.cpp import KEEP_INLINE, TEST_TU_NOTE, CppSuite, toolchain_versions
 from patchwitness.suites.python import PythonSuite
 from patchwitness.suspicious import cpp_findings, python_findings
 from patchwitness.task import Task
 from patchwitness.workspace import Workspace, require_commit, safe_read, show_at
+
+if TYPE_CHECKING:
+    from patchwitness.matrix.collect import Matrix
+    from patchwitness.suites.cpp import CppSuite
 
 
 @dataclass
@@ -130,11 +132,21 @@ def make_suite(task: Task, settings: Settings) -> Suite:
             why = env.versions.get("pytest_error") or "not installed"
             raise InvalidTask(f"pytest does not import in the task's environment: {why}"[:400])
         return PythonSuite(task, env, settings.runner)
+    from patchwitness.suites.cpp import CppSuite
+
     return CppSuite(task, env, settings.runner)
 
 
+def matrix_plan(task: Task, settings: Settings) -> Matrix | None:
+    if task.language != "cpp":
+        return None  # the flag matrix grades C++ tasks only
+    from patchwitness.matrix import collect as matrix
+
+    return matrix.load_plan(task) if matrix.applies(task, settings) else None
+
+
 def make_fingerprint(
-    task: Task, suite: Suite, settings: Settings, plan: matrix.Matrix | None
+    task: Task, suite: Suite, settings: Settings, plan: Matrix | None
 ) -> Fingerprint:
     versions = suite.versions()
     manifests = {"task": task.files_sha256[:16]}
@@ -174,7 +186,7 @@ def collect(
     try:
         patch = parse_patch(data)
         require_commit(task.repo, task.sha)
-        plan = matrix.load_plan(task) if matrix.applies(task, settings) else None
+        plan = matrix_plan(task, settings)
         clock.say("the task's environment")
         suite = make_suite(task, settings)
         clock.lap("setup")
@@ -201,7 +213,7 @@ def _collect_patched(
     base: baselines.Baseline,
     secret: baselines.Baseline | None,
     settings: Settings,
-    plan: matrix.Matrix | None,
+    plan: Matrix | None,
     clock: Clock,
 ) -> None:
     # With hidden tests the failing ids are the hidden run's: the visible run names none.
@@ -216,11 +228,12 @@ def _collect_patched(
     with checkout(task, settings, suite) as (ws, slot):
         if slot is not None:
             clock.say("priming the warm build tree")
-            assert isinstance(suite, CppSuite)
             base_tests = frozenset(
                 it.file for it in base.inventory.items if it.kind in ("test", "case")
             )
-            suite.prime(slot, instrument, Focus(test_sources=base_tests), ws.new_dir("prime"))
+            cpp_suite(suite).prime(
+                slot, instrument, Focus(test_sources=base_tests), ws.new_dir("prime")
+            )
             clock.lap("prime")
         ws.apply(data)
         clock.lap("apply")
@@ -278,8 +291,7 @@ def _collect_patched(
             clock.say("building and running the tests" if where == "after" else f"the {where} run")
             scratch = ws.new_dir(where)
             if slot is not None:
-                assert isinstance(suite, CppSuite)
-                return suite.run(
+                return cpp_suite(suite).run(
                     ws.repo, scratch, instrument=instrument, focus=focus, slot=slot
                 ), scratch
             return suite.run(ws.repo, scratch, instrument=instrument, focus=focus), scratch
@@ -336,6 +348,9 @@ def _collect_patched(
             elif rejected and not settings.all_gates:
                 facts.skipped["matrix"] = f"{rejected} already rejected the patch"
             else:
+                from patchwitness.matrix import collect as matrix
+                from patchwitness.suites.cpp import CppSuite
+
                 env = suite.env if isinstance(suite, CppSuite) else None
                 tools = matrix.Tools.of(settings, env)
                 if slot is not None and plan.mode == "cmake":
@@ -364,11 +379,11 @@ def checkout(
 ) -> Iterator[tuple[Workspace, warm.Slot | None]]:
     """Where the patched tree lives: a fresh checkout of the SHA, removed afterwards; or, for a
     C++ task with warm build trees, a warm slot's repo restored to the SHA (warm.py)."""
-    if not (settings.warm and isinstance(suite, CppSuite)):
+    if not (settings.warm and suite.language == "cpp"):
         with history.checkout(task, settings.cache) as ws:
             yield ws, None
         return
-    with warm.acquire(settings.cache, warm_key(task, suite, settings)) as slot:
+    with warm.acquire(settings.cache, warm_key(task, cpp_suite(suite), settings)) as slot:
         if not slot.ready():
             with history.checkout(task, settings.cache) as fresh:
                 warm.make_pristine(slot, fresh.repo)
@@ -379,8 +394,19 @@ def checkout(
         yield ws, slot
 
 
+def cpp_suite(suite: Suite) -> CppSuite:
+    """The C++ suite a warm slot or an envelope needs (imported here: a Python grade never
+    loads the C++ half of the grader)."""
+    from patchwitness.suites.cpp import CppSuite
+
+    assert isinstance(suite, CppSuite)
+    return suite
+
+
 def warm_key(task: Task, suite: CppSuite, settings: Settings) -> str:
     """What a warm build depends on besides the sources (warm.py)."""
+    from patchwitness.suites.cpp import toolchain_versions
+
     return warm.slot_key(
         {
             "grader": grader_build(),
@@ -395,7 +421,7 @@ def warm_key(task: Task, suite: CppSuite, settings: Settings) -> str:
 
 
 def prime_envelopes(
-    ws: Workspace, slot: warm.Slot, suite: CppSuite, plan: matrix.Matrix, data: bytes
+    ws: Workspace, slot: warm.Slot, suite: CppSuite, plan: Matrix, data: bytes
 ) -> None:
     """Snapshots of the pristine tree under each CMake envelope, made once per slot: the repo is
     put back to the SHA for them, and the patch applied again."""
@@ -802,6 +828,8 @@ def _inside_existing_function(tree: Path, change: FileChange) -> str:
     text = _text(safe_read(tree, change.path))
     if text is None:
         return ""
+    from patchwitness.linemap import CppLines
+
     lines = CppLines(text)
     added = {number for number, _ in change.added}
     for number, line in change.added:
@@ -837,6 +865,8 @@ def _test_spans(
         if file.endswith(".py"):
             spans[file] = python_test_spans(text, set(tests.values()))
         else:
+            from patchwitness.linemap import CppLines
+
             lines = CppLines(text)
             for line, name in tests.items():
                 spans.setdefault(file, []).append((line, lines.block_end(line), name))
@@ -905,6 +935,8 @@ def collect_coverage(
     facts.instrumentation = base.instrumentation.describe() if measurable else ""
     facts.trials = list(base.coverage_trials)
     if task.language == "cpp" and base.instrumentation is not None:
+        from patchwitness.suites.cpp import KEEP_INLINE, TEST_TU_NOTE
+
         facts.flags = list(base.instrumentation.flags)
         if KEEP_INLINE in facts.flags:
             facts.notes.append(TEST_TU_NOTE)

@@ -1,0 +1,39 @@
+"""What a command imports before it starts its work (issue 11: start fast, import what a command
+needs when it needs it). Each check runs a fresh interpreter and reads its sys.modules."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def loaded_after(code: str) -> set[str]:
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_help_loads_neither_the_grader_nor_rich_help():
+    code = (
+        "import sys\nfrom patchwitness.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    loaded = loaded_after(code)
+    assert "patchwitness.api" not in loaded
+    assert "patchwitness.model" not in loaded
+    assert "typer.rich_utils" not in loaded  # a markdown parser, for help text
+    assert "rich.console" not in loaded
+
+
+def test_a_python_grade_loads_no_cpp_half():
+    loaded = loaded_after("import patchwitness.api")
+    assert "patchwitness.api" in loaded
+    for module in (
+        "patchwitness.matrix.collect",
+        "patchwitness.matrix.run",
+        "patchwitness.suites.cpp",
+    ):
+        assert module not in loaded, module
