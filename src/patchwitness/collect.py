@@ -18,6 +18,7 @@ import contextlib
 import re
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -296,6 +297,7 @@ def _collect_patched(
                 ), scratch
             return suite.run(ws.repo, scratch, instrument=instrument, focus=focus), scratch
 
+        early = early_pristine(facts, task, data, classes, suite, settings)
         secret_run: SuiteRun | None = None
         measured_dir: Path | None = None
         if one_run:
@@ -340,7 +342,7 @@ def _collect_patched(
                 f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
             ]
             clock.lap("coverage")
-        _collect_pristine(facts, task, data, classes, suite, settings, clock)
+        _collect_pristine(facts, task, data, classes, suite, settings, clock, early)
         rejected = judge.rejecting(facts, settings.policy)
         if plan is not None:
             if after.build_failed or after.timed_out:
@@ -444,13 +446,15 @@ def _collect_pristine(
     suite: Suite,
     settings: Settings,
     clock: Clock,
+    early: Future[SuiteRun] | None = None,
 ) -> None:
     """The SHA's own tests over the patched code, when the patch edited tests and the run can
-    still matter: it decides a purely additive test edit, and it checks a tests-authored one."""
-    reverted = sorted(p for p, c in classes.items() if c.kind in (TEST, INFRA, GRADER))
+    still matter: it decides a purely additive test edit, and it checks a tests-authored one.
+    `early`: the same run, started beside the patched one (`early_pristine`)."""
+    reverted = reverted_paths(classes)
     if not reverted:
         return
-    additive = facts.test_edit == "additive" and not task.allow_test_edits
+    additive = is_additive(facts, task)
     if not (additive or wants_pristine(task)):
         facts.pristine = PristineCollected(
             skipped=f"pristine = {task.options.pristine}: the test edit already decides this task"
@@ -462,11 +466,44 @@ def _collect_pristine(
         facts.skipped["pristine"] = facts.pristine.skipped
         return
     clock.say("the pristine run (the SHA's tests over the patched code)")
-    run = run_pristine(task, data, reverted, suite, settings)
+    run = (
+        early.result() if early is not None else run_pristine(task, data, reverted, suite, settings)
+    )
     fill_broken(run, facts.baseline.plain_outcomes)
     facts.pristine = PristineCollected(run=suite_facts(run))
     facts.runs["pristine"] = run.run.run
     clock.lap("pristine")
+
+
+def reverted_paths(classes: dict[str, Classified]) -> list[str]:
+    """What the pristine run puts back to the SHA: the patch's tests and test infrastructure."""
+    return sorted(p for p, c in classes.items() if c.kind in (TEST, INFRA, GRADER))
+
+
+def is_additive(facts: GradeFacts, task: Task) -> bool:
+    return facts.test_edit == "additive" and not task.allow_test_edits
+
+
+def early_pristine(
+    facts: GradeFacts,
+    task: Task,
+    data: bytes,
+    classes: dict[str, Classified],
+    suite: Suite,
+    settings: Settings,
+) -> Future[SuiteRun] | None:
+    """The pristine run of a Python patch whose test edit is purely additive, started now, beside
+    the patched run: such an edit is always judged by it (no other gate's rejection skips it),
+    and the two runs share nothing but the machine's cores. Other patches wait, so that a run
+    whose verdict is already decided is never spent."""
+    reverted = reverted_paths(classes)
+    if task.language != "python" or not reverted or not is_additive(facts, task):
+        return None
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pristine")
+    try:
+        return pool.submit(run_pristine, task, data, reverted, suite, settings)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def wants_pristine(task: Task) -> bool:
