@@ -454,6 +454,10 @@ def test_a_compiled_extension_is_built_in_the_graded_worktree(tmp_path):
     fix = built.patch([("fastmath/_speed.c", "x + x + 1", "x + x")], "fix.diff")
     verdict = grade(built.task_dir, fix, settings=Settings(matrix=False))
     assert verdict.label == "passed", verdict.reasons
+    # The Python files by line probes, the extension's C by gcov: the patched C line was scored.
+    coverage = verdict.gates.coverage
+    assert coverage.facts.instrumentation.startswith("line probes and gcov"), coverage.facts
+    assert (coverage.row, coverage.facts.scored_executable_lines) == ("all-hit", 1)
     broken = built.patch([("fastmath/_speed.c", "x + x + 1)", "x + x +)")], "broken.diff")
     verdict = grade(built.task_dir, broken, settings=Settings(matrix=False))
     assert verdict.label == "failed", verdict.reasons

@@ -84,8 +84,11 @@ class Instrumentation:
         return [self.site, Path(coverage.__file__).resolve().parent]
 
 
-def instrument_probes(scratch: Path, tree: Path, files: list[str]) -> Instrumentation:
-    """Line probes in `files` (repository paths of Python sources) of a run over `tree`."""
+def instrument_probes(
+    scratch: Path, tree: Path, files: list[str], gcov: bool = False
+) -> Instrumentation:
+    """Line probes in `files` (repository paths of Python sources) of a run over `tree`; with
+    `gcov`, the run's compiled extension was built with gcov's flags in `tree`."""
     directory = scratch / "coverage"
     site = directory / "site"
     hits_dir = directory / "hits"
@@ -105,7 +108,8 @@ def instrument_probes(scratch: Path, tree: Path, files: list[str]) -> Instrument
         probes[rel] = hit_file
         listing.append(f"{source}\t{hit_file}\n")
     (directory / "probes.list").write_text("".join(listing), encoding="utf-8")
-    return Instrumentation(directory, directory / "probes.list", site, probes=probes)
+    listing_file = directory / "probes.list"
+    return Instrumentation(directory, listing_file, site, gcov, tree if gcov else None, probes)
 
 
 def production_sources(tree: Path, is_test: Callable[[str], bool]) -> list[str]:
@@ -208,18 +212,22 @@ def _read_probes(
             continue
         ran = {parser.first_line(n) for n in range(1, len(marked)) if marked[n]}
         hits = {n: 1 if n in ran else 0 for n in parser.statements}
-        out[rel] = FileLines(hits=spread_over_statements(path, hits))
+        out[rel] = FileLines(hits=spread_over_statements(path, hits, parser))
     return out
 
 
-def spread_over_statements(path: Path, hits: dict[int, int]) -> dict[int, int]:
+def spread_over_statements(
+    path: Path, hits: dict[int, int], parser: PythonParser | None = None
+) -> dict[int, int]:
     """Give every line of a multi-line statement its first line's count: a patch that changes
-    the middle of a statement changed that statement, which either ran or did not."""
-    try:
-        parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
-        parser.parse_source()
-    except Exception:  # a file coverage.py could analyse but we cannot re-parse: keep its lines
-        return hits
+    the middle of a statement changed that statement, which either ran or did not. `parser`:
+    the file's, already parsed."""
+    if parser is None:
+        try:
+            parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
+            parser.parse_source()
+        except Exception:  # a file coverage.py could analyse but we cannot re-parse: keep it
+            return hits
     out = dict(hits)
     for line, first in parser.multiline_map.items():
         if first in hits and line not in out:

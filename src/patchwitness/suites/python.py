@@ -28,6 +28,7 @@ COVERAGE_PY = Instrumentation("coverage.py")
 # A task with a compiled extension (`[python] build`): its C and C++ sources are built with gcov's
 # flags too, and scored like a C++ task's.
 COVERAGE_PY_GCOV = Instrumentation("coverage.py and gcov", ("--coverage", "-O0"))
+LINE_PROBES_GCOV = Instrumentation("line probes and gcov", COVERAGE_PY_GCOV.flags)
 
 
 @dataclass
@@ -112,7 +113,7 @@ class PythonSuite:
 
     def instrumentations(self) -> list[Instrumentation]:
         if self.task.options.python.build:
-            return [COVERAGE_PY_GCOV, COVERAGE_PY]
+            return [LINE_PROBES_GCOV, COVERAGE_PY_GCOV, COVERAGE_PY]
         return [LINE_PROBES, COVERAGE_PY]
 
     def run(
@@ -131,8 +132,8 @@ class PythonSuite:
             if failed is not None:
                 return failed
         inst = None
-        if instrument == LINE_PROBES:
-            inst = self._probes(tree, scratch, focus)
+        if instrument in (LINE_PROBES, LINE_PROBES_GCOV):
+            inst = self._probes(tree, scratch, focus, gcov=bool(flags))
         elif instrument is not None:
             from patchwitness.hits.python import instrument as instrument_run
 
@@ -164,7 +165,7 @@ class PythonSuite:
             coverage=inst,
         )
 
-    def _probes(self, tree: Path, scratch: Path, focus: Focus):
+    def _probes(self, tree: Path, scratch: Path, focus: Focus, gcov: bool = False):
         """Probes in the files the gate reads; with no focus (the run at the SHA that decides
         whether the probes may stand in for the plain run), in every production file."""
         from patchwitness.census.scan import read_root_config
@@ -174,7 +175,7 @@ class PythonSuite:
             files = sorted(focus.traced)
         else:
             files = production_sources(tree, read_root_config(tree).is_test_file)
-        return instrument_probes(scratch, tree, files)
+        return instrument_probes(scratch, tree, files, gcov=gcov)
 
     def _build(self, tree: Path, home: Path, flags: tuple[str, ...] = ()) -> SuiteRun | None:
         """`[python] build` in the worktree (with gcov's `flags` for a coverage run); a SuiteRun
