@@ -230,3 +230,36 @@ def test_no_mark_means_the_probes_never_started(tmp_path):
     (tree / "mod.py").write_text("VALUE = 1\n")
     inst = instrument_probes(tmp_path / "scratch", tree, ["mod.py"])
     assert read_hits(inst, tree, ["mod.py"]) is None
+
+
+def test_python_dash_m_runs_a_probed_module(tmp_path):
+    # runpy executes the loader's code in a namespace of its own: the module binds its own map.
+    module = "def work():\n    return 6 * 7\n\n\nif __name__ == '__main__':\n    print(work())\n"
+    inst, out = probed_run(
+        tmp_path, {"mod.py": module}, "import runpy\nrunpy.run_module('mod', run_name='__main__')\n"
+    )
+    assert out.strip() == "42"
+    hits = read_hits(inst, tmp_path / "tree", ["mod.py"])
+    assert hits is not None
+    assert hits["mod.py"].hits[2] == 1 and hits["mod.py"].hits[6] == 1
+
+
+def test_a_file_run_as_a_script_is_unmeasured_not_unrun(tmp_path):
+    # `python mod.py` is compiled by the interpreter, never by the probes: its lines are not read
+    # as zero hits (a patch there would be `uncovered` for the grader's own reason).
+    module = "def work():\n    return 6 * 7\n\n\nprint(work())\n"
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "mod.py").write_text(module)
+    inst = instrument_probes(tmp_path / "scratch", tree, ["mod.py"])
+    env = {
+        **os.environ,
+        **inst.env(),
+        "PYTHONPATH": os.pathsep.join([str(PROBE_DIR), str(inst.site), str(tree)]),
+    }
+    done = subprocess.run(
+        [sys.executable, "mod.py"], cwd=tree, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == "42", done.stderr
+    hits = read_hits(inst, tree, ["mod.py"])
+    assert hits == {}  # measured nowhere: the coverage gate leaves its lines unscored

@@ -205,12 +205,14 @@ def _read_probes(
         if hit_file is None or not path.is_file():
             continue
         try:
+            marked = hit_file.read_bytes()
+            if marked[-1]:
+                continue  # run as a script, which the probes never see: unmeasured, not unrun
             parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
             parser.parse_source()
-            marked = hit_file.read_bytes()
         except Exception:  # a file coverage.py's parser cannot read has no statements to score
             continue
-        ran = {parser.first_line(n) for n in range(1, len(marked)) if marked[n]}
+        ran = {parser.first_line(n) for n in range(1, len(marked) - 1) if marked[n]}
         hits = {n: 1 if n in ran else 0 for n in parser.statements}
         out[rel] = FileLines(hits=spread_over_statements(path, hits, parser))
     return out
