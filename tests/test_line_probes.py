@@ -16,8 +16,11 @@ from pathlib import Path
 import coverage
 from coverage.python import PythonParser
 
+from patchwitness.api import grade
 from patchwitness.hits.python import Instrumentation, instrument_probes, read_hits
 from patchwitness.suites.python import PROBE_DIR
+
+from .conftest import make_task
 
 MODULE = '''\
 """Module docstring."""
@@ -263,3 +266,27 @@ def test_a_file_run_as_a_script_is_unmeasured_not_unrun(tmp_path):
     assert done.stdout.strip() == "42", done.stderr
     hits = read_hits(inst, tree, ["mod.py"])
     assert hits == {}  # measured nowhere: the coverage gate leaves its lines unscored
+
+
+SCRIPT_FILES = {
+    "tool.py": "import sys\n\n\ndef add(a, b):\n    return a - b\n\n\n"
+    "if __name__ == '__main__':\n    print(add(int(sys.argv[1]), int(sys.argv[2])))\n",
+    "tests/test_tool.py": "import os\nimport subprocess\nimport sys\n\n"
+    "ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n\n\n"
+    "def test_add_from_the_command_line():\n"
+    "    done = subprocess.run([sys.executable, os.path.join(ROOT, 'tool.py'), '2', '3'],\n"
+    "                          capture_output=True, text=True)\n"
+    "    assert done.stdout.strip() == '5'\n",
+}
+
+
+def test_a_fix_to_a_script_the_tests_run_is_never_rejected_as_uncovered(tmp_path):
+    built = make_task(
+        tmp_path, SCRIPT_FILES, failing=["tests/test_tool.py::test_add_from_the_command_line"]
+    )
+    fix = built.patch([("tool.py", "return a - b", "return a + b")], "fix.diff")
+    verdict = grade(built.task_dir, fix, agent="script-fix")
+    coverage = verdict.gates.coverage
+    assert coverage.row == "not-measurable", coverage
+    assert any("run as a script" in note for note in coverage.facts.notes)
+    assert verdict.label == "passed" and verdict.grade == "accept-with-review", verdict.reasons

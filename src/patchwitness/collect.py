@@ -57,6 +57,7 @@ from patchwitness.facts import (
 from patchwitness.gates import census as census_gate
 from patchwitness.gates import coverage as coverage_gate
 from patchwitness.hits import collect as collect_hits
+from patchwitness.hits import unmeasured
 from patchwitness.model import Finding, Fingerprint, Timings
 from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
 from patchwitness.settings import Settings
@@ -958,6 +959,7 @@ def collect_coverage(
     measurable = base.instrumentation is not None
     hits: dict = {}
     found, why = True, ""
+    notes: list[str] = []
     if sources and measurable:
         # gcovr runs gcov on files the code under grade wrote: through the runner.
         data, why = collect_hits(
@@ -965,8 +967,16 @@ def collect_coverage(
         )
         found = data is not None
         hits = data or {}
+        unseen = unmeasured(after.coverage, [c.path for c in sources])
+        if unseen:
+            # A file a test ran as a script is one the probes never see: it is left out, not
+            # scored as unrun; when it is all the patch changed, coverage is not measurable.
+            sources = [c for c in sources if c.path not in unseen]
+            notes.append(f"run as a script, not measured: {', '.join(unseen)}")
+            measurable = bool(sources)
     texts = {c.path: _text(safe_read(tree, c.path)) or "" for c in sources if _is_cpp(c, task)}
     facts = coverage_gate.score(sources, hits, texts)
+    facts.notes += notes
     facts.language = task.language
     facts.one_run = True
     facts.instrumentation = base.instrumentation.describe() if measurable else ""
@@ -987,7 +997,7 @@ def collect_coverage(
         c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
     }
     return CoverageCollected(
-        touches_source=bool(sources),
+        touches_source=bool(sources) or bool(notes),
         measurable=measurable,
         data_found=found,
         why_no_data=why,

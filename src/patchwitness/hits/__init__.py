@@ -39,3 +39,13 @@ def collect(
         report, why = gcovr.run_gcovr(tree, instrumented, scratch, runner)
         return (gcovr.hits_from_json(report), "") if report is not None else (None, why)
     return None, "the run was not instrumented"
+
+
+def unmeasured(instrumented: object, wanted: list[str]) -> list[str]:
+    """The wanted files the run's instrumentation could not see (a Python file run as a script,
+    under line probes): neither hit nor unrun."""
+    from patchwitness.hits import python
+
+    if isinstance(instrumented, python.Instrumentation):
+        return python.script_runs(instrumented, wanted)
+    return []

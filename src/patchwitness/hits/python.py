@@ -193,6 +193,20 @@ def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str,
     return out
 
 
+def script_runs(inst: Instrumentation, wanted: list[str]) -> list[str]:
+    """The wanted files the probes flagged as run as a script (pw_lines.SCRIPT, the last byte of
+    the hit file): the interpreter compiled them, so their lines were never measured."""
+    out = []
+    for rel in wanted:
+        hit_file = (inst.probes or {}).get(rel)
+        try:
+            if hit_file is not None and hit_file.read_bytes()[-1:] == b"\x01":
+                out.append(rel)
+        except OSError:
+            continue
+    return out
+
+
 def _read_probes(
     inst: Instrumentation, tree: Path, wanted: list[str]
 ) -> dict[str, FileLines] | None:
