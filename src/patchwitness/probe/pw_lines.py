@@ -9,7 +9,8 @@ Every other frame runs exactly as in a plain run.
 The grader lists the files and creates one zero-filled hit file per source (PW_LINES names the
 list: lines of `source path <TAB> hit file`). The map is shared: a forked child writes into its
 parent's file, a spawned one maps the same file again, and a process killed mid-run or leaving by
-os._exit has already written its hits. Byte 0 says the file was loaded through the probes.
+os._exit has already written its hits. A probed module binds its map itself (its first statement
+after the docstring), so it works however it is run: imported, or by runpy for `python -m`.
 
 Runs inside the graded interpreter (any Python 3.8+): standard library only. The docstring and
 `from __future__` imports stay first, so a module's `__doc__` and its compile flags are unchanged;
