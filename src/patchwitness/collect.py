@@ -298,7 +298,12 @@ def _collect_patched(
                 ), scratch
             return suite.run(ws.repo, scratch, instrument=instrument, focus=focus), scratch
 
-        early = early_pristine(facts, task, data, classes, suite, settings)
+        # An additive test edit is always judged by its pristine run: it starts now.
+        early = (
+            early_pristine(task, data, reverted_paths(classes), suite, settings)
+            if is_additive(facts, task)
+            else None
+        )
         secret_run: SuiteRun | None = None
         measured_dir: Path | None = None
         if one_run:
@@ -486,19 +491,14 @@ def is_additive(facts: GradeFacts, task: Task) -> bool:
 
 
 def early_pristine(
-    facts: GradeFacts,
-    task: Task,
-    data: bytes,
-    classes: dict[str, Classified],
-    suite: Suite,
-    settings: Settings,
+    task: Task, data: bytes, reverted: list[str], suite: Suite, settings: Settings
 ) -> Future[SuiteRun] | None:
-    """The pristine run of a Python patch whose test edit is purely additive, started now, beside
-    the patched run: such an edit is always judged by it (no other gate's rejection skips it),
-    and the two runs share nothing but the machine's cores. Other patches wait, so that a run
-    whose verdict is already decided is never spent."""
-    reverted = reverted_paths(classes)
-    if task.language != "python" or not reverted or not is_additive(facts, task):
+    """`run_pristine` for a Python task, started now, beside the patched run: for a patch whose
+    test edit is purely additive, which its pristine run always judges (no other gate's
+    rejection skips it); the two runs share nothing but the machine's cores. Other patches wait,
+    so that a run whose verdict is already decided is never spent. C++ ones wait too: their
+    pristine run is a cold build."""
+    if task.language != "python" or not reverted:
         return None
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pristine")
     try:
@@ -959,7 +959,7 @@ def collect_coverage(
     measurable = base.instrumentation is not None
     hits: dict = {}
     found, why = True, ""
-    notes: list[str] = []
+    unseen: list[str] = []
     if sources and measurable:
         # gcovr runs gcov on files the code under grade wrote: through the runner.
         data, why = collect_hits(
@@ -972,11 +972,11 @@ def collect_coverage(
             # A file a test ran as a script is one the probes never see: it is left out, not
             # scored as unrun; when it is all the patch changed, coverage is not measurable.
             sources = [c for c in sources if c.path not in unseen]
-            notes.append(f"run as a script, not measured: {', '.join(unseen)}")
             measurable = bool(sources)
     texts = {c.path: _text(safe_read(tree, c.path)) or "" for c in sources if _is_cpp(c, task)}
     facts = coverage_gate.score(sources, hits, texts)
-    facts.notes += notes
+    if unseen:
+        facts.notes.append(f"run as a script, not measured: {', '.join(unseen)}")
     facts.language = task.language
     facts.one_run = True
     facts.instrumentation = base.instrumentation.describe() if measurable else ""
@@ -997,7 +997,7 @@ def collect_coverage(
         c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
     }
     return CoverageCollected(
-        touches_source=bool(sources) or bool(notes),
+        touches_source=bool(sources or unseen),
         measurable=measurable,
         data_found=found,
         why_no_data=why,

@@ -14,7 +14,7 @@ import functools
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +106,12 @@ def wanted(rel: str, options: ScanOptions, root: Path | None = None) -> str | No
 
 def walk(root: Path, options: ScanOptions) -> list[str]:
     """Repository-relative paths the census reads, never following symlinks out of the tree."""
+    return tree_files(root, lambda rel: wanted(rel, options, root) is not None)
+
+
+def tree_files(root: Path, keep: Callable[[str], bool]) -> list[str]:
+    """The repository-relative paths under `root` that `keep` accepts, in order, outside the
+    vendored, build and tool directories (SKIP_DIRS), never following a symlink."""
     out: list[str] = []
     root_str = str(root)
     for dirpath, dirnames, filenames in os.walk(root_str, followlinks=False):
@@ -113,7 +119,7 @@ def walk(root: Path, options: ScanOptions) -> list[str]:
         base = os.path.relpath(dirpath, root_str)
         for name in sorted(filenames):
             rel = name if base == "." else f"{base}/{name}".replace(os.sep, "/")
-            if wanted(rel, options, root):
+            if keep(rel):
                 out.append(rel)
     return out
 

@@ -14,7 +14,6 @@ process that started coverage leaves a mark, so a run in which no traced file wa
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,8 +70,8 @@ class Instrumentation:
 
     def env(self) -> dict[str, str]:
         marks = {"PW_COVERAGE_MARKS": str(self.directory / "marks")}
-        if self.probes is not None:
-            return {"PW_LINES": str(self.directory / "probes.list"), **marks}
+        if self.probes is not None:  # `rcfile` is then the list of probed files
+            return {"PW_LINES": str(self.rcfile), **marks}
         return {"COVERAGE_PROCESS_START": str(self.rcfile), **marks}
 
     def path(self) -> list[str]:
@@ -107,25 +106,21 @@ def instrument_probes(
         hit_file.write_bytes(bytes(lines + HIT_FILE_SLACK))
         probes[rel] = hit_file
         listing.append(f"{source}\t{hit_file}\n")
-    (directory / "probes.list").write_text("".join(listing), encoding="utf-8")
     listing_file = directory / "probes.list"
+    listing_file.write_text("".join(listing), encoding="utf-8")
     return Instrumentation(directory, listing_file, site, gcov, tree if gcov else None, probes)
 
 
 def production_sources(tree: Path, is_test: Callable[[str], bool]) -> list[str]:
     """Every Python file of `tree` that is not a test or test infrastructure: what a run at the
     SHA probes, to learn whether the probes change what the tests do."""
-    from patchwitness.census.scan import PY_INFRA, _skip_dir
+    from patchwitness.census.scan import PY_INFRA, tree_files
 
-    out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(tree):
-        dirnames[:] = sorted(d for d in dirnames if not _skip_dir(d))
-        base = os.path.relpath(dirpath, tree)
-        for name in sorted(filenames):
-            rel = name if base == "." else f"{base}/{name}".replace(os.sep, "/")
-            if name.endswith(".py") and name not in PY_INFRA and not is_test(rel):
-                out.append(rel)
-    return out
+    def production(rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        return name.endswith(".py") and name not in PY_INFRA and not is_test(rel)
+
+    return tree_files(tree, production)
 
 
 def instrument(
@@ -200,11 +195,15 @@ def script_runs(inst: Instrumentation, wanted: list[str]) -> list[str]:
     for rel in wanted:
         hit_file = (inst.probes or {}).get(rel)
         try:
-            if hit_file is not None and hit_file.read_bytes()[-1:] == b"\x01":
+            if hit_file is not None and _ran_as_script(hit_file.read_bytes()):
                 out.append(rel)
         except OSError:
             continue
     return out
+
+
+def _ran_as_script(marked: bytes) -> bool:
+    return marked[-1:] not in (b"", b"\x00")
 
 
 def _read_probes(
@@ -220,8 +219,8 @@ def _read_probes(
             continue
         try:
             marked = hit_file.read_bytes()
-            if marked[-1]:
-                continue  # run as a script, which the probes never see: unmeasured, not unrun
+            if _ran_as_script(marked):
+                continue  # the probes never saw it: unmeasured, not unrun
             parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
             parser.parse_source()
         except Exception:  # a file coverage.py's parser cannot read has no statements to score

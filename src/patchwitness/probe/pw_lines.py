@@ -32,12 +32,17 @@ LOADED = 0
 SCRIPT = -1
 
 
-def _probe(line, at):
-    node = ast.parse(f"{NAME}[{line}] = 1").body[0]
+def _statement(code, lineno, col_offset):
+    """One statement of generated code, located at (lineno, col_offset) of the source."""
+    node = ast.parse(code).body[0]
     for child in ast.walk(node):
-        child.lineno = child.end_lineno = at.lineno
-        child.col_offset = child.end_col_offset = at.col_offset
+        child.lineno = child.end_lineno = lineno
+        child.col_offset = child.end_col_offset = col_offset
     return node
+
+
+def _probe(line, at):
+    return _statement(f"{NAME}[{line}] = 1", at.lineno, at.col_offset)
 
 
 def _lines_of(stmt):
@@ -126,11 +131,8 @@ def _entry_line(node):
 
 
 def _bind(hit_file, at):
-    node = ast.parse(f"{NAME} = __import__('pw_lines').hits_for({hit_file!r})").body[0]
-    for child in ast.walk(node):
-        child.lineno = child.end_lineno = getattr(at, "lineno", 1)
-        child.col_offset = child.end_col_offset = 0
-    return node
+    code = f"{NAME} = __import__('pw_lines').hits_for({hit_file!r})"
+    return _statement(code, getattr(at, "lineno", 1), 0)
 
 
 def instrument(source, path, size, hit_file):
@@ -139,7 +141,7 @@ def instrument(source, path, size, hit_file):
     return compile(tree, path, "exec", dont_inherit=True)
 
 
-_MAPS = {}  # hit file -> its shared map (a throwaway buffer when it cannot be mapped)
+_MAPS = {}  # hit file -> its shared map (None when it cannot be mapped: the file is not probed)
 
 
 def hits_for(hit_file):
@@ -220,8 +222,9 @@ def install(list_file):
     # never by the probes: its hit file says so, and the grader does not read it as unrun.
     script = sys.argv[0] if getattr(sys, "argv", None) else ""
     hit_file = finder.files.get(os.path.realpath(script)) if script.endswith(".py") else None
-    if hit_file is not None and hits_for(hit_file) is not None:
-        hits_for(hit_file)[SCRIPT] = 1
+    hits = hits_for(hit_file) if hit_file is not None else None
+    if hits is not None:
+        hits[SCRIPT] = 1
     sys.meta_path.insert(0, finder)
     return finder
 
