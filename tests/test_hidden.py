@@ -409,7 +409,7 @@ def test_a_ctest_name_for_a_whole_program_reads_its_source(tmp_path):
     values of the whole file are the tests' values."""
     from types import SimpleNamespace
 
-    from patchwitness import collect
+    from patchwitness import patched_text
     from patchwitness.census.scan import scan_tree
     from patchwitness.demo import build as demo_build
     from patchwitness.task import load_task
@@ -432,6 +432,6 @@ def test_a_ctest_name_for_a_whole_program_reads_its_source(tmp_path):
     )
     task = load_task(tmp_path / "task")
     base = SimpleNamespace(inventory=scan_tree(tmp_path / "repo"))
-    values, where = collect.test_values(task, base, ["HelpersTest"], None)
+    values, where = patched_text.test_values(task, base, ["HelpersTest"], None)
     assert {"../tests", 3, -42, 4} <= values
     assert where == ["HelpersTest"]

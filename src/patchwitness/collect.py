@@ -4,7 +4,8 @@
 
 In order: parse the patch; build or reuse the task's environment and baseline; check the patch out
 over a fresh checkout of the SHA; take the census again over the files it touched; classify them;
-run the suite over the patched tree, instrumented as the SHA was; read the line hits; then the
+run the suite over the patched tree, instrumented as the SHA was, while the patched text is
+analysed in a thread (patched_text.py); read the line hits; then the
 expensive parts only when they can still change the verdict (the pristine run, the flag matrix),
 unless the settings ask for every gate. Nothing here decides: the cheap gates are consulted
 (`judge.rejecting`) only to know whether the expensive facts are worth gathering, and a skipped
@@ -17,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -30,8 +31,8 @@ from patchwitness import (
     hidden,
     history,
     judge,
+    patched_text,
     sourcefiles,
-    special,
     testfiles,
     warm,
 )
@@ -63,11 +64,12 @@ from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
 from patchwitness.settings import Settings
 from patchwitness.suites import Focus, Suite, SuiteRun, fill_broken
 from patchwitness.suites.python import PythonSuite
-from patchwitness.suspicious import cpp_findings, python_findings
 from patchwitness.task import Task
-from patchwitness.workspace import Workspace, require_commit, safe_read, show_at
+from patchwitness.workspace import Workspace, as_text, require_commit, safe_read, show_at
 
 if TYPE_CHECKING:
+    from coverage.python import PythonParser
+
     from patchwitness.matrix.collect import Matrix
     from patchwitness.suites.cpp import CppSuite
 
@@ -227,7 +229,10 @@ def _collect_patched(
     # the run is plain and coverage is not measurable.
     instrument = base.instrumentation if wants_coverage else None
     clock.say("checking out the SHA")
-    with checkout(task, settings, suite) as (ws, slot):
+    with (
+        checkout(task, settings, suite) as (ws, slot),
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="patched-text") as beside,
+    ):
         if slot is not None:
             clock.say("priming the warm build tree")
             base_tests = frozenset(
@@ -248,12 +253,23 @@ def _collect_patched(
             ChangedFile(path=p, kind=c.kind, why=c.why, status=_status(patch, p))
             for p, c in classes.items()
         ]
-        facts.findings = production_findings(task, patch, classes, ws.repo)
         hidden_patch = task.hidden_patch()
         if secret is not None and hidden_patch is not None:
             facts.hidden = hidden_collected(task, patch, hidden_patch, secret)
-        values, facts.special_values_from = test_values(task, base, failing, hidden_patch)
-        facts.findings += special_findings(task, patch, classes, ws.repo, values)
+        # Read now, analysed while the suite runs: the run may rewrite its tree.
+        reading = beside.submit(
+            patched_text.analyse,
+            patched_text.Reading(
+                task,
+                patch,
+                classes,
+                patched_text.read_patched(patch, classes, ws.repo),
+                base,
+                failing,
+                hidden_patch,
+                statements=wants_coverage,
+            ),
+        )
         infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
         diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
         artifacts = save_artifacts(
@@ -322,7 +338,9 @@ def _collect_patched(
             fill_broken(after, before)
         facts.after = suite_facts(after)
         facts.runs["after"] = after.run.run
-        facts.findings += run_findings(base, after)
+        text_facts = reading.result()
+        facts.special_values_from = text_facts.special_values_from
+        facts.findings = text_facts.findings + run_findings(base, after)
         if facts.census.artifacts and after.build is not None:
             _add_compiler_command(facts.census.artifacts, after.build.compiler_command)
         if facts.hidden is not None and secret is not None and secret_run is None:
@@ -342,7 +360,15 @@ def _collect_patched(
             measured = secret_run if secret_run is not None else after
             assert measured_dir is not None
             facts.coverage = collect_coverage(
-                task, patch, classes, measured, ws.repo, measured_dir, base, settings
+                task,
+                patch,
+                classes,
+                measured,
+                ws.repo,
+                measured_dir,
+                base,
+                settings,
+                text_facts.statements,
             )
             facts.coverage.facts.pragmas_added = [
                 f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
@@ -654,77 +680,6 @@ def project_baseline(baseline: BaselineFacts, files: list[str]) -> BaselineFacts
     )
 
 
-# -- special-casing (special.py) ----------------------------------------------------------------
-
-
-def test_values(
-    task: Task, base: baselines.Baseline, failing: list[str], hidden_patch: Patch | None
-) -> tuple[set[object], list[str]]:
-    """The literal values of the tests the task names as failing (their source at the SHA) and
-    of the hidden tests' added lines, with where each set was read."""
-    values: set[object] = set()
-    sources: list[str] = []
-    texts: dict[str, str] = {}
-
-    def read(path: str) -> str:
-        if path not in texts:
-            texts[path] = _text(show_at(task.repo, task.sha, path)) or ""
-        return texts[path]
-
-    for key in failing:
-        source = ""
-        if task.language == "python" and "::" in key:
-            path = hidden.key_file(key)
-            source = special.test_source_python(read(path), key)
-        else:
-            item = next(
-                (
-                    it
-                    for it in base.inventory.items
-                    if it.kind in ("test", "case") and special.names_test(key, it.scope or it.name)
-                ),
-                None,
-            )
-            if item is not None:
-                source = special.test_source_cpp(read(item.file), item.line)
-            elif task.language == "cpp":
-                # A ctest name for a whole test program (HelpersTest, utils_tests): its cases
-                # cannot be told apart, so every literal of its source files counts.
-                programs = {it.file for it in base.inventory.items if it.kind in ("test", "case")}
-                programs |= testfiles.cmake_test_sources(task.repo, task.sha)
-                source = "\n".join(read(f) for f in special.program_sources(key, programs))
-        found = special.literals_of(".py" if task.language == "python" else ".cpp", source)
-        if found:
-            values |= found
-            sources.append(key)
-    if hidden_patch is not None:
-        found, where = special.hidden_test_values(hidden_patch)
-        values |= found
-        sources += where
-    return values, sources
-
-
-def special_findings(
-    task: Task, patch: Patch, classes: dict[str, Classified], tree: Path, values: set[object]
-) -> list[Finding]:
-    """Added production lines that single out the tests' values. A value the file already held
-    at the SHA is the code's own vocabulary, not something learnt from the tests."""
-    if not values:
-        return []
-    out: list[Finding] = []
-    for change in patch.files:
-        if classes[change.path].kind != PRODUCTION or not change.added:
-            continue
-        before = _text(show_at(task.repo, task.sha, change.old_path or change.path)) or ""
-        fresh = values - special.literals_of(change.path, before)
-        if change.path.endswith(".py"):
-            text = _text(safe_read(tree, change.path)) or ""
-            out += special.python_findings(change.path, text, set(change.added_lines), fresh)
-        elif task.language == "cpp" or sourcefiles.is_cpp(change.path, None):
-            out += special.cpp_findings(change.path, list(change.added), fresh)
-    return out
-
-
 # -- classes and findings -----------------------------------------------------------------------
 
 
@@ -760,33 +715,13 @@ def classify_patch(
     for change in patch.files:
         old = show_at(task.repo, task.sha, change.old_path or change.path)
         new = None if change.status == "removed" else safe_read(tree, change.path)
-        out[change.path] = classify_file(change, _text(old), _text(new), ctx)
+        out[change.path] = classify_file(change, as_text(old), as_text(new), ctx)
     return out
 
 
 def _data_file(path: str) -> bool:
     found = sourcefiles.suffix(path)
     return bool(found) and found not in sourcefiles.PY | sourcefiles.CPP
-
-
-def _text(data: bytes | None) -> str | None:
-    return None if data is None else data.decode("utf-8", "replace")
-
-
-def production_findings(
-    task: Task, patch: Patch, classes: dict[str, Classified], tree: Path
-) -> list[Finding]:
-    out: list[Finding] = []
-    for change in patch.files:
-        if classes[change.path].kind != PRODUCTION or not change.added:
-            continue
-        added, removed = list(change.added), list(change.removed)
-        if change.path.endswith(".py"):
-            text = _text(safe_read(tree, change.path))
-            out += python_findings(change.path, text, added, removed)
-        elif task.language == "cpp":
-            out += cpp_findings(change.path, added, removed)
-    return out
 
 
 def run_findings(base: baselines.Baseline, after: SuiteRun) -> list[Finding]:
@@ -863,7 +798,7 @@ def _inside_existing_function(tree: Path, change: FileChange) -> str:
     a `/*` or an `#if 0` added inside it disables every check below it."""
     if change.path.endswith(tuple(sourcefiles.PY)):
         return ""
-    text = _text(safe_read(tree, change.path))
+    text = as_text(safe_read(tree, change.path))
     if text is None:
         return ""
     from patchwitness.linemap import CppLines
@@ -899,7 +834,7 @@ def _test_spans(
             old.setdefault(item.file, {})[item.line] = scope[1]
     spans: dict[str, list[tuple[int, int, str]]] = {}
     for file, tests in old.items():
-        text = _text(safe_read(tree, file)) or ""
+        text = as_text(safe_read(tree, file)) or ""
         if file.endswith(".py"):
             spans[file] = python_test_spans(text, set(tests.values()))
         else:
@@ -946,8 +881,10 @@ def collect_coverage(
     scratch: Path,
     base: baselines.Baseline,
     settings: Settings,
+    statements: Mapping[str, PythonParser | None] | None = None,
 ) -> CoverageCollected:
-    """Seed 001's facts: the patched run's line hits joined with the production hunks."""
+    """Seed 001's facts: the patched run's line hits joined with the production hunks.
+    `statements`: the patched Python files' parse, of their text before the run."""
     production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
     # C and C++ are executable source in a C++ task, and in a Python task whose extension the
     # run built with gcov's flags; a header without a suffix is known by its content.
@@ -963,7 +900,7 @@ def collect_coverage(
     if sources and measurable:
         # gcovr runs gcov on files the code under grade wrote: through the runner.
         data, why = collect_hits(
-            after.coverage, tree, scratch, [c.path for c in sources], settings.runner
+            after.coverage, tree, scratch, [c.path for c in sources], settings.runner, statements
         )
         found = data is not None
         hits = data or {}
@@ -973,7 +910,7 @@ def collect_coverage(
             # scored as unrun; when it is all the patch changed, coverage is not measurable.
             sources = [c for c in sources if c.path not in unseen]
             measurable = bool(sources)
-    texts = {c.path: _text(safe_read(tree, c.path)) or "" for c in sources if _is_cpp(c, task)}
+    texts = {c.path: as_text(safe_read(tree, c.path)) or "" for c in sources if _is_cpp(c, task)}
     facts = coverage_gate.score(sources, hits, texts)
     if unseen:
         facts.notes.append(f"run as a script, not measured: {', '.join(unseen)}")

@@ -134,6 +134,11 @@ class Workspace:
         self.remove()
 
 
+def as_text(data: bytes | None) -> str | None:
+    """Bytes read from a repository as text: never an error for a file that is not UTF-8."""
+    return None if data is None else data.decode("utf-8", "replace")
+
+
 def safe_read(root: Path, relpath: str) -> bytes | None:
     path = root / relpath
     try:

@@ -6,17 +6,28 @@ gate (gates/coverage.py) joins them with the patch.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchwitness.facts import FileLines
 from patchwitness.runner import Runner
 
+if TYPE_CHECKING:
+    from coverage.python import PythonParser
+
 
 def collect(
-    instrumented: object, tree: Path, scratch: Path, wanted: list[str], runner: Runner
+    instrumented: object,
+    tree: Path,
+    scratch: Path,
+    wanted: list[str],
+    runner: Runner,
+    statements: Mapping[str, PythonParser | None] | None = None,
 ) -> tuple[dict[str, FileLines] | None, str]:
     """Hits from whatever the suite left behind: coverage.py data or a gcov-instrumented build.
-    Returns (hits, "") or (None, why there are none)."""
+    Returns (hits, "") or (None, why there are none). `statements`: Python files already parsed
+    (from their text before the run), for the line probes."""
     from patchwitness.hits import gcovr, python
 
     if isinstance(instrumented, python.Instrumentation):
@@ -24,7 +35,7 @@ def collect(
         native = [w for w in wanted if not w.endswith(".py")]
         hits: dict[str, FileLines] = {}
         if py:
-            found = python.read_hits(instrumented, tree, py)
+            found = python.read_hits(instrumented, tree, py, statements)
             if found is None:
                 return None, "coverage.py wrote no data"
             hits.update(found)

@@ -14,7 +14,7 @@ process that started coverage leaves a mark, so a run in which no traced file wa
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,13 +155,20 @@ def instrument(
     return Instrumentation(directory, rcfile, site, gcov, tree if gcov else None)
 
 
-def read_hits(inst: Instrumentation, tree: Path, wanted: list[str]) -> dict[str, FileLines] | None:
+def read_hits(
+    inst: Instrumentation,
+    tree: Path,
+    wanted: list[str],
+    statements: Mapping[str, PythonParser | None] | None = None,
+) -> dict[str, FileLines] | None:
     """Hits for the `wanted` repository paths; None when the run wrote no coverage data at all.
+    `statements`: files already parsed (`parse_statements`), for the line probes; the others
+    are parsed from `tree`.
 
     A wanted file that was never imported is analysed anyway: all its statements are zero-hit.
     """
     if inst.probes is not None:
-        return _read_probes(inst, tree, wanted)
+        return _read_probes(inst, tree, wanted, statements or {})
     data_dir = inst.directory / "data"
     written = any(data_dir.glob(".coverage*"))
     if not written and not any((inst.directory / "marks").iterdir()):
@@ -206,8 +213,22 @@ def _ran_as_script(marked: bytes) -> bool:
     return marked[-1:] not in (b"", b"\x00")
 
 
+def parse_statements(text: str) -> PythonParser | None:
+    """coverage.py's statements of a Python text; None for one its parser cannot read (it has
+    no statements to score)."""
+    parser = PythonParser(text=text)
+    try:
+        parser.parse_source()
+    except Exception:
+        return None
+    return parser
+
+
 def _read_probes(
-    inst: Instrumentation, tree: Path, wanted: list[str]
+    inst: Instrumentation,
+    tree: Path,
+    wanted: list[str],
+    statements: Mapping[str, PythonParser | None],
 ) -> dict[str, FileLines] | None:
     if not any((inst.directory / "marks").iterdir()):
         return None  # no process of the run installed the probes
@@ -219,11 +240,18 @@ def _read_probes(
             continue
         try:
             marked = hit_file.read_bytes()
-            if _ran_as_script(marked):
-                continue  # the probes never saw it: unmeasured, not unrun
-            parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
-            parser.parse_source()
-        except Exception:  # a file coverage.py's parser cannot read has no statements to score
+        except OSError:
+            continue
+        if _ran_as_script(marked):
+            continue  # the probes never saw it: unmeasured, not unrun
+        if rel in statements:
+            parser = statements[rel]
+        else:
+            try:
+                parser = parse_statements(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+        if parser is None:
             continue
         ran = {parser.first_line(n) for n in range(1, len(marked) - 1) if marked[n]}
         hits = {n: 1 if n in ran else 0 for n in parser.statements}
@@ -239,9 +267,10 @@ def spread_over_statements(
     the file's, already parsed."""
     if parser is None:
         try:
-            parser = PythonParser(text=path.read_text(encoding="utf-8", errors="replace"))
-            parser.parse_source()
-        except Exception:  # a file coverage.py could analyse but we cannot re-parse: keep it
+            parser = parse_statements(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            parser = None
+        if parser is None:  # a file coverage.py could analyse but we cannot re-parse: keep it
             return hits
     out = dict(hits)
     for line, first in parser.multiline_map.items():

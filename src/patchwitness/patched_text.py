@@ -1,0 +1,164 @@
+"""What a grade reads from the patched text alone, while the tests run.
+
+    texts = read_patched(patch, classes, ws.repo)   # after `git apply`, before any run
+    reading = pool.submit(analyse, Reading(task, patch, classes, texts, base, failing, ...))
+    ...the suite runs...
+    found = reading.result()
+
+The gaming findings (suspicious.py), the special-casing findings (special.py) and the statements
+the line probes are scored against need only the patch, the SHA's object store and the patched
+production files' text. They cost a tenth of a second or more on a real file, as much as a tenth
+of a one-second suite, so they run in a thread while the suite runs in its child process.
+
+The text is read once, before the run starts: code under grade may rewrite its own tree while it
+runs, and nothing here looks at the tree after that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from patchwitness import hidden, sourcefiles, special, testfiles
+from patchwitness.classify import PRODUCTION, Classified
+from patchwitness.model import Finding
+from patchwitness.patch import Patch
+from patchwitness.suspicious import cpp_findings, python_findings
+from patchwitness.workspace import as_text, safe_read, show_at
+
+if TYPE_CHECKING:
+    from coverage.python import PythonParser
+
+    from patchwitness.baseline import Baseline
+    from patchwitness.task import Task
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything the analyses read: no path into the patched tree among it."""
+
+    task: Task
+    patch: Patch
+    classes: dict[str, Classified]
+    texts: dict[str, str | None]  # patched production file -> its text after the patch
+    base: Baseline
+    failing: list[str]
+    hidden_patch: Patch | None = None
+    statements: bool = False  # parse the patched Python files for the coverage gate
+
+
+@dataclass
+class TextFacts:
+    findings: list[Finding] = field(default_factory=list)
+    special_values_from: list[str] = field(default_factory=list)
+    # Patched production Python file -> coverage.py's parse of its text (None: unparsable).
+    statements: dict[str, PythonParser | None] = field(default_factory=dict)
+
+
+def read_patched(patch: Patch, classes: dict[str, Classified], tree: Path) -> dict[str, str | None]:
+    """The text of every production file the patch added to or changed (None: gone or not a
+    file inside the tree)."""
+    return {
+        change.path: as_text(safe_read(tree, change.path))
+        for change in patch.files
+        if classes[change.path].kind == PRODUCTION and change.status != "removed"
+    }
+
+
+def analyse(reading: Reading) -> TextFacts:
+    found = TextFacts(findings=production_findings(reading))
+    values, found.special_values_from = test_values(
+        reading.task, reading.base, reading.failing, reading.hidden_patch
+    )
+    found.findings += special_findings(reading, values)
+    if reading.statements:
+        from patchwitness.hits.python import parse_statements
+
+        found.statements = {
+            path: parse_statements(text) if text is not None else None
+            for path, text in reading.texts.items()
+            if path.endswith(".py")
+        }
+    return found
+
+
+def production_findings(reading: Reading) -> list[Finding]:
+    """Gaming patterns in the lines the patch added to production code."""
+    out: list[Finding] = []
+    for change in reading.patch.files:
+        if reading.classes[change.path].kind != PRODUCTION or not change.added:
+            continue
+        added, removed = list(change.added), list(change.removed)
+        if change.path.endswith(".py"):
+            out += python_findings(change.path, reading.texts.get(change.path), added, removed)
+        elif reading.task.language == "cpp":
+            out += cpp_findings(change.path, added, removed)
+    return out
+
+
+def test_values(
+    task: Task, base: Baseline, failing: list[str], hidden_patch: Patch | None
+) -> tuple[set[object], list[str]]:
+    """The literal values of the tests the task names as failing (their source at the SHA) and
+    of the hidden tests' added lines, with where each set was read."""
+    values: set[object] = set()
+    sources: list[str] = []
+    texts: dict[str, str] = {}
+
+    def read(path: str) -> str:
+        if path not in texts:
+            texts[path] = as_text(show_at(task.repo, task.sha, path)) or ""
+        return texts[path]
+
+    for key in failing:
+        source = ""
+        if task.language == "python" and "::" in key:
+            path = hidden.key_file(key)
+            source = special.test_source_python(read(path), key)
+        else:
+            item = next(
+                (
+                    it
+                    for it in base.inventory.items
+                    if it.kind in ("test", "case") and special.names_test(key, it.scope or it.name)
+                ),
+                None,
+            )
+            if item is not None:
+                source = special.test_source_cpp(read(item.file), item.line)
+            elif task.language == "cpp":
+                # A ctest name for a whole test program (HelpersTest, utils_tests): its cases
+                # cannot be told apart, so every literal of its source files counts.
+                programs = {it.file for it in base.inventory.items if it.kind in ("test", "case")}
+                programs |= testfiles.cmake_test_sources(task.repo, task.sha)
+                source = "\n".join(read(f) for f in special.program_sources(key, programs))
+        found = special.literals_of(".py" if task.language == "python" else ".cpp", source)
+        if found:
+            values |= found
+            sources.append(key)
+    if hidden_patch is not None:
+        found, where = special.hidden_test_values(hidden_patch)
+        values |= found
+        sources += where
+    return values, sources
+
+
+def special_findings(reading: Reading, values: set[object]) -> list[Finding]:
+    """Added production lines that single out the tests' values. A value the file already held
+    at the SHA is the code's own vocabulary, not something learnt from the tests."""
+    if not values:
+        return []
+    task = reading.task
+    out: list[Finding] = []
+    for change in reading.patch.files:
+        if reading.classes[change.path].kind != PRODUCTION or not change.added:
+            continue
+        before = as_text(show_at(task.repo, task.sha, change.old_path or change.path)) or ""
+        fresh = values - special.literals_of(change.path, before)
+        if change.path.endswith(".py"):
+            text = reading.texts.get(change.path) or ""
+            out += special.python_findings(change.path, text, set(change.added_lines), fresh)
+        elif task.language == "cpp" or sourcefiles.is_cpp(change.path, None):
+            out += special.cpp_findings(change.path, list(change.added), fresh)
+    return out
