@@ -15,6 +15,7 @@ packaging files, or `git describe` in its CMake files. `true` and `false` decide
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -38,7 +39,14 @@ def wanted(task: Task) -> bool:
     choice = task.options.history
     if choice != "auto":
         return bool(choice)
-    return any(ASKS_GIT.search(show_at(task.repo, task.sha, name) or b"") for name in PACKAGING)
+    return _asks_git(task.repo, task.sha)
+
+
+@functools.lru_cache(maxsize=256)
+def _asks_git(repo: Path, sha: str) -> bool:
+    # A grade asks three times (the environment's key, the checkout, what runs may read), a bag
+    # worker once per grade: a commit's files never change, so git is asked once per process.
+    return any(ASKS_GIT.search(show_at(repo, sha, name) or b"") for name in PACKAGING)
 
 
 def store(task: Task, cache: Path | None = None) -> Path | None:
