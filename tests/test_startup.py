@@ -37,3 +37,16 @@ def test_a_python_grade_loads_no_cpp_half():
         "patchwitness.suites.cpp",
     ):
         assert module not in loaded, module
+
+
+def test_a_grade_starts_before_the_judge_is_loaded():
+    """The judge (its gates, its tables) and a census process pool are needed after the patched
+    run or never: collect imports the judge in the thread beside that run."""
+    loaded = loaded_after("import patchwitness.api")
+    for module in (
+        "patchwitness.judge",
+        "patchwitness.gates.coverage",
+        "patchwitness.linemap",
+        "concurrent.futures.process",
+    ):
+        assert module not in loaded, module

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchwitness.collect import collect, stopped_facts
 from patchwitness.errors import GradeStop
 from patchwitness.facts import GradeFacts, TaskFacts
-from patchwitness.judge import judge
-from patchwitness.model import Verdict
+from patchwitness.policy import DEFAULT_POLICY, Policy
 from patchwitness.settings import Settings
 from patchwitness.task import Task, load_task
+
+if TYPE_CHECKING:
+    from patchwitness.model import Verdict
 
 
 def grade(
@@ -39,7 +42,7 @@ def grade(
     facts = grade_facts(
         task_dir, patch_path, repo=repo, agent=agent, settings=settings, progress=progress
     )
-    return judge(facts, settings.policy)
+    return _judge(facts, settings.policy)
 
 
 def grade_facts(
@@ -73,7 +76,7 @@ def grade_facts(
 def stopped(name: str, agent: str, data: bytes, stop: GradeStop, patch_path: str = "") -> Verdict:
     """The verdict of a grade that ended before any gate could judge."""
     task = TaskFacts(name=name, language="", repo_sha="")
-    return judge(stopped_facts(task, agent, data, stop, patch_path))
+    return _judge(stopped_facts(task, agent, data, stop, patch_path))
 
 
 def grade_task(
@@ -87,4 +90,11 @@ def grade_task(
     """Grade patch bytes against an already loaded task."""
     settings = settings or Settings()
     facts = collect(task, data, agent=agent, settings=settings, patch_path=patch_path)
-    return judge(facts, settings.policy)
+    return _judge(facts, settings.policy)
+
+
+def _judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
+    # Imported when first needed: a grade's collect imports the judge beside its test run.
+    from patchwitness.judge import judge
+
+    return judge(facts, policy)

@@ -16,6 +16,7 @@ facts with a `stop` (apply-failed, invalid-task); an exception from here is a gr
 from __future__ import annotations
 
 import contextlib
+import importlib
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -30,7 +31,6 @@ from patchwitness import (
     fingerprint,
     hidden,
     history,
-    judge,
     patched_text,
     sourcefiles,
     testfiles,
@@ -56,11 +56,11 @@ from patchwitness.facts import (
     TaskFacts,
 )
 from patchwitness.gates import census as census_gate
-from patchwitness.gates import coverage as coverage_gate
 from patchwitness.hits import collect as collect_hits
 from patchwitness.hits import unmeasured
 from patchwitness.model import Finding, Fingerprint, Timings
 from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
+from patchwitness.policy import Policy
 from patchwitness.settings import Settings
 from patchwitness.suites import Focus, Suite, SuiteRun, fill_broken
 from patchwitness.suites.python import PythonSuite
@@ -94,6 +94,14 @@ class Clock:
 
     def timings(self) -> Timings:
         return Timings(total_s=round(time.monotonic() - self.started, 3), phases=self.phases)
+
+
+def rejecting(facts: GradeFacts, policy: Policy) -> str:
+    """`judge.rejecting`. The judge (its gates, its tables) is imported in the thread beside the
+    patched run, which needs none of it: the first grade of a process does not wait for it."""
+    from patchwitness import judge
+
+    return judge.rejecting(facts, policy)
 
 
 def now() -> str:
@@ -270,6 +278,7 @@ def _collect_patched(
                 statements=wants_coverage,
             ),
         )
+        beside.submit(importlib.import_module, "patchwitness.judge")  # see `rejecting`
         infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
         diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
         artifacts = save_artifacts(
@@ -375,7 +384,7 @@ def _collect_patched(
             ]
             clock.lap("coverage")
         _collect_pristine(facts, task, data, classes, suite, settings, clock, early)
-        rejected = judge.rejecting(facts, settings.policy)
+        rejected = rejecting(facts, settings.policy)
         if plan is not None:
             if after.build_failed or after.timed_out:
                 facts.skipped["matrix"] = "the patched run did not build or finish"
@@ -492,7 +501,7 @@ def _collect_pristine(
             skipped=f"pristine = {task.options.pristine}: the test edit already decides this task"
         )
         return
-    rejected = judge.rejecting(facts, settings.policy)
+    rejected = rejecting(facts, settings.policy)
     if rejected and not additive and not settings.all_gates:
         facts.pristine = PristineCollected(skipped=f"{rejected} already rejected the patch")
         facts.skipped["pristine"] = facts.pristine.skipped
@@ -892,6 +901,8 @@ def collect_coverage(
     known = frozenset(
         c.path for c in production if native and sourcefiles.is_cpp(c.path, safe_read(tree, c.path))
     )
+    from patchwitness.gates import coverage as coverage_gate
+
     sources = coverage_gate.patched_sources(production, task.language, known)
     measurable = base.instrumentation is not None
     hits: dict = {}

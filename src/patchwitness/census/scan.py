@@ -15,7 +15,6 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -249,6 +248,9 @@ def scan_paths(root: Path, rels: Iterable[str], options: ScanOptions) -> Invento
     if jobs > 1 and len(heavy) >= PARALLEL_THRESHOLD // 4:
         size = max(16, len(heavy) // (jobs * 8))
         chunks = [(str(root), heavy[i : i + size], options) for i in range(0, len(heavy), size)]
+        # Imported here: a grade rescans a handful of files and never starts a pool.
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = [r for chunk in pool.map(_scan_chunk, chunks) for r in chunk]
         results += _scan_chunk((str(root), [w for w in work if not w[2]], options))
