@@ -50,3 +50,20 @@ def test_a_grade_starts_before_the_judge_is_loaded():
         "concurrent.futures.process",
     ):
         assert module not in loaded, module
+
+
+def test_the_grade_command_starts_grading_before_its_console_and_judge_load():
+    """Off a terminal there is no spinner to show, so nothing of rich is imported before the
+    grade starts; the verdict's table is imported when there is a verdict."""
+    code = (
+        "import json, sys\nimport patchwitness.api as api\n"
+        "def started(*args, **kwargs):\n"
+        "    print(json.dumps(sorted(sys.modules)))\n    raise SystemExit(0)\n"
+        "api.grade = started\n"
+        "from patchwitness.cli import app\n"
+        "app(['grade', 'no-task', 'no.diff', '--sandbox', 'none'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    for module in ("rich.console", "patchwitness.report.terminal", "patchwitness.judge"):
+        assert module not in loaded, module

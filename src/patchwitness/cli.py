@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from patchwitness import cli_matrix
-from patchwitness.console import err, out
+from patchwitness.console import err, out, status
 
 # Help is click's plain text: typer's rich help imports a markdown parser (0.1 s) into every
 # command that prints usage.
@@ -117,7 +117,6 @@ def grade(
     """Grade one patch. Exit 0 accept, 1 reject, 2 could not grade."""
     from patchwitness.api import grade as grade_patch
     from patchwitness.baseline import NoCache
-    from patchwitness.report.terminal import render_verdict
 
     if artifacts is None and json_out is not None:
         artifacts = json_out.with_name(json_out.stem + ".census")  # kept beside the verdict
@@ -132,10 +131,10 @@ def grade(
     )
     try:
         # Where the grade is, on stderr while it runs (a terminal only); never in --json.
-        with err().status(f"grading {patch.name}") as status:
+        with status(f"grading {patch.name}") as say:
 
             def progress(doing: str) -> None:
-                status.update(f"grading {patch.name}: {doing}")
+                say(f"grading {patch.name}: {doing}")
 
             verdict = grade_patch(
                 task_dir, patch, repo=repo, agent=agent, settings=settings, progress=progress
@@ -144,6 +143,8 @@ def grade(
         _crashed(exc)
         return
     _write_outputs(verdict, json_out, sarif)
+    from patchwitness.report.terminal import render_verdict
+
     render_verdict(out(), verdict)
     if verdict.grade == "ungradable":
         detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
