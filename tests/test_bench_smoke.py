@@ -37,3 +37,21 @@ def test_census_speed_quick_prints_ratios(tmp_path: Path) -> None:
     assert ratio.search(done.stdout), output[-3000:]
     assert re.search(r"^ratio after-snapshot/full-rescan \[1 files\]: ", done.stdout, re.M)
     assert "items from third_party/ or build/ (must be 0): 0" in done.stdout
+
+
+def test_start_time_quick_prints_its_ratios(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--only", "start_time"],
+        cwd=ROOT,
+        env=dict(os.environ, PATCHWITNESS_CACHE=str(tmp_path / "cache")),
+        capture_output=True,
+        text=True,
+        timeout=300,  # a hang guard, not a timing assertion
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    for name in ("pytest --version", "patchwitness --help", "patchwitness grade, to its start"):
+        assert re.search(
+            rf"^ratio {re.escape(name)}/python -c pass: [0-9.]+x wall", done.stdout, re.M
+        ), output[-3000:]
+    assert re.search(r"goal: a grade starts in under 0.25 s: .*(met|not met)$", done.stdout, re.M)
