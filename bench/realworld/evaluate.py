@@ -92,6 +92,7 @@ class CaseResult:
     plain_s: float | None = None
     skipped: str = ""
     sha: str = ""
+    at_a_time: int = 1  # grades run side by side: each shares the machine, the plain run did not
 
 
 def first_reject(verdict) -> str:
@@ -202,6 +203,7 @@ def evaluate(
             console.print(f"[yellow]skipped[/]: {exc}")
             continue
         result.sha = done.sha
+        result.at_a_time = jobs or os.cpu_count() or 1
         result.outcomes = grade_case(done, work / "results.db", jobs, settings, console)
         # A Python suite's plain run is a second or two and varies run to run: the median of
         # three fresh clones. A C++ one is a cold build, run once.
@@ -272,7 +274,8 @@ def render(results: list[CaseResult], console: Console) -> int:
             console.print(
                 f"ratio {result.case.name} grade/plain run: {middle / result.plain_s:.2f}x "
                 f"(median grade {middle:.1f} s over {len(grades)} patches / plain run "
-                f"{result.plain_s:.1f} s)"
+                f"{result.plain_s:.1f} s; {result.at_a_time} grades at a time against a lone "
+                "plain run)"
             )
     missing = sum(1 for r in results if not r.skipped for p in r.case.patches) - len(outcomes)
     bad = bool(rejected or accepted or wrong or missing)
