@@ -17,6 +17,7 @@ import pytest
 
 from patchwitness import patched_text
 from patchwitness.api import grade
+from patchwitness.hits.python import parse_statements
 
 from .conftest import make_task
 
@@ -85,3 +86,30 @@ def test_the_analysis_runs_beside_the_suite_on_the_text_from_before_it(tmp_path,
     # Coverage scored the patched text's statements, not the one-line file the run left behind.
     zero_hit = verdict.gates.coverage.facts.zero_hit_lines
     assert {"pkg/version.py:6", "pkg/version.py:8"} <= set(zero_hit)
+
+
+def test_an_empty_production_file_has_no_statements():
+    assert parse_statements("") is None
+    assert parse_statements("def broken(:\n") is None
+    parsed = parse_statements("x = 1\nif x:\n    y = (1,\n         2)\n")
+    assert parsed is not None and parsed.statements == {1, 2, 3}
+
+
+def test_a_patch_that_adds_an_empty_module_is_graded(tmp_path):
+    built = make_task(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/version.py": "VERSION = 1\n",
+            "tests/test_version.py": (
+                "from pkg.version import VERSION\n\n\ndef test_version():\n"
+                "    assert VERSION == 2\n"
+            ),
+        },
+        failing=["tests/test_version.py::test_version"],
+    )
+    patch = built.patch(
+        [("pkg/version.py", "VERSION = 1\n", "VERSION = 2\n"), ("pkg/empty.py", "", "")]
+    )
+    verdict = grade(built.task_dir, patch, agent="adds-an-empty-module")
+    assert (verdict.label, verdict.grade) == ("passed", "accept")

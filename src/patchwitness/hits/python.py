@@ -216,8 +216,8 @@ def _ran_as_script(marked: bytes) -> bool:
 def parse_statements(text: str) -> PythonParser | None:
     """coverage.py's statements of a Python text; None for one its parser cannot read (it has
     no statements to score)."""
-    parser = PythonParser(text=text)
     try:
+        parser = PythonParser(text=text)  # an empty text is refused here
         parser.parse_source()
     except Exception:
         return None
