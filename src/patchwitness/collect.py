@@ -32,6 +32,7 @@ from patchwitness import (
     hidden,
     history,
     patched_text,
+    python_ast,
     sourcefiles,
     testfiles,
     warm,
@@ -94,6 +95,13 @@ class Clock:
 
     def timings(self) -> Timings:
         return Timings(total_s=round(time.monotonic() - self.started, 3), phases=self.phases)
+
+
+def load_judge() -> None:
+    """Import the judge, in the thread beside the patched run. Its models are built under
+    python_ast.LOCK: building them reads signatures, which builds syntax trees."""
+    with python_ast.LOCK:
+        importlib.import_module("patchwitness.judge")
 
 
 def rejecting(facts: GradeFacts, policy: Policy) -> str:
@@ -264,7 +272,18 @@ def _collect_patched(
         hidden_patch = task.hidden_patch()
         if secret is not None and hidden_patch is not None:
             facts.hidden = hidden_collected(task, patch, hidden_patch, secret)
-        # Read now, analysed while the suite runs: the run may rewrite its tree.
+        infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
+        diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
+        artifacts = save_artifacts(
+            settings.artifacts, base.inventory, after_inventory, diff, patch, task.sha
+        )
+        facts.census = census_gate.census_facts(diff, artifacts)
+        facts.test_edit, facts.test_edit_why = test_edit(
+            patch, classes, diff, after_inventory, ws.repo
+        )
+        clock.lap("census")
+        # Read now, analysed while the suite runs: the run may rewrite its tree. Nothing below
+        # builds a syntax tree in this thread until both are done (python_ast.py).
         reading = beside.submit(
             patched_text.analyse,
             patched_text.Reading(
@@ -278,17 +297,7 @@ def _collect_patched(
                 statements=wants_coverage,
             ),
         )
-        beside.submit(importlib.import_module, "patchwitness.judge")  # see `rejecting`
-        infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
-        diff = diff_inventories(base.inventory, after_inventory, task.allowlist, infra)
-        artifacts = save_artifacts(
-            settings.artifacts, base.inventory, after_inventory, diff, patch, task.sha
-        )
-        facts.census = census_gate.census_facts(diff, artifacts)
-        facts.test_edit, facts.test_edit_why = test_edit(
-            patch, classes, diff, after_inventory, ws.repo
-        )
-        clock.lap("census")
+        judge_loaded = beside.submit(load_judge)  # see `rejecting`
         before = base.instrumented_outcomes if instrument is not None else base.outcomes
         facts.baseline = BaselineFacts(
             key=base.key,
@@ -348,6 +357,7 @@ def _collect_patched(
         facts.after = suite_facts(after)
         facts.runs["after"] = after.run.run
         text_facts = reading.result()
+        judge_loaded.result()
         facts.special_values_from = text_facts.special_values_from
         facts.findings = text_facts.findings + run_findings(base, after)
         if facts.census.artifacts and after.build is not None:
@@ -859,7 +869,7 @@ def python_test_spans(text: str, names: set[str]) -> list[tuple[int, int, str]]:
     import ast
 
     try:
-        module = ast.parse(text)
+        module = python_ast.parse(text)
     except (SyntaxError, ValueError):
         return []
     out: list[tuple[int, int, str]] = []

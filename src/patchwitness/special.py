@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from patchwitness import python_ast
 from patchwitness.census.cpp_lexer import literal_at, literal_content, strip_cpp
 from patchwitness.model import Finding
 from patchwitness.patch import Patch
@@ -52,7 +53,7 @@ def distinctive(value: object) -> bool:
 def python_literals(source: str) -> set[object]:
     """Every distinctive literal value in Python source (a test file, or the lines of one)."""
     try:
-        tree = ast.parse(source)
+        tree = python_ast.parse(source)
     except (SyntaxError, ValueError):
         return _python_literals_by_line(source)
     return {v for v in _constants(tree) if distinctive(v)}
@@ -63,7 +64,7 @@ def _python_literals_by_line(source: str) -> set[object]:
     out: set[object] = set()
     for line in source.splitlines():
         try:
-            tree = ast.parse(line.strip())
+            tree = python_ast.parse(line.strip())
         except (SyntaxError, ValueError):
             continue
         out |= {v for v in _constants(tree) if distinctive(v)}
@@ -150,7 +151,7 @@ def python_findings(
     if not test_values:
         return []
     try:
-        tree = ast.parse(text)
+        tree = python_ast.parse(text)
     except (SyntaxError, ValueError):
         return []
     out = []
@@ -287,7 +288,7 @@ def test_source_python(text: str, key: str) -> str:
     if not names:
         return ""
     try:
-        body: list[ast.stmt] = ast.parse(text).body
+        body: list[ast.stmt] = python_ast.parse(text).body
     except (SyntaxError, ValueError):
         return ""
     lines = text.splitlines()

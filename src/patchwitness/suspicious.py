@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
+from patchwitness import python_ast
 from patchwitness.census.python import dotted
 from patchwitness.model import Finding
 
@@ -162,7 +163,7 @@ def python_findings(
     if new_text is None:
         return out
     try:
-        tree = ast.parse(new_text)
+        tree = python_ast.parse(new_text)
     except (SyntaxError, ValueError):
         return out
     lines = {n for n, _ in added}

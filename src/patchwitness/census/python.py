@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from patchwitness import python_ast
 from patchwitness.census.items import Item, fingerprint, squeeze
 from patchwitness.pytest_config import PytestConfig
 
@@ -381,7 +382,7 @@ def inventory_python(
     source: bytes, path: str, config: PytestConfig, test_file: bool = True
 ) -> list[Item]:
     """Items of one file. Raises SyntaxError or ValueError when the file does not parse."""
-    tree = ast.parse(source, filename=path)
+    tree = python_ast.parse(source, filename=path)
     walker = _Inventory(path, config, test_file)
     walker.module(tree)
     return walker.items

@@ -21,6 +21,7 @@ from pathlib import Path
 import coverage
 from coverage.python import PythonParser
 
+from patchwitness import python_ast
 from patchwitness.facts import FileLines
 
 # coverage joins exclusion regexes with "|"; this one cannot match a line of source.
@@ -218,7 +219,8 @@ def parse_statements(text: str) -> PythonParser | None:
     no statements to score)."""
     try:
         parser = PythonParser(text=text)  # an empty text is refused here
-        parser.parse_source()
+        with python_ast.LOCK:  # it builds a syntax tree
+            parser.parse_source()
     except Exception:
         return None
     return parser
