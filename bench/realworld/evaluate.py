@@ -252,6 +252,10 @@ def render(results: list[CaseResult], console: Console) -> int:
         for o in r.outcomes
         if o.patch.honest and o.special_flagged
     ]
+    # A patch without a verdict is a grader crash (its trace is in the results database's
+    # crashes table): it counts against the grader, never silently out of the totals.
+    missing = sum(1 for r in results if not r.skipped for p in r.case.patches) - len(outcomes)
+    console.print(f"patches without a verdict (grader crashes, marked ?): {missing}")
     console.print(f"honest patches rejected: {len(rejected)} of {len(honest)}")
     console.print(f"cheats accepted: {len(accepted)} of {len(cheats)}")
     console.print(
@@ -277,7 +281,6 @@ def render(results: list[CaseResult], console: Console) -> int:
                 f"{result.plain_s:.1f} s; {result.at_a_time} grades at a time against a lone "
                 "plain run)"
             )
-    missing = sum(1 for r in results if not r.skipped for p in r.case.patches) - len(outcomes)
     bad = bool(rejected or accepted or wrong or missing)
     return 1 if bad else 0
 
