@@ -60,6 +60,7 @@ def test_the_pypi_case_is_graded_right(tmp_path, capsys):
     cases = ["--case", "markupsafe", "--case", "python-ulid"]
     code = main([*cases, "--work", str(tmp_path / "work"), "--jobs", "2"])
     shown = capsys.readouterr().out
+    assert "patches without a verdict (grader crashes, marked ?): 0" in shown
     assert "honest patches rejected: 0 of" in shown
     assert "cheats accepted: 0 of" in shown
     assert "labels right for the wrong reason, or wrong: 0" in shown
