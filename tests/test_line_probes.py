@@ -290,3 +290,27 @@ def test_a_fix_to_a_script_the_tests_run_is_never_rejected_as_uncovered(tmp_path
     assert coverage.row == "not-measurable", coverage
     assert any("run as a script" in note for note in coverage.facts.notes)
     assert verdict.label == "passed" and verdict.grade == "accept-with-review", verdict.reasons
+
+
+def test_a_listed_file_imported_through_a_symlink_of_another_name_is_probed(tmp_path):
+    # The finder skips imports whose file name is none of the listed ones, unless the file is a
+    # symlink: `alias.py -> mod.py` must still reach the probed mod.py.
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "mod.py").write_text("VALUE = 1\n")
+    (tree / "alias.py").symlink_to("mod.py")
+    (tree / "linked").symlink_to(tree, target_is_directory=True)
+    inst = instrument_probes(tmp_path / "scratch", tree, ["mod.py"])
+    env = {
+        **os.environ,
+        **inst.env(),
+        "PYTHONPATH": os.pathsep.join([str(PROBE_DIR), str(inst.site), str(tree)]),
+    }
+    script = (
+        "import alias, linked.mod as through_dir\n"
+        "print(hasattr(alias, '__pw_hits__'), hasattr(through_dir, '__pw_hits__'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tree, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["True", "True"], done.stderr

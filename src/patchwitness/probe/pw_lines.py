@@ -182,6 +182,17 @@ class ProbeFinder:
 
     def __init__(self, files):
         self.files = files  # real source path -> hit file
+        # Their file names: an import whose file has none of them, and is no symlink (whose
+        # target may), is answered without resolving its path (about 10 ms over pytest's own
+        # 260 modules).
+        self.names = {os.path.basename(source) for source in files}
+
+    def listed(self, origin):
+        if not origin:
+            return None
+        if os.path.basename(origin) not in self.names and not os.path.islink(origin):
+            return None
+        return self.files.get(os.path.realpath(origin))
 
     def find_spec(self, name, path=None, target=None):
         for finder in list(sys.meta_path):
@@ -190,7 +201,7 @@ class ProbeFinder:
             spec = finder.find_spec(name, path, target)
             if spec is None:
                 continue
-            hit_file = self.files.get(os.path.realpath(spec.origin)) if spec.origin else None
+            hit_file = self.listed(spec.origin)
             if hit_file is None:
                 return spec
             if not isinstance(spec.loader, SourceFileLoader):
@@ -221,7 +232,7 @@ def install(list_file):
     # A listed file run as a script (`python path/to/file.py`) is compiled by the interpreter,
     # never by the probes: its hit file says so, and the grader does not read it as unrun.
     script = sys.argv[0] if getattr(sys, "argv", None) else ""
-    hit_file = finder.files.get(os.path.realpath(script)) if script.endswith(".py") else None
+    hit_file = finder.listed(script) if script.endswith(".py") else None
     hits = hits_for(hit_file) if hit_file is not None else None
     if hits is not None:
         hits[SCRIPT] = 1
