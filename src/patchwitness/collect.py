@@ -19,7 +19,7 @@ import contextlib
 import importlib
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -69,8 +69,6 @@ from patchwitness.task import Task
 from patchwitness.workspace import Workspace, as_text, require_commit, safe_read, show_at
 
 if TYPE_CHECKING:
-    from coverage.python import PythonParser
-
     from patchwitness.matrix.collect import Matrix
     from patchwitness.suites.cpp import CppSuite
 
@@ -294,7 +292,7 @@ def _collect_patched(
                 base,
                 failing,
                 hidden_patch,
-                statements=wants_coverage,
+                for_coverage=wants_coverage,
             ),
         )
         judge_loaded = beside.submit(load_judge)  # see `rejecting`
@@ -387,7 +385,7 @@ def _collect_patched(
                 measured_dir,
                 base,
                 settings,
-                text_facts.statements,
+                text_facts,
             )
             facts.coverage.facts.pragmas_added = [
                 f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
@@ -900,16 +898,18 @@ def collect_coverage(
     scratch: Path,
     base: baselines.Baseline,
     settings: Settings,
-    statements: Mapping[str, PythonParser | None] | None = None,
+    patched: patched_text.TextFacts,
 ) -> CoverageCollected:
-    """Seed 001's facts: the patched run's line hits joined with the production hunks.
-    `statements`: the patched Python files' parse, of their text before the run."""
+    """Seed 001's facts: the patched run's line hits joined with the production hunks, scored
+    against `patched`: the patched files' text before the run, and its Python statements."""
     production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
     # C and C++ are executable source in a C++ task, and in a Python task whose extension the
     # run built with gcov's flags; a header without a suffix is known by its content.
     native = task.language == "cpp" or bool(base.instrumentation and base.instrumentation.flags)
     known = frozenset(
-        c.path for c in production if native and sourcefiles.is_cpp(c.path, safe_read(tree, c.path))
+        c.path
+        for c in production
+        if native and sourcefiles.is_cpp(c.path, patched.texts.get(c.path))
     )
     from patchwitness.gates import coverage as coverage_gate
 
@@ -921,7 +921,12 @@ def collect_coverage(
     if sources and measurable:
         # gcovr runs gcov on files the code under grade wrote: through the runner.
         data, why = collect_hits(
-            after.coverage, tree, scratch, [c.path for c in sources], settings.runner, statements
+            after.coverage,
+            tree,
+            scratch,
+            [c.path for c in sources],
+            settings.runner,
+            patched.statements,
         )
         found = data is not None
         hits = data or {}
@@ -931,7 +936,7 @@ def collect_coverage(
             # scored as unrun; when it is all the patch changed, coverage is not measurable.
             sources = [c for c in sources if c.path not in unseen]
             measurable = bool(sources)
-    texts = {c.path: as_text(safe_read(tree, c.path)) or "" for c in sources if _is_cpp(c, task)}
+    texts = {c.path: patched.texts.get(c.path) or "" for c in sources if _is_cpp(c, task)}
     facts = coverage_gate.score(sources, hits, texts)
     if unseen:
         facts.notes.append(f"run as a script, not measured: {', '.join(unseen)}")

@@ -45,11 +45,13 @@ class Reading:
     base: Baseline
     failing: list[str]
     hidden_patch: Patch | None = None
-    statements: bool = False  # parse the patched Python files for the coverage gate
+    for_coverage: bool = False  # parse the patched Python files for the coverage gate
 
 
 @dataclass
 class TextFacts:
+    # Patched production file -> its text before the run (the coverage gate scores this text).
+    texts: dict[str, str | None] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     special_values_from: list[str] = field(default_factory=list)
     # Patched production Python file -> coverage.py's parse of its text (None: unparsable).
@@ -67,12 +69,12 @@ def read_patched(patch: Patch, classes: dict[str, Classified], tree: Path) -> di
 
 
 def analyse(reading: Reading) -> TextFacts:
-    found = TextFacts(findings=production_findings(reading))
+    found = TextFacts(texts=reading.texts, findings=production_findings(reading))
     values, found.special_values_from = test_values(
         reading.task, reading.base, reading.failing, reading.hidden_patch
     )
     found.findings += special_findings(reading, values)
-    if reading.statements:
+    if reading.for_coverage:
         from patchwitness.hits.python import parse_statements
 
         found.statements = {
