@@ -66,7 +66,9 @@ def test_coverage_py_parses_under_the_lock(monkeypatch):
 def test_no_other_module_of_the_grader_builds_a_tree_itself():
     raw = re.compile(r"\bast\.parse\(|\bcompile\([^)]*PyCF_ONLY_AST|\.parse_source\(\)")
     offenders = []
-    for path in sorted(SRC.rglob("*.py")):
+    scanned = sorted(SRC.rglob("*.py"))
+    assert len(scanned) > 50, SRC  # the grader's own sources, not an empty or wrong directory
+    for path in scanned:
         rel = path.relative_to(SRC).as_posix()
         # probe/ runs inside the graded interpreter, never in the grader's process.
         if rel.startswith("probe/") or rel == "python_ast.py":
