@@ -59,7 +59,7 @@ from patchwitness.facts import (
 from patchwitness.gates import census as census_gate
 from patchwitness.hits import collect as collect_hits
 from patchwitness.hits import unmeasured
-from patchwitness.model import Finding, Fingerprint, Timings
+from patchwitness.model import Finding, Fingerprint, Timings, build_models
 from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
 from patchwitness.policy import Policy
 from patchwitness.settings import Settings
@@ -96,10 +96,12 @@ class Clock:
 
 
 def load_judge() -> None:
-    """Import the judge, in the thread beside the patched run. Its models are built under
-    python_ast.LOCK: building them reads signatures, which builds syntax trees."""
+    """Import the judge and build every model (model.build_models), in the thread beside the
+    patched run. Under python_ast.LOCK: building models reads signatures, which builds syntax
+    trees."""
     with python_ast.LOCK:
         importlib.import_module("patchwitness.judge")
+        build_models()
 
 
 def rejecting(facts: GradeFacts, policy: Policy) -> str:

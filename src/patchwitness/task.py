@@ -35,7 +35,8 @@ DEFAULT_COVERAGE_FLAGS = [
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built when first used, like every model of the grader (model.DEFERRED says why).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class CensusOptions(Options):
@@ -120,7 +121,7 @@ class Task(BaseModel):
     """A validated task, with every file it depends on already read. Frozen: nothing a grade
     does changes the task it grades."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
     dir: Path

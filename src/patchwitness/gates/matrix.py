@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from patchwitness import policy
-from patchwitness.model import Cell, MatrixFacts, MatrixGate
+from patchwitness.model import DEFERRED, Cell, MatrixFacts, MatrixGate
 
 RUNTIME_RED = ("run_fail", "sanitizer", "digest_mismatch", "timeout")
 FIX_THE_SUBJECT = (
@@ -39,7 +39,7 @@ class Resources(BaseModel):
     the absolute margin: a ratio alone flags a 3 MB golden growing to 7 MB. The manifest's
     `resources` section holds these."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = DEFERRED
 
     rss_ratio: float = Field(default=2.0, ge=1.0)
     rss_mb: float = Field(default=64.0, ge=0.0)

@@ -29,10 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from patchwitness.errors import InvalidTask
 from patchwitness.gates.matrix import Resources
+from patchwitness.model import DEFERRED
 from patchwitness.task import Task
 from patchwitness.workspace import show_at
 
@@ -66,7 +67,7 @@ _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = DEFERRED
 
 
 def _relative_path(value: str, what: str) -> str:
