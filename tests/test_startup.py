@@ -29,8 +29,8 @@ def test_help_loads_neither_the_grader_nor_rich_help():
 
 
 def test_a_python_grade_loads_no_cpp_half():
-    loaded = loaded_after("import patchwitness.api")
-    assert "patchwitness.api" in loaded
+    loaded = loaded_after("import patchwitness.collect")
+    assert "patchwitness.collect" in loaded
     for module in (
         "patchwitness.matrix.collect",
         "patchwitness.matrix.run",
@@ -42,7 +42,7 @@ def test_a_python_grade_loads_no_cpp_half():
 def test_a_grade_starts_before_the_judge_is_loaded():
     """The judge (its gates, its tables) and a census process pool are needed after the patched
     run or never: collect imports the judge in the thread beside that run."""
-    loaded = loaded_after("import patchwitness.api")
+    loaded = loaded_after("import patchwitness.collect")
     for module in (
         "patchwitness.judge",
         "patchwitness.gates.coverage",
@@ -54,7 +54,8 @@ def test_a_grade_starts_before_the_judge_is_loaded():
 
 def test_the_grade_command_starts_grading_before_its_console_and_judge_load():
     """Off a terminal there is no spinner to show, so nothing of rich is imported before the
-    grade starts; the verdict's table is imported when there is a verdict."""
+    grade starts; the verdict's table is imported when there is a verdict. The grade imports
+    its machinery (collect, the facts and their models) when it is called."""
     code = (
         "import json, sys\nimport patchwitness.api as api\n"
         "def started(*args, **kwargs):\n"
@@ -65,5 +66,12 @@ def test_the_grade_command_starts_grading_before_its_console_and_judge_load():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(done.stdout.splitlines()[-1]))
-    for module in ("rich.console", "patchwitness.report.terminal", "patchwitness.judge"):
+    for module in (
+        "rich.console",
+        "patchwitness.report.terminal",
+        "patchwitness.judge",
+        "patchwitness.collect",
+        "patchwitness.facts",
+        "patchwitness.model",
+    ):
         assert module not in loaded, module

@@ -9,6 +9,9 @@ Facts flow one way: task + patch -> collect (workspace, runner, suites) -> Grade
 the task, the patch or the code under grade does: every such ending is a verdict with a label
 (apply-failed, invalid-task, timeout) and a reason. An exception is a grader bug, and is not a
 verdict.
+
+The machinery (collect, the facts, the judge) is imported by the call that uses it, not with this
+module: a command that only reads its arguments before it grades starts without it.
 """
 
 from __future__ import annotations
@@ -17,15 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchwitness.collect import collect, stopped_facts
 from patchwitness.errors import GradeStop
-from patchwitness.facts import GradeFacts, TaskFacts
 from patchwitness.policy import DEFAULT_POLICY, Policy
 from patchwitness.settings import Settings
-from patchwitness.task import Task, load_task
 
 if TYPE_CHECKING:
+    from patchwitness.facts import GradeFacts
     from patchwitness.model import Verdict
+    from patchwitness.task import Task
 
 
 def grade(
@@ -56,27 +58,36 @@ def grade_facts(
 ) -> GradeFacts:
     """Collect a grade's facts. `patch_path` None grades an empty patch (a bag's missing one).
     `progress` hears each phase as it starts."""
+    from patchwitness.collect import collect
+    from patchwitness.task import load_task
+
     settings = settings or Settings()
     name = Path(task_dir).name
     shown = str(patch_path or "")
     try:
         data = Path(patch_path).read_bytes() if patch_path is not None else b""
     except OSError as exc:
-        stop = GradeStop(f"cannot read the patch: {exc}")
-        return stopped_facts(TaskFacts(name=name, language="", repo_sha=""), agent, b"", stop)
+        return _stopped_facts(name, agent, b"", GradeStop(f"cannot read the patch: {exc}"))
     try:
         task = load_task(Path(task_dir), repo)
     except GradeStop as stop:
-        return stopped_facts(
-            TaskFacts(name=name, language="", repo_sha=""), agent, data, stop, shown
-        )
+        return _stopped_facts(name, agent, data, stop, shown)
     return collect(task, data, agent=agent, settings=settings, patch_path=shown, progress=progress)
 
 
 def stopped(name: str, agent: str, data: bytes, stop: GradeStop, patch_path: str = "") -> Verdict:
     """The verdict of a grade that ended before any gate could judge."""
+    return _judge(_stopped_facts(name, agent, data, stop, patch_path))
+
+
+def _stopped_facts(
+    name: str, agent: str, data: bytes, stop: GradeStop, patch_path: str = ""
+) -> GradeFacts:
+    from patchwitness.collect import stopped_facts
+    from patchwitness.facts import TaskFacts
+
     task = TaskFacts(name=name, language="", repo_sha="")
-    return _judge(stopped_facts(task, agent, data, stop, patch_path))
+    return stopped_facts(task, agent, data, stop, patch_path)
 
 
 def grade_task(
@@ -88,13 +99,15 @@ def grade_task(
     patch_path: str = "",
 ) -> Verdict:
     """Grade patch bytes against an already loaded task."""
+    from patchwitness.collect import collect
+
     settings = settings or Settings()
     facts = collect(task, data, agent=agent, settings=settings, patch_path=patch_path)
     return _judge(facts, settings.policy)
 
 
 def _judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
-    # Imported when first needed: a grade's collect imports the judge beside its test run.
+    # A grade's collect has imported the judge beside its test run.
     from patchwitness.judge import judge
 
     return judge(facts, policy)

@@ -85,6 +85,13 @@ def _settings(mode: str, policy_file: Path | None = None, **options):
     return Settings(runner=runner, policy=policy, **options)
 
 
+def _no_cache():
+    """A baseline cache that keeps nothing (`--no-cache`)."""
+    from patchwitness.baseline import NoCache
+
+    return NoCache()
+
+
 def _crashed(exc: Exception) -> None:
     """A grader bug: one line, exit 2. Not a verdict."""
     import traceback
@@ -116,7 +123,6 @@ def grade(
 ) -> None:
     """Grade one patch. Exit 0 accept, 1 reject, 2 could not grade."""
     from patchwitness.api import grade as grade_patch
-    from patchwitness.baseline import NoCache
 
     if artifacts is None and json_out is not None:
         artifacts = json_out.with_name(json_out.stem + ".census")  # kept beside the verdict
@@ -125,7 +131,7 @@ def grade(
         policy,
         baseline_runs=baseline_runs,
         artifacts=artifacts,
-        baselines=NoCache() if no_cache else None,
+        baselines=_no_cache() if no_cache else None,
         all_gates=all_gates,
         warm=not cold,
     )

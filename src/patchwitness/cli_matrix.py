@@ -21,13 +21,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import click
 import typer
 from typer.core import TyperGroup
 
 from patchwitness.console import err, out
 
 if TYPE_CHECKING:  # the verdict model costs half a second to import: only where it is used
+    import click
     from rich.console import Console
 
     from patchwitness.model import Cell, MatrixGate

@@ -17,9 +17,10 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from patchwitness.model import Effect, Grade, Label, Reason
+if TYPE_CHECKING:  # the tables need no model to be read: Settings holds a policy at every start
+    from patchwitness.model import Effect, Grade, Label, Reason
 
 
 @dataclass(frozen=True)
@@ -318,6 +319,8 @@ def first_final(table: list[FinalRow] | tuple[FinalRow, ...], facts: FinalInput)
 
 
 def reason(gate: str, row: Row, detail: str = "") -> Reason:
+    from patchwitness.model import Reason
+
     return Reason(gate=gate, row=row.id, detail=detail or row.when, effect=row.effect)
 
 

@@ -22,9 +22,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchwitness import cgroups
-from patchwitness.model import RunFacts
+
+if TYPE_CHECKING:  # the runner is part of every command's settings; the models are not
+    from patchwitness.model import RunFacts
 
 MB = 1024 * 1024
 
@@ -109,6 +112,8 @@ class Result:
         return self.stdout.decode("utf-8", "replace")
 
     def facts(self, tail: int = 2000) -> RunFacts:
+        from patchwitness.model import RunFacts
+
         return RunFacts(
             command=self.command,
             returncode=self.returncode,
