@@ -50,7 +50,12 @@ def test_start_time_quick_prints_its_ratios(tmp_path: Path) -> None:
     )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-3000:]
-    for name in ("pytest --version", "patchwitness --help", "patchwitness grade, to its start"):
+    for name in (
+        "pytest --version",
+        "patchwitness --help",
+        "patchwitness grade, to its start",
+        "patchwitness grade, to its first command",
+    ):
         assert re.search(
             rf"^ratio {re.escape(name)}/python -c pass: [0-9.]+x wall", done.stdout, re.M
         ), output[-3000:]
