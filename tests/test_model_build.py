@@ -8,10 +8,14 @@ import json
 import subprocess
 import sys
 
-# Every module that defines models, and a census of their models as built or not.
+# Every module of the grader (not the probes, which run inside graded processes), and a census
+# of its models as built or not.
 IMPORT_ALL = (
-    "import patchwitness.facts, patchwitness.judge, patchwitness.task\n"
-    "import patchwitness.matrix.manifest\n"
+    "import importlib, pkgutil\n"
+    "import patchwitness\n"
+    "for found in pkgutil.walk_packages(patchwitness.__path__, 'patchwitness.'):\n"
+    "    if not found.name.startswith('patchwitness.probe'):\n"
+    "        importlib.import_module(found.name)\n"
     "from pydantic import BaseModel\n"
     "def grader_models():\n"
     "    seen, todo = [], [BaseModel]\n"
