@@ -667,9 +667,39 @@ def version() -> None:
     out().print(grader_build())
 
 
+def app_for(args: list[str]) -> typer.Typer:
+    """The app that parses `args`: when they name a command or a group, an app holding only that
+    one. typer turns every registered command into click's form before it parses (25 ms for
+    all of them); a command needs only its own. A callback keeps the app a group, so the command
+    is still named, parsed and helped exactly as in the whole app (tests/test_cli_app_for.py)."""
+    name = args[0] if args else ""
+    commands = [c for c in app.registered_commands if command_name(c) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app  # help, a typo (click suggests the near names), no arguments
+    solo = typer.Typer(
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+    solo.callback()(_no_options)
+    solo.registered_commands = commands
+    solo.registered_groups = groups
+    return solo
+
+
+def command_name(info: typer.models.CommandInfo) -> str:
+    """The name typer gives a command: its own, or its function's with dashes."""
+    return info.name or info.callback.__name__.lower().replace("_", "-")
+
+
+def _no_options() -> None:
+    """Grade AI-written patches and refuse false greens."""
+
+
 def main() -> None:
     try:
-        app()
+        app_for(sys.argv[1:])()
     except KeyboardInterrupt:
         err().print("patchwitness: interrupted")
         sys.exit(130)
