@@ -46,6 +46,7 @@ def test_help_is_the_same(name: str):
         ["bag", "nonesuch"],
         ["census", "write", "--help"],
         ["matrix", "promote", "--help"],
+        ["matrix", "/nonexistent"],  # the matrix group rewrites a task directory into `run`
         ["report"],
     ],
 )
