@@ -75,3 +75,21 @@ def test_the_grade_command_starts_grading_before_its_console_and_judge_load():
         "patchwitness.model",
     ):
         assert module not in loaded, module
+
+
+def test_the_grade_command_imports_its_table_beside_the_run():
+    """The verdict's table (rich) is what the command needs after the grade: it hands the grade
+    that import as work to do while the suite runs."""
+    code = (
+        "import json, sys\nimport patchwitness.api as api\n"
+        "def graded(*args, beside=None, **kwargs):\n"
+        "    before = 'patchwitness.report.terminal' in sys.modules\n"
+        "    beside()\n"
+        "    after = 'patchwitness.report.terminal' in sys.modules\n"
+        "    print(json.dumps([before, after]))\n    raise SystemExit(0)\n"
+        "api.grade = graded\n"
+        "from patchwitness.cli import app\n"
+        "app(['grade', 'no-task', 'no.diff', '--sandbox', 'none'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == [False, True]

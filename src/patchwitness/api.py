@@ -38,11 +38,19 @@ def grade(
     agent: str = "agent",
     settings: Settings | None = None,
     progress: Callable[[str], None] | None = None,
+    beside: Callable[[], object] | None = None,
 ) -> Verdict:
-    """Grade the patch file at `patch_path` against the task at `task_dir`."""
+    """Grade the patch file at `patch_path` against the task at `task_dir`. `progress` and
+    `beside`: as for `grade_facts`."""
     settings = settings or Settings()
     facts = grade_facts(
-        task_dir, patch_path, repo=repo, agent=agent, settings=settings, progress=progress
+        task_dir,
+        patch_path,
+        repo=repo,
+        agent=agent,
+        settings=settings,
+        progress=progress,
+        beside=beside,
     )
     return _judge(facts, settings.policy)
 
@@ -55,9 +63,12 @@ def grade_facts(
     agent: str = "agent",
     settings: Settings | None = None,
     progress: Callable[[str], None] | None = None,
+    beside: Callable[[], object] | None = None,
 ) -> GradeFacts:
     """Collect a grade's facts. `patch_path` None grades an empty patch (a bag's missing one).
-    `progress` hears each phase as it starts."""
+    `progress` hears each phase as it starts. `beside` is called while the patched suite runs,
+    for what the caller needs after the grade; its result and errors are not kept, and a grade
+    that ends before the run never calls it."""
     from patchwitness.collect import collect
     from patchwitness.task import load_task
 
@@ -72,7 +83,15 @@ def grade_facts(
         task = load_task(Path(task_dir), repo)
     except GradeStop as stop:
         return _stopped_facts(name, agent, data, stop, shown)
-    return collect(task, data, agent=agent, settings=settings, patch_path=shown, progress=progress)
+    return collect(
+        task,
+        data,
+        agent=agent,
+        settings=settings,
+        patch_path=shown,
+        progress=progress,
+        beside=beside,
+    )
 
 
 def stopped(name: str, agent: str, data: bytes, stop: GradeStop, patch_path: str = "") -> Verdict:

@@ -104,6 +104,13 @@ def load_judge() -> None:
         build_models()
 
 
+def under_the_tree_lock(work: Callable[[], object]) -> None:
+    """A caller's work beside the run holds python_ast.LOCK, like the grader's own: the main
+    thread may build syntax trees again before it ends."""
+    with python_ast.LOCK:
+        work()
+
+
 def rejecting(facts: GradeFacts, policy: Policy) -> str:
     """`judge.rejecting`. The judge (its gates, its tables) is imported in the thread beside the
     patched run, which needs none of it: the first grade of a process does not wait for it."""
@@ -195,8 +202,11 @@ def collect(
     settings: Settings | None = None,
     patch_path: str = "",
     progress: Callable[[str], None] | None = None,
+    beside: Callable[[], object] | None = None,
 ) -> GradeFacts:
-    """`progress` hears what the grade does now, phase by phase (a terminal's status line)."""
+    """`progress` hears what the grade does now, phase by phase (a terminal's status line).
+    `beside` is called in the thread beside the patched run, for work the caller will need after
+    the grade (the CLI imports its verdict table); its result and errors are not kept."""
     settings = settings or Settings()
     clock = Clock(progress=progress)
     facts = GradeFacts(
@@ -217,7 +227,9 @@ def collect(
             clock.say("the hidden tests at the SHA (once per task)")
         secret = baselines.obtain_hidden(task, suite, settings, base) if task.hidden else None
         clock.lap("baseline")
-        _collect_patched(facts, task, data, patch, suite, base, secret, settings, plan, clock)
+        _collect_patched(
+            facts, task, data, patch, suite, base, secret, settings, plan, clock, beside
+        )
     except GradeStop as stop:
         facts.stop = Stop(label=stop.label, grade=stop.grade, detail=str(stop))
     facts.timings = clock.timings()
@@ -235,6 +247,7 @@ def _collect_patched(
     settings: Settings,
     plan: Matrix | None,
     clock: Clock,
+    caller_work: Callable[[], object] | None,
 ) -> None:
     # With hidden tests the failing ids are the hidden run's: the visible run names none.
     failing = [] if task.hidden else base.failing_keys(task.failing_ids)
@@ -298,6 +311,8 @@ def _collect_patched(
             ),
         )
         judge_loaded = beside.submit(load_judge)  # see `rejecting`
+        if caller_work is not None:
+            beside.submit(under_the_tree_lock, caller_work)  # not waited for until the end
         before = base.instrumented_outcomes if instrument is not None else base.outcomes
         facts.baseline = BaselineFacts(
             key=base.key,
