@@ -6,7 +6,6 @@ before the suite, the work never sees the run's mark; called after it, the test 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -14,28 +13,13 @@ import pytest
 from patchwitness.api import grade
 
 from .conftest import make_task
+from .rendezvous import grader_side, suite_side, version_task
 
 pytestmark = pytest.mark.slow
 
-WAIT_S = 30  # either side's patience; only a broken capability ever waits this long
-
 
 def files(run_mark: Path, work_mark: Path) -> dict[str, str]:
-    return {
-        "pkg/__init__.py": "",
-        "pkg/version.py": "VERSION = 1\n",
-        "tests/test_version.py": (
-            "import os\nimport time\n\nfrom pkg.version import VERSION\n\n\n"
-            "def test_version():\n    assert VERSION == 2\n\n\n"
-            "def test_meets_the_callers_work():\n"
-            "    if VERSION != 2:\n        return  # the SHA's runs: nothing to meet\n"
-            f"    open({str(run_mark)!r}, 'w').close()\n"
-            f"    deadline = time.monotonic() + {WAIT_S}\n"
-            f"    while not os.path.exists({str(work_mark)!r}):\n"
-            "        assert time.monotonic() < deadline, 'the work never ran beside the run'\n"
-            "        time.sleep(0.02)\n"
-        ),
-    }
+    return version_task("test_meets_the_callers_work", suite_side(run_mark, work_mark, "work"))
 
 
 def task(tmp_path: Path):
@@ -51,11 +35,7 @@ def test_the_callers_work_runs_beside_the_suite(tmp_path):
     calls = []
 
     def meeting_the_run() -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not run_mark.exists():
-            assert time.monotonic() < deadline, "the suite never ran beside the work"
-            time.sleep(0.02)
-        work_mark.touch()
+        grader_side(run_mark, work_mark)
         calls.append("met")
 
     patch = built.patch([("pkg/version.py", "VERSION = 1\n", "VERSION = 2\n")])

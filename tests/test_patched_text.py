@@ -10,7 +10,6 @@ swallowed assertion the patch added.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,9 @@ from patchwitness.api import grade
 from patchwitness.hits.python import parse_statements
 
 from .conftest import make_task
+from .rendezvous import grader_side, suite_side, version_task
 
 pytestmark = pytest.mark.slow
-
-WAIT_S = 30  # either side's patience; only a broken capability ever waits this long
 
 SWALLOWING = (
     "VERSION = 2\n\n\n"
@@ -36,24 +34,12 @@ SWALLOWING = (
 
 
 def files(run_mark: Path, analysis_mark: Path) -> dict[str, str]:
-    return {
-        "pkg/__init__.py": "",
-        "pkg/version.py": "VERSION = 1\n",
-        "tests/test_version.py": (
-            "import os\nimport time\n\nfrom pkg.version import VERSION\n\n\n"
-            "def test_version():\n    assert VERSION == 2\n\n\n"
-            "def test_rewrites_its_tree_then_meets_the_analysis():\n"
-            "    if VERSION != 2:\n        return  # the SHA's runs: nothing to meet\n"
-            "    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
-            "    with open(os.path.join(root, 'pkg', 'version.py'), 'w') as f:\n"
-            "        f.write('VERSION = 2\\n')\n"
-            f"    open({str(run_mark)!r}, 'w').close()\n"
-            f"    deadline = time.monotonic() + {WAIT_S}\n"
-            f"    while not os.path.exists({str(analysis_mark)!r}):\n"
-            "        assert time.monotonic() < deadline, 'the analysis never ran beside the run'\n"
-            "        time.sleep(0.02)\n"
-        ),
-    }
+    rewrite_then_meet = (
+        "    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
+        "    with open(os.path.join(root, 'pkg', 'version.py'), 'w') as f:\n"
+        "        f.write('VERSION = 2\\n')\n" + suite_side(run_mark, analysis_mark, "analysis")
+    )
+    return version_task("test_rewrites_its_tree_then_meets_the_analysis", rewrite_then_meet)
 
 
 def test_the_analysis_runs_beside_the_suite_on_the_text_from_before_it(tmp_path, monkeypatch):
@@ -61,11 +47,7 @@ def test_the_analysis_runs_beside_the_suite_on_the_text_from_before_it(tmp_path,
     analyse = patched_text.analyse
 
     def meeting_the_run(reading: patched_text.Reading) -> patched_text.TextFacts:
-        deadline = time.monotonic() + WAIT_S
-        while not run_mark.exists():
-            assert time.monotonic() < deadline, "the suite never ran beside the analysis"
-            time.sleep(0.02)
-        analysis_mark.touch()
+        grader_side(run_mark, analysis_mark)
         return analyse(reading)
 
     monkeypatch.setattr(patched_text, "analyse", meeting_the_run)
