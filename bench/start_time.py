@@ -99,9 +99,9 @@ def measure(runs: int, task: Path, patch: Path) -> dict[str, list[float]]:
     env = environment()
     todo = commands(task, patch)
     walls: dict[str, list[float]] = {name: [] for name in todo}
-    for argv in todo.values():  # one unmeasured run each: compiled files in place
+    for name, argv in todo.items():  # one unmeasured run each: compiled files in place
         done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
-        if argv[-2:] == todo[FIRST_COMMAND][-2:] and "first command:" not in done.stdout:
+        if name == FIRST_COMMAND and "first command:" not in done.stdout:
             raise SystemExit(f"the grade ran no command: {done.stdout[-500:]}{done.stderr[-500:]}")
     for _ in range(runs):
         for name, argv in todo.items():

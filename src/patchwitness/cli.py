@@ -692,6 +692,7 @@ def app_for(args: list[str]) -> typer.Typer:
         return app  # help, a typo (click suggests the near names), no arguments
     solo = typer.Typer(
         add_completion=False,
+        help=app.info.help,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
     )
@@ -702,12 +703,12 @@ def app_for(args: list[str]) -> typer.Typer:
 
 
 def command_name(info: typer.models.CommandInfo) -> str:
-    """The name typer gives a command: its own, or its function's with dashes."""
-    return info.name or info.callback.__name__.lower().replace("_", "-")
+    """The name typer gives a command: its own, or its function's."""
+    return info.name or typer.main.get_command_name(info.callback.__name__)
 
 
 def _no_options() -> None:
-    """Grade AI-written patches and refuse false greens."""
+    pass  # the whole app takes no options of its own; this callback only keeps `solo` a group
 
 
 def main() -> None:

@@ -96,17 +96,16 @@ class Clock:
 
 
 def load_judge() -> None:
-    """Import the judge and build every model (model.build_models), in the thread beside the
-    patched run. Under python_ast.LOCK: building models reads signatures, which builds syntax
-    trees."""
-    with python_ast.LOCK:
-        importlib.import_module("patchwitness.judge")
-        build_models()
+    """Import the judge and build every model (model.build_models): work for the thread beside
+    the patched run."""
+    importlib.import_module("patchwitness.judge")
+    build_models()
 
 
 def under_the_tree_lock(work: Callable[[], object]) -> None:
-    """A caller's work beside the run holds python_ast.LOCK, like the grader's own: the main
-    thread may build syntax trees again before it ends."""
+    """Work beside the run (the grader's, or a caller's) holds python_ast.LOCK: building models
+    reads signatures, which builds syntax trees, and the main thread may build syntax trees
+    again before that work ends."""
     with python_ast.LOCK:
         work()
 
@@ -310,7 +309,7 @@ def _collect_patched(
                 for_coverage=wants_coverage,
             ),
         )
-        judge_loaded = beside.submit(load_judge)  # see `rejecting`
+        judge_loaded = beside.submit(under_the_tree_lock, load_judge)  # see `rejecting`
         if caller_work is not None:
             beside.submit(under_the_tree_lock, caller_work)  # not waited for until the end
         before = base.instrumented_outcomes if instrument is not None else base.outcomes

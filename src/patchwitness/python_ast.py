@@ -5,8 +5,8 @@ threads building syntax trees at once can corrupt it, and the next `ast.parse` f
 `SystemError: AST constructor recursion depth mismatch` (python/cpython#106905). A grade analyses
 the patched text in a thread (patched_text.py) while its main thread goes on, and one such error
 crashed a real grade. So every syntax tree the grader builds in its own process is built under
-LOCK: here, in coverage.py's parser (hits/python.py), and around an import that builds models
-while a grade runs (collect.py).
+LOCK: here, in coverage.py's parser (hits/python.py), and around the work collect.py runs beside
+the test run (an import that builds models, and a caller's work).
 """
 
 from __future__ import annotations
