@@ -63,17 +63,34 @@ def diff(path: str, old: str, new: str) -> bytes:
             b"@@ -0,0 +1 @@\n+/root/.ssh\n\\ No newline at end of file\n",
             "symlink",
         ),
-        (
-            b"diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nindex 0000000..1234567\n"
-            b"GIT binary patch\nliteral 3\nKcmZ?wWMT!0000\n\n",
-            "binary",
-        ),
         (diff("pkg/core.py", "def nothing():", "def x():"), "does not apply"),
-        (b"\x00\x01garbage that is no diff\n", "no file changes"),
+        (b"garbage that is no diff\n", "no file changes"),
     ],
 )
 def test_unsafe_or_broken_patches_are_apply_failed(built, data, words):
     check(built, data, "apply-failed", words)
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (
+            b"diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nindex 0000000000000000000000"
+            b"000000000000000000..735a95829dd77133742c0416d45e0e0de7153ef6\nGIT binary patch\n"
+            b"literal 5\nMcmYdHVn|K_00f)?ivR!s\n\nliteral 0\nHcmV?d00001\n\n",
+            "binary",
+        ),
+        (b"\x00\x01garbage that is no diff\n", "NUL"),
+        (
+            b"--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -1,2 +1,2 @@\n-def answer():\n"
+            b"+def answer():  # \x00\n     return 41\n",
+            "NUL",
+        ),
+    ],
+)
+def test_binary_content_is_unreadable(built, data, words):
+    verdict = check(built, data, "UNPRINTABLE", words)
+    assert verdict.reasons[0].row == "unreadable-patch"
 
 
 def test_a_100_mb_patch_is_refused_before_git_sees_it(built):

@@ -25,7 +25,6 @@ from .conftest import Built, make_task
 def change(path, added=(), holes=(), removed=()):
     return FileChange(
         path=path,
-        old_path=None,
         status="modified",
         added=tuple(added),
         removed=tuple(removed),

@@ -156,10 +156,11 @@ def matrix_run(
     from patchwitness import history
     from patchwitness.environment import prepare
     from patchwitness.errors import GradeStop
+    from patchwitness.gitpatch import precheck
     from patchwitness.matrix import collect as matrix
     from patchwitness.matrix.cache import CompileCache
     from patchwitness.matrix.commands import script
-    from patchwitness.patch import parse_patch
+    from patchwitness.patch import sha256_of
     from patchwitness.task import load_task
 
     settings = _settings(sandbox)
@@ -168,7 +169,9 @@ def matrix_run(
         task = load_task(task_dir, repo)
         plan = matrix.load_plan(task, envelope or [])
         data = patch.read_bytes() if patch is not None else None
-        patch_id = parse_patch(data).sha256 if data is not None else "baseline"
+        if data is not None:
+            precheck(data, allow_binary=task.options.patch.allow_binary)
+        patch_id = sha256_of(data) if data is not None else "baseline"
         env = prepare(task, settings.runner, settings.cache) if plan.mode == "cmake" else None
         tools = replace(
             matrix.Tools.of(settings, env),
@@ -180,7 +183,7 @@ def matrix_run(
         cells = baseline
         if data is not None:
             with history.checkout(task, settings.cache) as ws:
-                ws.apply(data)
+                ws.apply(data, allow_binary=task.options.patch.allow_binary)
                 gate = matrix.gate(
                     task,
                     plan,
@@ -231,9 +234,9 @@ def matrix_promote(
     from dataclasses import replace
 
     from patchwitness.errors import GradeStop
+    from patchwitness.gitpatch import precheck
     from patchwitness.matrix import collect as matrix
     from patchwitness.matrix.promote import promote
-    from patchwitness.patch import parse_patch
     from patchwitness.task import load_task
 
     settings = _settings(sandbox)
@@ -243,7 +246,7 @@ def matrix_promote(
         if include:
             plan = replace(plan, include=(*plan.include, *include))
         data = bad_patch.read_bytes()
-        parse_patch(data)
+        precheck(data, allow_binary=task.options.patch.allow_binary)
         result = promote(task, plan, golden, data, dest=dest, tools=matrix.Tools.of(settings))
     except (GradeStop, OSError) as exc:
         _fail(f"{getattr(exc, 'label', 'error')}: {exc}")

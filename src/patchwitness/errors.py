@@ -8,6 +8,7 @@ class GradeStop(Exception):
 
     label = "error"
     grade = "ungradable"
+    row = ""  # the reason's row, when it is not the label itself
 
 
 class InvalidTask(GradeStop):
@@ -18,6 +19,15 @@ class InvalidTask(GradeStop):
 class ApplyFailed(GradeStop):
     label = "apply-failed"
     grade = "reject"
+
+
+class UnreadablePatch(GradeStop):
+    """The patch holds what the grader does not read (binary content, NUL bytes): not evidence
+    of a fix, whatever the tests say."""
+
+    label = "UNPRINTABLE"
+    grade = "reject"
+    row = "unreadable-patch"
 
 
 class ToolError(GradeStop):

@@ -154,6 +154,7 @@ class Stop(Fact):
     label: Label
     grade: Grade
     detail: str
+    row: str = ""  # the reason's row when it is not the label (unreadable-patch)
 
 
 class GradeFacts(Fact):

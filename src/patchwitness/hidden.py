@@ -31,7 +31,7 @@ def conflicts(patch: Patch, hidden: Patch) -> list[str]:
     theirs = {c.path: c for c in hidden.files}
     out: list[str] = []
     for change in patch.files:
-        other = theirs.get(change.old_path or change.path) or theirs.get(change.path)
+        other = theirs.get(change.path) or theirs.get(change.path)
         if other is None:
             continue
         if change.status == "added" and other.status == "added":

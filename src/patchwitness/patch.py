@@ -1,8 +1,8 @@
-"""The patch under grade as data: files, added and removed lines, and what is unsafe about it.
+"""A patch as data: its files, their added and removed lines, and what is unsafe about a path.
 
-Parsing is done by unidiff. This module adds what a grader needs on top: new-side line numbers of
-added lines, the anchors of pure deletions, and refusal of patches that try to leave the worktree
-(absolute paths, `..`, `.git/`, symlinks pointing out) before git ever sees them.
+A patch under grade is read by git alone (gitpatch.py), which fills these records from its own
+output. `parse_patch` reads a diff with unidiff, for the diffs the grader owns (a task's hidden
+tests): never for a patch under grade, where a second reading could disagree with git's.
 """
 
 from __future__ import annotations
@@ -21,9 +21,13 @@ MAX_PATCH_BYTES = 20 * 1024 * 1024
 
 @dataclass(frozen=True)
 class FileChange:
+    """One path the patch changed. A rename is a removal and an addition: each path is judged for
+    what it is, wherever the other one was."""
+
     path: str
-    old_path: str | None
-    status: str  # added | removed | modified | renamed
+    status: str  # added | removed | modified
+    mode: str = ""  # git's mode after the patch ("100644", "100755", "120000"); "" when removed
+    old_mode: str = ""  # and before it; "" when added
     binary: bool = False
     symlink: bool = False
     added: tuple[tuple[int, str], ...] = ()
@@ -40,7 +44,7 @@ class FileChange:
 
     @property
     def paths(self) -> set[str]:
-        return {p for p in (self.path, self.old_path) if p}
+        return {self.path}
 
 
 @dataclass
@@ -94,7 +98,8 @@ def symlink_escapes(path: str, target: str) -> bool:
 
 
 def parse_patch(data: bytes, max_bytes: int = MAX_PATCH_BYTES) -> Patch:
-    """Parse a unified diff. Raises ApplyFailed with a one-line reason for anything unsafe."""
+    """Parse a diff the grader owns (hidden tests). Raises ApplyFailed with a one-line reason for
+    anything unsafe. A patch under grade is read by git instead (gitpatch.py)."""
     digest = sha256_of(data)
     if len(data) > max_bytes:
         raise ApplyFailed(f"patch is {len(data)} bytes, over the {max_bytes}-byte limit")
@@ -110,10 +115,13 @@ def parse_patch(data: bytes, max_bytes: int = MAX_PATCH_BYTES) -> Patch:
         raise ApplyFailed(f"patch does not parse: {exc}") from None
     if not len(patchset):
         raise ApplyFailed("patch holds no file changes")
-    return Patch(sha256=digest, size=len(data), files=[_file_change(pf) for pf in patchset])
+    files: list[FileChange] = []
+    for pf in patchset:
+        files += _file_changes(pf)
+    return Patch(sha256=digest, size=len(data), files=files)
 
 
-def _file_change(pf) -> FileChange:
+def _file_changes(pf) -> list[FileChange]:
     old = _strip_prefix(pf.source_file)
     new = _strip_prefix(pf.target_file)
     path = new or old
@@ -125,14 +133,7 @@ def _file_change(pf) -> FileChange:
             raise ApplyFailed(f"unsafe patch: {problem}")
     if pf.is_binary_file:
         raise ApplyFailed(f"binary patches are not graded ({path})")
-    if pf.is_added_file:
-        status = "added"
-    elif pf.is_removed_file:
-        status = "removed"
-    elif pf.is_rename:
-        status = "renamed"
-    else:
-        status = "modified"
+    status = "added" if pf.is_added_file else "removed" if pf.is_removed_file else "modified"
     added: list[tuple[int, str]] = []
     removed: list[tuple[int, str]] = []
     anchors: list[int] = []
@@ -141,20 +142,24 @@ def _file_change(pf) -> FileChange:
         removed_here = [(ln.source_line_no, ln.value) for ln in hunk if ln.is_removed]
         added += added_here
         removed += removed_here
-        anchors += _deletion_holes(hunk)
+        anchors += deletion_holes(hunk)
     symlink = bool(pf.is_symlink) or _mode_is_symlink(pf)
     if symlink and added and symlink_escapes(path, added[0][1].strip()):
         raise ApplyFailed(f"unsafe patch: symlink {path!r} points outside the worktree")
-    return FileChange(
+    change = FileChange(
         path=path,
-        old_path=old if old != path else None,
         status=status,
-        binary=False,
         symlink=symlink,
         added=tuple(added),
         removed=tuple(removed),
         deletion_holes=tuple(sorted(set(anchors))),
     )
+    if old is None or old == path:
+        return [change]
+    # A rename: the old path is removed, the new one added with the lines.
+    from dataclasses import replace
+
+    return [FileChange(path=old, status="removed"), replace(change, status="added")]
 
 
 def _mode_is_symlink(pf) -> bool:
@@ -162,7 +167,7 @@ def _mode_is_symlink(pf) -> bool:
     return "mode 120000" in info
 
 
-def _deletion_holes(hunk) -> list[int]:
+def deletion_holes(hunk) -> list[int]:
     """Holes left by runs of deleted lines that have no added line beside them.
 
     A hunk that only deletes has no new-side line of its own. Each hole is recorded as the new-side

@@ -83,6 +83,12 @@ class PolicyOptions(Options):
     special_casing: Literal["review", "reject"] = "review"
 
 
+class PatchOptions(Options):
+    # Content with NUL bytes (a binary file, bytecode) is not read by the grader: such a patch is
+    # refused as unreadable-patch unless the task says its patches may carry binary files.
+    allow_binary: bool = False
+
+
 class MatrixOptions(Options):
     enabled: bool = True
     manifest: str | None = None
@@ -114,6 +120,7 @@ class TaskToml(Options):
     cpp: CppOptions = Field(default_factory=CppOptions)
     python: PythonOptions = Field(default_factory=PythonOptions)
     matrix: MatrixOptions = Field(default_factory=MatrixOptions)
+    patch: PatchOptions = Field(default_factory=PatchOptions)
     policy: PolicyOptions = Field(default_factory=PolicyOptions)
 
 

@@ -4,6 +4,9 @@ Every grade gets its own temporary directory: the worktree (`repo/`), a build ar
 and a reports area, all outside the user's working tree. The source repository is only read (a
 shared clone borrows its objects); nothing is written to it. The directory is removed at the end,
 and its name is unique, so a grade killed midway leaves nothing a later grade could pick up.
+
+A patch is applied the way git reads it (gitpatch.py): to a private index, and the worktree is
+then written from the tree git made, so what the grader reads is what the tests run.
 """
 
 from __future__ import annotations
@@ -11,12 +14,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from patchwitness.errors import ApplyFailed, InvalidTask, ToolError
+from patchwitness.patch import FileChange, Patch, sha256_of
 from patchwitness.runner import run_tool
 
 PREFIX = "patchwitness-"
@@ -51,8 +54,9 @@ def files_at(repo: Path, sha: str) -> list[str]:
 
 
 class Workspace:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, sha: str = "") -> None:
         self.root = root
+        self.sha = sha  # the commit the worktree holds before any patch
         self.repo = root / "repo"
         self.home = root / "home"
         self.reports = root / "reports"
@@ -61,7 +65,7 @@ class Workspace:
     @classmethod
     def create(cls, source: Path, sha: str, parent: Path | None = None) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
-        ws = cls(root)
+        ws = cls(root, sha)
         (root / OWNER).write_text(str(os.getpid()))
         try:
             for d in (ws.home, ws.reports, ws.builds):
@@ -95,23 +99,60 @@ class Workspace:
                 f"cannot check out {sha[:12]}: {result.stderr.decode(errors='replace').strip()}"
             )
 
-    def apply(self, patch: bytes, timeout: float = 120) -> None:
-        """`git apply --check`, then apply. Anything short of a clean apply is ApplyFailed."""
-        if not patch.strip():
-            return
+    def apply(self, data: bytes, *, allow_binary: bool = False) -> Patch:
+        """Apply `data` as git reads it, and return what git says it changed. The worktree must
+        hold the SHA. Anything short of a clean apply is ApplyFailed (or UnreadablePatch), and
+        then the worktree is left as it was."""
+        from patchwitness import gitpatch
+
+        assert self.sha, "a workspace applies a patch over a commit it knows"
+        if not data.strip():
+            return Patch(sha256=sha256_of(data), size=len(data))
+        gitpatch.precheck(data, allow_binary=allow_binary)
         patch_file = self.root / "patch.diff"
-        patch_file.write_bytes(patch)
-        for args in (["apply", "--check"], ["apply"]):
-            try:
-                result = git(
-                    self.repo, *args, "--whitespace=nowarn", str(patch_file), timeout=timeout
-                )
-            except subprocess.TimeoutExpired:
-                raise ApplyFailed("git apply did not finish in time") from None
-            if result.returncode != 0:
-                message = result.stderr.decode("utf-8", "replace").strip().splitlines()
-                first = message[0] if message else f"exit {result.returncode}"
-                raise ApplyFailed(f"patch does not apply: {first}")
+        patch_file.write_bytes(data)
+        index = self.root / "patch.index"
+        reader = gitpatch.reader(self.root, self.repo, self.sha)
+        try:
+            tree = gitpatch.apply_to_index(reader, self.sha, patch_file, index)
+            changes, contents = gitpatch.read_tree_diff(
+                reader, self.sha, tree, allow_binary=allow_binary
+            )
+        finally:
+            index.unlink(missing_ok=True)
+        self._write(changes, contents)
+        return Patch(sha256=sha256_of(data), size=len(data), files=changes)
+
+    def _write(self, changes: list[FileChange], contents: dict[str, bytes]) -> None:
+        """The worktree made to hold git's patched tree: removals first (a path may turn from a
+        file into a directory, or back), then every added or changed file, blob by blob."""
+        for change in changes:
+            if change.status == "removed":
+                target = self._inside(change.path)
+                _remove_path(target)
+                _prune_empty(target.parent, self.repo)
+        for change in changes:
+            if change.status == "removed":
+                continue
+            target = self._inside(change.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _remove_path(target)
+            data = contents[change.path]
+            if change.mode == "120000":
+                os.symlink(os.fsdecode(data), target)
+            else:
+                target.write_bytes(data)
+                target.chmod(0o755 if change.mode == "100755" else 0o644)
+
+    def _inside(self, relpath: str) -> Path:
+        """`relpath` under the worktree, refused when a directory on the way is a symlink: git
+        never writes through one, and neither does the grader."""
+        here = self.repo
+        for part in relpath.split("/")[:-1]:
+            here = here / part
+            if here.is_symlink():
+                raise ApplyFailed(f"unsafe patch: {relpath!r} is beyond a symbolic link")
+        return self.repo / relpath
 
     def new_dir(self, name: str) -> Path:
         path = Path(tempfile.mkdtemp(prefix=name + "-", dir=self.reports))
@@ -132,6 +173,23 @@ class Workspace:
 
     def __exit__(self, *exc) -> None:
         self.remove()
+
+
+def _remove_path(target: Path) -> None:
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)
+
+
+def _prune_empty(folder: Path, top: Path) -> None:
+    """Directories a removal left empty go, as git's own checkout removes them."""
+    while folder != top and folder.is_dir() and not folder.is_symlink():
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def as_text(data: bytes | None) -> str | None:
