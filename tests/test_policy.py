@@ -9,6 +9,7 @@ from patchwitness.gates.census import CensusInput
 from patchwitness.gates.coverage import CoverageInput
 from patchwitness.gates.drift import DriftInput
 from patchwitness.gates.special import SpecialInput
+from patchwitness.gates.surface import SurfaceInput
 
 DRIFT_ROWS = [
     # (facts, expected row, expected status, expected effect)
@@ -221,6 +222,24 @@ SPECIAL_ROWS = [
 ]
 
 
+SURFACE_ROWS = [
+    (SurfaceInput(unrecognised=1, changes=1, reads=1), "unrecognised-file", "reject"),
+    (SurfaceInput(changes=2, reads=1), "surface-changed", "reject"),
+    (SurfaceInput(reads=1), "process-read", "review"),
+    (SurfaceInput(), "clean", "accept"),
+]
+
+
+@pytest.mark.parametrize(("facts", "row", "effect"), SURFACE_ROWS)
+def test_surface_row(facts, row, effect):
+    fired = policy.first_row(policy.SURFACE_TABLE, facts)
+    assert (fired.id, fired.effect) == (row, effect)
+
+
+def test_every_surface_row_is_exercised():
+    assert {r[1] for r in SURFACE_ROWS} == {row.id for row in policy.SURFACE_TABLE}
+
+
 @pytest.mark.parametrize(("facts", "row", "effect"), SPECIAL_ROWS)
 def test_special_row(facts, row, effect):
     fired = policy.first_row(policy.SPECIAL_TABLE, facts)
@@ -278,6 +297,18 @@ FINAL_ROWS = [
         "coverage-rejects",
         "reject",
         "uncovered",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("surface", "reject"), g("coverage", "reject")),
+        "surface-rejects",
+        "reject",
+        "UNPRINTABLE",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("surface", "review")),
+        "review",
+        "accept-with-review",
+        "passed",
     ),
     (
         final(g("drift", "accept", "passed"), g("coverage", "reject"), g("matrix", "reject")),

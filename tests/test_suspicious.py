@@ -24,8 +24,7 @@ def added_all(text: str) -> list[tuple[int, str]]:
         ("import sys\n\ndef main():\n    sys.exit(1)\n", []),  # in a function: an ordinary CLI
         ("class A:\n    def __eq__(self, other):\n        return True\n", [("constant-eq", 2)]),
         ("class A:\n    def __eq__(self, other):\n        return self.x == other.x\n", []),
-        ("import os\nX = os.environ.get('PYTEST_CURRENT_TEST')\n", [("reads-test-runner", 2)]),
-        ("import sys\nframe = sys._getframe(1)\n", [("reads-test-runner", 2)]),
+        ("def hook():\n    name = 'pytest_runtest_makereport'\n", [("reads-test-runner", 2)]),
         ("x = 1  # pragma: no cover\n", [("pragma-added", 1)]),
         (
             "import coverage\ncoverage.Coverage(data_file='.coverage.x').save()\n",

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from patchwitness import atomic, history, identity
 from patchwitness.build_id import grader_build
+from patchwitness.buildgraph import BuildGraph
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
 from patchwitness.errors import InvalidTask
 from patchwitness.model import Outcome, TestRun
 from patchwitness.pytest_config import PytestConfig
 from patchwitness.settings import Settings
-from patchwitness.suites import Instrumentation, Suite, SuiteRun
+from patchwitness.suites import Instrumentation, RunSurface, Suite, SuiteRun
 from patchwitness.task import Task
 from patchwitness.workspace import Workspace
 
@@ -47,6 +48,14 @@ class Baseline:
     instrumentation: Instrumentation | None = None
     instrumented_outcomes: dict[str, Outcome] = field(default_factory=dict)
     coverage_trials: list[str] = field(default_factory=list)
+    # What the SHA's run was made of (suites.RunSurface): every patched run must be made the same.
+    surface: RunSurface | None = None
+    # C++: how the SHA was built, plain and under the chosen instrumentation (buildgraph.py).
+    graph: BuildGraph | None = None
+    instrumented_graph: BuildGraph | None = None
+
+    def graph_for(self, instrument: Instrumentation | None) -> BuildGraph | None:
+        return self.graph if instrument is None else self.instrumented_graph
 
     def failing_keys(self, names: list[str]) -> list[str]:
         """The task's failing ids as stable keys (InvalidTask for a name that is no test here)."""
@@ -83,6 +92,11 @@ class Baseline:
             ),
             "instrumented_outcomes": self.instrumented_outcomes,
             "coverage_trials": self.coverage_trials,
+            "surface": None if self.surface is None else self.surface.to_json(),
+            "graph": None if self.graph is None else self.graph.to_json(),
+            "instrumented_graph": (
+                None if self.instrumented_graph is None else self.instrumented_graph.to_json()
+            ),
         }
 
     @classmethod
@@ -116,6 +130,9 @@ class Baseline:
             ),
             instrumented_outcomes=data.get("instrumented_outcomes", {}),
             coverage_trials=data.get("coverage_trials", []),
+            surface=RunSurface.from_json(data.get("surface")),
+            graph=BuildGraph.from_json(data.get("graph")),
+            instrumented_graph=BuildGraph.from_json(data.get("instrumented_graph")),
         )
 
 
@@ -193,9 +210,10 @@ def compute(
             result = suite.run(ws.repo, scratch)
             validate_run(task, result)
             results.append(result)
-        chosen, instrumented, trials = None, {}, []
+        chosen, instrumented, trials, chosen_run = None, {}, [], None
         if coverage and task.options.coverage.enabled:
-            chosen, instrumented, trials = choose_instrumentation(ws, suite, results)
+            chosen, chosen_run, trials = choose_instrumentation(ws, suite, results)
+            instrumented = dict(chosen_run.outcomes) if chosen_run is not None else {}
     first = results[0]
     unstable = sorted(
         {k for r in results[1:] for k in identity.unstable(first.run.ids, r.run.ids, r.outcomes)}
@@ -223,6 +241,9 @@ def compute(
         instrumentation=chosen,
         instrumented_outcomes=instrumented,
         coverage_trials=trials,
+        surface=first.surface,
+        graph=first.graph,
+        instrumented_graph=chosen_run.graph if chosen_run is not None else None,
     )
     validate_failing(task, baseline)
     return baseline
@@ -230,7 +251,7 @@ def compute(
 
 def choose_instrumentation(
     ws: Workspace, suite: Suite, plain: list[SuiteRun]
-) -> tuple[Instrumentation | None, dict[str, Outcome], list[str]]:
+) -> tuple[Instrumentation | None, SuiteRun | None, list[str]]:
     """The richest instrumentation under which the SHA builds and its tests do what they do in
     the plain run. The grader's own flags must never be what turns a test red."""
     varying = {
@@ -245,9 +266,9 @@ def choose_instrumentation(
         why = instrumented_differs(run, plain[0], varying)
         if not why:
             trials.append(f"{variant.describe()}: used")
-            return variant, dict(run.outcomes), trials
+            return variant, run, trials
         trials.append(f"{variant.describe()}: {why}")
-    return None, {}, trials
+    return None, None, trials
 
 
 def instrumented_differs(run: SuiteRun, plain: SuiteRun, varying: set[str]) -> str:
@@ -313,7 +334,7 @@ def compute_hidden(task: Task, suite: Suite, base: Baseline, cache: Path | None)
     assert task.hidden_tests is not None
     with history.checkout(task, cache) as ws:
         try:
-            ws.apply(task.hidden_tests)
+            ws.apply(task.hidden_tests, allow_binary=True)  # the grader's own tests
         except ApplyFailed as exc:
             raise InvalidTask(f"the hidden tests do not apply at the SHA: {exc}") from None
         result = suite.run(ws.repo, ws.new_dir("hidden-baseline"), instrument=base.instrumentation)

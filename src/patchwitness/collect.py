@@ -29,10 +29,12 @@ from typing import TYPE_CHECKING
 from patchwitness import (
     atomic,
     fingerprint,
+    gitpatch,
     hidden,
     history,
     patched_text,
     python_ast,
+    reads,
     sourcefiles,
     testfiles,
     warm,
@@ -41,7 +43,15 @@ from patchwitness import baseline as baselines
 from patchwitness.build_id import grader_build
 from patchwitness.census.items import Inventory, diff_inventories
 from patchwitness.census.scan import scan_paths
-from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, ClassifyContext
+from patchwitness.classify import (
+    GRADER,
+    INFRA,
+    PRODUCTION,
+    TEST,
+    Classified,
+    ClassifyContext,
+    SourceMap,
+)
 from patchwitness.classify import classify as classify_file
 from patchwitness.environment import prepare
 from patchwitness.errors import ApplyFailed, GradeStop, InvalidTask
@@ -60,10 +70,10 @@ from patchwitness.gates import census as census_gate
 from patchwitness.hits import collect as collect_hits
 from patchwitness.hits import unmeasured
 from patchwitness.model import Finding, Fingerprint, Timings, build_models
-from patchwitness.patch import FileChange, Patch, parse_patch, sha256_of
+from patchwitness.patch import FileChange, Patch, sha256_of
 from patchwitness.policy import Policy
 from patchwitness.settings import Settings
-from patchwitness.suites import Focus, Suite, SuiteRun, fill_broken
+from patchwitness.suites import Focus, Instrumentation, Suite, SuiteRun, fill_broken
 from patchwitness.suites.python import PythonSuite
 from patchwitness.task import Task
 from patchwitness.workspace import Workspace, as_text, require_commit, safe_read, show_at
@@ -146,9 +156,13 @@ def stopped_facts(
         agent=agent,
         patch_sha256=sha256_of(data),
         patch_path=patch_path,
-        stop=Stop(label=stop.label, grade=stop.grade, detail=str(stop)),
+        stop=stop_of(stop),
         started_at=now(),
     )
+
+
+def stop_of(stop: GradeStop) -> Stop:
+    return Stop(label=stop.label, grade=stop.grade, detail=str(stop), row=stop.row)
 
 
 def make_suite(task: Task, settings: Settings) -> Suite:
@@ -213,7 +227,8 @@ def collect(
     )
     facts.started_at = now()
     try:
-        patch = parse_patch(data)
+        # Git's reading of the patch, checked before anything is spent on it (gitpatch.py).
+        gitpatch.precheck(data, allow_binary=task.options.patch.allow_binary)
         require_commit(task.repo, task.sha)
         plan = matrix_plan(task, settings)
         clock.say("the task's environment")
@@ -226,11 +241,9 @@ def collect(
             clock.say("the hidden tests at the SHA (once per task)")
         secret = baselines.obtain_hidden(task, suite, settings, base) if task.hidden else None
         clock.lap("baseline")
-        _collect_patched(
-            facts, task, data, patch, suite, base, secret, settings, plan, clock, beside
-        )
+        _collect_patched(facts, task, data, suite, base, secret, settings, plan, clock, beside)
     except GradeStop as stop:
-        facts.stop = Stop(label=stop.label, grade=stop.grade, detail=str(stop))
+        facts.stop = stop_of(stop)
     facts.timings = clock.timings()
     return facts
 
@@ -239,7 +252,6 @@ def _collect_patched(
     facts: GradeFacts,
     task: Task,
     data: bytes,
-    patch: Patch,
     suite: Suite,
     base: baselines.Baseline,
     secret: baselines.Baseline | None,
@@ -270,13 +282,14 @@ def _collect_patched(
                 slot, instrument, Focus(test_sources=base_tests), ws.new_dir("prime")
             )
             clock.lap("prime")
-        ws.apply(data)
+        patch = ws.apply(data, allow_binary=task.options.patch.allow_binary)
         clock.lap("apply")
         clock.say("the census of the touched files")
         touched = sorted(patch.touched())
         rescanned = scan_paths(ws.repo, touched, baselines.scan_options(task, base.pytest_config))
         after_inventory = base.inventory.replace_files(rescanned, touched)
-        classes = classify_patch(task, patch, ws.repo, base, rescanned)
+        source = source_map(task, suite, base, patch, ws.repo)
+        classes = classify_patch(task, patch, ws.repo, base, rescanned, source)
         facts.files = [
             ChangedFile(path=p, kind=c.kind, why=c.why, status=_status(patch, p))
             for p, c in classes.items()
@@ -307,6 +320,8 @@ def _collect_patched(
                 failing,
                 hidden_patch,
                 for_coverage=wants_coverage,
+                harness=harness_of(base, suite),
+                own=source.own_names(),
             ),
         )
         judge_loaded = beside.submit(under_the_tree_lock, load_judge)  # see `rejecting`
@@ -370,10 +385,16 @@ def _collect_patched(
             fill_broken(after, before)
         facts.after = suite_facts(after)
         facts.runs["after"] = after.run.run
+        classes = reclassify(classes, after)
+        facts.files = [
+            ChangedFile(path=p, kind=c.kind, why=c.why, status=_status(patch, p))
+            for p, c in classes.items()
+        ]
         text_facts = reading.result()
         judge_loaded.result()
         facts.special_values_from = text_facts.special_values_from
-        facts.findings = text_facts.findings + run_findings(base, after)
+        edited = any(c.kind in (TEST, INFRA, GRADER) for c in classes.values())
+        facts.findings = text_facts.findings + run_findings(base, after, focus, instrument, edited)
         if facts.census.artifacts and after.build is not None:
             _add_compiler_command(facts.census.artifacts, after.build.compiler_command)
         if facts.hidden is not None and secret is not None and secret_run is None:
@@ -385,7 +406,8 @@ def _collect_patched(
             facts.hidden.run = suite_facts(secret_run)
             if not facts.hidden.one_run:
                 facts.runs["hidden"] = secret_run.run.run
-            facts.findings += [f for f in run_findings(base, secret_run) if f not in facts.findings]
+            found = run_findings(base, secret_run, focus, instrument, edited)
+            facts.findings += [f for f in found if f not in facts.findings]
         clock.lap("tests")
         if wants_coverage:
             clock.say("coverage on the hunk")
@@ -455,7 +477,7 @@ def checkout(
             with history.checkout(task, settings.cache) as fresh:
                 warm.make_pristine(slot, fresh.repo)
         warm.restore(slot.pristine, slot.repo)
-        ws = Workspace(slot.root)
+        ws = Workspace(slot.root, task.sha)
         for folder in (ws.home, ws.reports):
             warm.restore_empty(folder)
         yield ws, slot
@@ -500,7 +522,7 @@ def prime_envelopes(
     warm.restore(slot.pristine, slot.repo)
     for envelope in missing:
         prime_envelope(suite, envelope, slot, ws.new_dir("prime"))
-    ws.apply(data)
+    ws.apply(data, allow_binary=suite.task.options.patch.allow_binary)
 
 
 def _collect_pristine(
@@ -577,7 +599,7 @@ def run_pristine(
     task: Task, data: bytes, reverted: list[str], suite: Suite, settings: Settings
 ) -> SuiteRun:
     with history.checkout(task, settings.cache) as ws:
-        ws.apply(data)
+        ws.apply(data, allow_binary=task.options.patch.allow_binary)
         _put_back(ws.repo, task, reverted)
         return suite.run(ws.repo, ws.new_dir("pristine"))
 
@@ -643,7 +665,7 @@ def hidden_applied(ws: Workspace, task: Task, collected: HiddenCollected) -> Ite
     try:
         _put_back(ws.repo, task, collected.files)
         try:
-            ws.apply(task.hidden_tests)
+            ws.apply(task.hidden_tests, allow_binary=True)  # the grader's own tests
         except ApplyFailed as exc:
             collected.conflicts.append(f"the hidden tests do not apply over the patch: {exc}")
             yield False
@@ -716,8 +738,34 @@ def project_baseline(baseline: BaselineFacts, files: list[str]) -> BaselineFacts
 # -- classes and findings -----------------------------------------------------------------------
 
 
+def source_map(
+    task: Task, suite: Suite, base: baselines.Baseline, patch: Patch, tree: Path
+) -> SourceMap:
+    """What the SHA's project builds or imports as the code under test (sourcemap.py)."""
+    from patchwitness import sourcemap
+
+    if task.language == "python":
+        assert isinstance(suite, PythonSuite)
+        return sourcemap.for_python(task, base, suite.env)
+    return SourceMap(cpp_shadows=sourcemap.cpp_shadows(patch, tree))
+
+
+def harness_of(base: baselines.Baseline, suite: Suite) -> reads.Harness:
+    """What the test harness gives a run that a user's does not: the variables a test of the
+    SHA's run saw, and the ones the grader sets for every run; the modules the runner loaded."""
+    surface = base.surface
+    seen = surface.environ if surface is not None else ()
+    modules = surface.harness_modules if surface is not None else ()
+    return reads.Harness.of({*seen, *suite.run_variables()}, modules)
+
+
 def classify_patch(
-    task: Task, patch: Patch, tree: Path, base: baselines.Baseline, rescanned: Inventory
+    task: Task,
+    patch: Patch,
+    tree: Path,
+    base: baselines.Baseline,
+    rescanned: Inventory,
+    source: SourceMap | None = None,
 ) -> dict[str, Classified]:
     # A file holds tests if it did at the SHA or does after the patch (a TEST added to a file
     # named like production code is still a test edit).
@@ -740,13 +788,14 @@ def classify_patch(
             if task.language == "cpp"
             else frozenset()
         ),
+        source=source or SourceMap(),
     )
     if any(_data_file(change.path) for change in patch.files):
         # Only a file that is no source can be test data: read the tests' strings for it.
         ctx.test_strings = testfiles.string_literals(tree, files_with_tests | ctx.test_sources)
     out = {}
     for change in patch.files:
-        old = show_at(task.repo, task.sha, change.old_path or change.path)
+        old = show_at(task.repo, task.sha, change.path)
         new = None if change.status == "removed" else safe_read(tree, change.path)
         out[change.path] = classify_file(change, as_text(old), as_text(new), ctx)
     return out
@@ -757,8 +806,35 @@ def _data_file(path: str) -> bool:
     return bool(found) and found not in sourcefiles.PY | sourcefiles.CPP
 
 
-def run_findings(base: baselines.Baseline, after: SuiteRun) -> list[Finding]:
+def reclassify(classes: dict[str, Classified], after: SuiteRun) -> dict[str, Classified]:
+    """The classes again, knowing what the patched run loaded (classify.loaded_by_the_run)."""
+    from patchwitness.classify import loaded_by_the_run
+
+    if after.surface is None or after.surface.loaded is None:
+        return classes
+    loaded = frozenset(after.surface.loaded)
+    return {path: loaded_by_the_run(found, loaded) for path, found in classes.items()}
+
+
+def run_findings(
+    base: baselines.Baseline,
+    after: SuiteRun,
+    focus: Focus,
+    instrument: Instrumentation | None = None,
+    test_edit: bool = False,
+) -> list[Finding]:
+    """What the patched run's reports and surface say. A surface that differs from the SHA's
+    is a finding unless the patch edited tests or test infrastructure, whose edits explain it
+    and are judged as such; a production compile with other flags is one whatever the patch
+    edited."""
+    from patchwitness import buildgraph
+    from patchwitness.suites import changes
+
     out = [Finding(gate="drift", kind="report-tamper", message=t) for t in after.tamper]
+    differs = [] if test_edit else changes(base.surface, after.surface)
+    before = base.graph_for(instrument)
+    differs += buildgraph.changes(before, after.graph, test_edit, focus.test_sources)
+    out += [Finding(gate="surface", kind="surface-changed", message=m) for m in differs]
     for problem in after.problems:
         out.append(Finding(gate="drift", kind="report-problem", message=problem))
     for hook, owners in sorted(after.hooks.items()):

@@ -51,6 +51,26 @@ try:
 except Exception:
     pass
 info["plugins"] = sorted(plugins)
+# What a test run of this interpreter sees besides the tree (the run's surface): the entry-point
+# plugins pytest would load, the standard library's module names, and the top-level names the
+# installed packages provide. A module of the patch that takes one of those names shadows it.
+surface = {"entry_points": [], "stdlib": [], "installed": [], "ep_by_name": False}
+try:
+    surface["entry_points"] = sorted([ep.name, ep.value] for ep in group)
+    import inspect
+    from _pytest.config import PytestPluginManager
+    params = inspect.signature(PytestPluginManager.import_plugin).parameters
+    surface["ep_by_name"] = "consider_entry_points" in params
+except Exception:
+    pass
+surface["stdlib"] = sorted(getattr(sys, "stdlib_module_names", sys.builtin_module_names))
+try:
+    import pkgutil, site
+    roots = [p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p)]
+    surface["installed"] = sorted({m.name for m in pkgutil.iter_modules(roots)})
+except Exception:
+    pass
+info["surface"] = surface
 print(json.dumps(info))
 """
 
@@ -64,6 +84,42 @@ def base_python_bin() -> str:
     return str(Path(sys.base_prefix) / "bin")
 
 
+@dataclass(frozen=True)
+class EnvSurface:
+    """What a test run in this environment sees besides the tree: pytest's entry-point plugins
+    (name, value), the standard library's module names, the installed top-level names."""
+
+    entry_points: tuple[tuple[str, str], ...] = ()
+    stdlib: frozenset[str] = frozenset()
+    installed: frozenset[str] = frozenset()
+    # pytest loads a plugin named in PYTEST_PLUGINS by its entry point's name (pytest 8.4 on).
+    ep_by_name: bool = False
+
+    @classmethod
+    def of(cls, data: dict) -> EnvSurface:
+        return cls(
+            entry_points=tuple((str(n), str(v)) for n, v in data.get("entry_points", [])),
+            stdlib=frozenset(data.get("stdlib", [])),
+            installed=frozenset(data.get("installed", [])),
+            ep_by_name=bool(data.get("ep_by_name", False)),
+        )
+
+    def plugin_variables(self) -> dict[str, str] | None:
+        """The variables that load exactly this environment's entry-point plugins and no other
+        (a `*.dist-info` the patch adds to the tree names no plugin then); None when they cannot
+        be named so (an old pytest and a plugin that is an object, not a module)."""
+        if self.ep_by_name:
+            names = [name for name, _ in self.entry_points]
+        elif all(":" not in value for _, value in self.entry_points):
+            names = [value for _, value in self.entry_points]
+        else:
+            return None
+        out = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        if names:
+            out["PYTEST_PLUGINS"] = ",".join(sorted(dict.fromkeys(names)))
+        return out
+
+
 @dataclass
 class Environment:
     key: str
@@ -71,6 +127,7 @@ class Environment:
     source: Path | None = None
     versions: dict = field(default_factory=dict)
     setup_log: str = ""
+    surface: EnvSurface = field(default_factory=EnvSurface)
     # The task's history store (history.py), when its checkouts borrow from one: runs read it.
     history: list[Path] = field(default_factory=list)
 
@@ -113,11 +170,13 @@ def prepare(task: Task, runner: Runner = UNCONFINED, cache: Path | None = None) 
     cache = cache or cache_root()
     key = env_key(task)
     if not task.options.setup:
+        versions, surface = probe_versions(None, runner, cache)
         return Environment(
             key=key,
             path=None,
-            versions=probe_versions(None, runner, cache),
+            versions=versions,
             history=history.readable(task, cache),
+            surface=surface,
         )
     home = cache / "envs" / key
     home.mkdir(parents=True, exist_ok=True)
@@ -125,14 +184,20 @@ def prepare(task: Task, runner: Runner = UNCONFINED, cache: Path | None = None) 
         done = home / COMPLETE
         if done.exists():
             meta = json.loads(done.read_text())
-            return Environment(
+            env = Environment(
                 key=key,
                 path=home / "env",
                 source=Path(meta.get("source", home / "src")),
                 versions=meta.get("versions", {}),
                 setup_log=meta.get("log", ""),
                 history=history.readable(task, cache),
+                surface=EnvSurface.of(meta.get("surface", {})),
             )
+            if "surface" not in meta:  # kept by an older grader: read it once now
+                env.versions, env.surface = probe_versions(env, runner, cache)
+                meta.update(versions=env.versions, surface=_surface_json(env.surface))
+                done.write_text(json.dumps(meta))
+            return env
         return _build(task, key, home, runner, cache)
 
 
@@ -171,8 +236,13 @@ def _build(task: Task, key: str, home: Path, runner: Runner, cache: Path) -> Env
         setup_log=log,
         history=history.readable(task, cache),
     )
-    env.versions = probe_versions(env, runner, cache)
-    meta = {"versions": env.versions, "log": log, "source": str(ws.repo)}
+    env.versions, env.surface = probe_versions(env, runner, cache)
+    meta = {
+        "versions": env.versions,
+        "surface": _surface_json(env.surface),
+        "log": log,
+        "source": str(ws.repo),
+    }
     (home / COMPLETE).write_text(json.dumps(meta))
     return env
 
@@ -209,8 +279,18 @@ def setup_cause(log: str) -> str:
     return last[0][:300]
 
 
-def probe_versions(env: Environment | None, runner: Runner, cache: Path) -> dict:
-    """Interpreter, pytest and pytest plugin versions as the test command will see them."""
+def _surface_json(surface: EnvSurface) -> dict:
+    return {
+        "entry_points": [list(e) for e in surface.entry_points],
+        "stdlib": sorted(surface.stdlib),
+        "installed": sorted(surface.installed),
+        "ep_by_name": surface.ep_by_name,
+    }
+
+
+def probe_versions(env: Environment | None, runner: Runner, cache: Path) -> tuple[dict, EnvSurface]:
+    """Interpreter, pytest and pytest plugin versions as the test command will see them, and
+    the surface a run sees besides the tree (EnvSurface)."""
     bin_dirs = env.bin_dirs if env is not None else [base_python_bin()]
     python = next(
         (
@@ -222,7 +302,7 @@ def probe_versions(env: Environment | None, runner: Runner, cache: Path) -> dict
         None,
     )
     if python is None:
-        return {}
+        return {}, EnvSurface()
     scratch = cache / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
     # The setup's checkout on the import path, as a graded tree is on a run's: pytest itself may
@@ -245,6 +325,7 @@ def probe_versions(env: Environment | None, runner: Runner, cache: Path) -> dict
     if not result.ok:
         raise ToolError(f"cannot read interpreter versions: {result.stderr[-300:]!r}")
     try:
-        return json.loads(result.stdout.decode().strip().splitlines()[-1])
+        info = json.loads(result.stdout.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
         raise ToolError("cannot read interpreter versions") from None
+    return info, EnvSurface.of(info.pop("surface", {}))

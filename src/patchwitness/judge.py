@@ -19,6 +19,7 @@ from patchwitness.gates import coverage as coverage_gate
 from patchwitness.gates import drift as drift_gate
 from patchwitness.gates import matrix as matrix_gate
 from patchwitness.gates import special as special_gate
+from patchwitness.gates import surface as surface_gate
 from patchwitness.model import (
     CensusGate,
     CoverageGate,
@@ -34,6 +35,7 @@ from patchwitness.model import (
     SkippedGate,
     SpecialFacts,
     SpecialGate,
+    SurfaceGate,
     Verdict,
 )
 from patchwitness.policy import DEFAULT_POLICY, FinalInput, GateOutcome, Policy
@@ -50,12 +52,14 @@ def judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
         return stopped(facts)
     drift = judge_drift(facts, policy)
     census = judge_census(facts, policy)
+    surface = judge_surface(facts, policy)
     coverage = judge_coverage(facts, policy)
     matrix = judge_matrix(facts.matrix, policy) if facts.matrix is not None else None
     special = judge_special(facts, policy, drift.facts.hidden)
     decided = {
         "drift": drift,
         "census": census,
+        "surface": surface,
         "coverage": coverage,
         "matrix": matrix,
         "special": special,
@@ -109,6 +113,7 @@ def judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
             coverage=coverage,
             matrix=matrix,
             special=special,
+            surface=surface,
             build=facts.after.build,
             skipped=[SkippedGate(gate=g, why=why) for g, why in facts.skipped.items()],
         ),
@@ -120,15 +125,16 @@ def judge(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> Verdict:
 
 
 def rejecting(facts: GradeFacts, policy: Policy = DEFAULT_POLICY) -> str:
-    """The first of the cheap gates (drift, census, coverage, special) that already rejects the
-    facts gathered so far, as `gate (row)`; '' when none does. Collect asks before it spends a
-    pristine run or a flag matrix on a patch whose verdict they cannot change."""
+    """The first of the cheap gates (drift, census, surface, coverage, special) that already
+    rejects the facts gathered so far, as `gate (row)`; '' when none does. Collect asks before it
+    spends a pristine run or a flag matrix on a patch whose verdict they cannot change."""
     if facts.stop is not None or facts.after is None:
         return ""
     drift = judge_drift(facts, policy)
     for name, gate in (
         ("drift", drift),
         ("census", judge_census(facts, policy)),
+        ("surface", judge_surface(facts, policy)),
         ("coverage", judge_coverage(facts, policy)),
         ("special", judge_special(facts, policy, drift.facts.hidden)),
     ):
@@ -154,7 +160,9 @@ def stopped(facts: GradeFacts) -> Verdict:
         fingerprint=facts.fingerprint,
         grade=stop.grade,
         label=stop.label,
-        reasons=[Reason(gate="grade", row=stop.label, detail=stop.detail, effect="reject")],
+        reasons=[
+            Reason(gate="grade", row=stop.row or stop.label, detail=stop.detail, effect="reject")
+        ],
         runs=facts.runs,
         timings=facts.timings,
         started_at=facts.started_at,
@@ -298,6 +306,12 @@ def judge_census(facts: GradeFacts, policy: Policy) -> CensusGate:
         facts.census, facts.task.allow_test_edits, regressed, len(lost)
     )
     return census_gate.decide(facts.census.model_copy(), inputs, policy.table("census"))
+
+
+def judge_surface(facts: GradeFacts, policy: Policy) -> SurfaceGate:
+    found = surface_gate.surface_facts(facts.files, facts.findings)
+    inputs = surface_gate.surface_input(found)
+    return surface_gate.decide(found, inputs, policy.table("surface"))
 
 
 def judge_coverage(facts: GradeFacts, policy: Policy) -> CoverageGate | None:

@@ -360,6 +360,21 @@ class SpecialGate(GateResult):
     facts: SpecialFacts = Field(default_factory=SpecialFacts)
 
 
+class SurfaceFacts(Fact):
+    """What the patch changed that the grader does not count as a fix: files it cannot classify
+    as production source, a test, test infrastructure or documentation (path: why); how the
+    patched run was made differently from the SHA's; and the process or interpreter state the
+    added production code reads."""
+
+    unrecognised: list[str] = Field(default_factory=list)
+    changes: list[str] = Field(default_factory=list)
+    reads: list[Finding] = Field(default_factory=list)
+
+
+class SurfaceGate(GateResult):
+    facts: SurfaceFacts = Field(default_factory=SurfaceFacts)
+
+
 class SkippedGate(Fact):
     """A gate that did not run for this grade, and why (an earlier gate already rejected)."""
 
@@ -373,6 +388,7 @@ class Gates(Fact):
     coverage: CoverageGate | None = None
     matrix: MatrixGate | None = None
     special: SpecialGate | None = None
+    surface: SurfaceGate | None = None
     build: BuildFacts | None = None
     skipped: list[SkippedGate] = Field(default_factory=list)
 

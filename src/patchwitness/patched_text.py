@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchwitness import hidden, sourcefiles, special, testfiles
+from patchwitness import hidden, reads, sourcefiles, special, testfiles
 from patchwitness.classify import PRODUCTION, Classified
 from patchwitness.model import Finding
 from patchwitness.patch import Patch
@@ -46,6 +46,10 @@ class Reading:
     failing: list[str]
     hidden_patch: Patch | None = None
     for_coverage: bool = False  # parse the patched Python files for the coverage gate
+    # What the test harness has that a user's run does not (reads.py), and the top-level names
+    # of the project's own packages (whose attributes it may set).
+    harness: reads.Harness = field(default_factory=reads.Harness)
+    own: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -93,7 +97,10 @@ def production_findings(reading: Reading) -> list[Finding]:
             continue
         added, removed = list(change.added), list(change.removed)
         if change.path.endswith(".py"):
-            out += python_findings(change.path, reading.texts.get(change.path), added, removed)
+            text = reading.texts.get(change.path)
+            out += python_findings(change.path, text, added, removed)
+            lines = set(change.added_lines)
+            out += reads.findings(change.path, text, lines, reading.harness, reading.own)
         elif reading.task.language == "cpp":
             out += cpp_findings(change.path, added, removed)
     return out
@@ -156,7 +163,7 @@ def special_findings(reading: Reading, values: set[object]) -> list[Finding]:
     for change in reading.patch.files:
         if reading.classes[change.path].kind != PRODUCTION or not change.added:
             continue
-        before = as_text(show_at(task.repo, task.sha, change.old_path or change.path)) or ""
+        before = as_text(show_at(task.repo, task.sha, change.path)) or ""
         fresh = values - special.literals_of(change.path, before)
         if change.path.endswith(".py"):
             text = reading.texts.get(change.path) or ""

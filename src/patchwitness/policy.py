@@ -224,6 +224,30 @@ SPECIAL_TABLE: list[Row] = [
 # fmt: on
 
 
+# --- surface: what the grader does not understand is not evidence of a fix --------------------
+# Facts: a SurfaceInput (gates/surface.py). A file the classifier cannot place, a run made
+# otherwise than the SHA's, production code that reads the state a harness sets.
+
+# fmt: off
+SURFACE_TABLE: list[Row] = [
+    Row("unrecognised-file", "the patch adds or edits a file that is neither production source "
+        "nor a test, test infrastructure or documentation (packaging metadata, bytecode, a "
+        "symlink, tool configuration, a module outside the package under test or one that "
+        "shadows another, a header that shadows a system or framework header)",
+        "UNPRINTABLE", "reject", lambda f: f.unrecognised > 0),
+    Row("surface-changed", "the patched run was not made as the SHA's: it read another "
+        "configuration file, loaded another plugin, or built or registered the tests otherwise",
+        "UNPRINTABLE", "reject", lambda f: f.changes > 0),
+    Row("process-read", "added production code reads process or interpreter state that a "
+        "user's run need not share with the tests' (an environment variable, the interpreter's "
+        "flags, the command line, the loaded modules)",
+        "review", "review", lambda f: f.reads > 0),
+    Row("clean", "the patch changes only what the grader understands, and the run is the SHA's",
+        "clean", "accept", lambda f: True),
+]
+# fmt: on
+
+
 # --- the final table ----------------------------------------------------------------------------
 # Facts: a FinalInput (judge.py): how the patched run ended and what each gate answered. Every
 # ending of a grade that is not a gate's answer is a row here too, so a reader (and every report)
@@ -284,6 +308,8 @@ FINAL_TABLE: list[FinalRow] = [
     FinalRow("census-rejects", "the census gate rejects", "reject",
              "UNPRINTABLE, or failed for real-regression", lambda f: f.census_label(),
              lambda f: f.rejects("census"), gate="census"),
+    FinalRow("surface-rejects", "the surface gate rejects", "reject", "UNPRINTABLE",
+             lambda f: "UNPRINTABLE", lambda f: f.rejects("surface"), gate="surface"),
     FinalRow("coverage-rejects", "the coverage gate rejects", "reject", "uncovered",
              lambda f: "uncovered", lambda f: f.rejects("coverage"), gate="coverage"),
     FinalRow("matrix-rejects", "the flag matrix rejects", "reject", "matrix-red",
@@ -308,7 +334,7 @@ FINAL_TABLE: list[FinalRow] = [
 ]
 # fmt: on
 
-GATE_ORDER = ("drift", "census", "coverage", "matrix", "special")
+GATE_ORDER = ("drift", "census", "surface", "coverage", "matrix", "special")
 
 
 def first_final(table: list[FinalRow] | tuple[FinalRow, ...], facts: FinalInput) -> FinalRow:
@@ -327,6 +353,7 @@ def reason(gate: str, row: Row, detail: str = "") -> Reason:
 TABLES = {
     "drift": DRIFT_TABLE,
     "census": CENSUS_TABLE,
+    "surface": SURFACE_TABLE,
     "coverage": COVERAGE_TABLE,
     "matrix": MATRIX_TABLE,
     "special": SPECIAL_TABLE,

@@ -1,8 +1,11 @@
 """The repository's own pytest configuration, read the way pytest reads it. Pure.
 
 Test files are found by `python_files` and `testpaths` from the same config file pytest would pick
-(pytest.ini, then pyproject.toml's [tool.pytest.ini_options], then tox.ini's [pytest], then
-setup.cfg's [tool:pytest]), not by assuming `test_*.py`.
+(pytest 9's pytest.toml and .pytest.toml with their [pytest] table, pytest.ini, then
+pyproject.toml's [tool.pytest] or [tool.pytest.ini_options], then tox.ini's [pytest], then
+setup.cfg's [tool:pytest]), not by assuming `test_*.py`. Which file pytest really read is the
+run's to say (the probe reports it); this reading is what the census and the classifier need
+before anything runs.
 """
 
 from __future__ import annotations
@@ -13,7 +16,15 @@ import shlex
 import tomllib
 from dataclasses import dataclass, field
 
-CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+CONFIG_FILES = (
+    "pytest.toml",
+    ".pytest.toml",
+    "pytest.ini",
+    ".pytest.ini",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+)
 
 # Sections of shared config files that configure testing; an edit inside them is an edit to test
 # infrastructure, an edit elsewhere in the file is not.
@@ -112,6 +123,12 @@ def read_pytest_config(files: dict[str, str]) -> PytestConfig:
         text = files.get(name)
         if text is None:
             continue
+        if name in ("pytest.toml", ".pytest.toml"):
+            try:
+                table = tomllib.loads(text).get("pytest", {})
+            except tomllib.TOMLDecodeError:
+                table = {}
+            return _from_mapping(name, table if isinstance(table, dict) else {})
         if name in ("pytest.ini", ".pytest.ini"):
             return _from_mapping(name, _ini_section(text, "pytest") or {})
         if name == "pyproject.toml":
@@ -119,7 +136,9 @@ def read_pytest_config(files: dict[str, str]) -> PytestConfig:
                 data = tomllib.loads(text)
             except tomllib.TOMLDecodeError:
                 continue
-            section = data.get("tool", {}).get("pytest", {}).get("ini_options")
+            tool = data.get("tool", {}).get("pytest", {})
+            native = {k: v for k, v in tool.items() if k != "ini_options"}
+            section = native or tool.get("ini_options")
             if section is not None:
                 return _from_mapping(name, section)
         if name == "tox.ini":

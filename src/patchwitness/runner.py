@@ -36,6 +36,8 @@ MB = 1024 * 1024
 ENV_ALLOWLIST = ("LANG", "LC_ALL", "TERM")
 
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+# The variable that names the report pipe's descriptor (Request.report_pipe).
+REPORT_FD = "PW_PROBE_FD"
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,11 @@ class Runner:
 UNCONFINED = Runner()
 
 
+def grader_variables() -> set[str]:
+    """The names of the variables `base_environment` gives every run."""
+    return set(base_environment(Request(command="true", cwd=Path("/"), timeout=1), Path("/")))
+
+
 def base_environment(request: Request, home: Path) -> dict[str, str]:
     env = {k: os.environ[k] for k in ENV_ALLOWLIST if k in os.environ}
     env.setdefault("LANG", "C.UTF-8")
@@ -288,7 +295,7 @@ def run(request: Request, conf: Confinement, keep_bytes: int = 1 * MB) -> Result
     pipe_r = pipe_w = None
     if request.report_pipe:
         pipe_r, pipe_w = os.pipe()
-        env["PW_PROBE_FD"] = str(pipe_w)
+        env[REPORT_FD] = str(pipe_w)
     limits = request.limits
     launch = conf.launch(request, argv, env)
     group = cgroups.open_run(limits.memory_mb, limits.processes)

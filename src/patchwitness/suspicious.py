@@ -20,6 +20,7 @@ GAMING_KINDS = {
     "exit-at-import",
     "constant-eq",
     "reads-test-runner",
+    "patches-library",
     "touches-coverage",
     "patches-test-framework",
     "swallows-assertion",
@@ -39,11 +40,10 @@ COMPARISONS = {
     "__gt__",
     "__ge__",
 }
-# Production code has no business asking whether it runs under a test, or who called it.
+# Production code has no business naming a pytest hook that runs or reports a test. What added
+# code reads of the process and the interpreter (the environment, frames, the loaded modules) is
+# read from its syntax tree by reads.py.
 PY_RUNNER_PROBES = re.compile(
-    r"PYTEST_CURRENT_TEST|PYTEST_XDIST_WORKER|sys\._getframe|"
-    r"inspect\.(stack|currentframe|getouterframes)|[\"']_?pytest[\"']\s+in\s+sys\.modules|"
-    # the name of a pytest hook that runs or reports a test, spelled out in production code
     r"[\"']pytest_(?:runtest_\w+|pyfunc_call|report_\w+|collection\w*|sessionfinish)[\"']"
 )
 # Production code that reaches into the test framework: pytest's internals, or assignments to

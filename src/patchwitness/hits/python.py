@@ -57,6 +57,10 @@ except Exception:
 HIT_FILE_SLACK = 4096
 
 
+# The variables an instrumented run gets (Instrumentation.env), by name.
+VARIABLES = frozenset({"PW_LINES", "PW_COVERAGE_MARKS", "COVERAGE_PROCESS_START"})
+
+
 @dataclass(frozen=True)
 class Instrumentation:
     directory: Path

@@ -31,6 +31,10 @@ class ProbeReport:
     problems: list[str] = field(default_factory=list)
     tamper: list[str] = field(default_factory=list)
     reruns: list[str] = field(default_factory=list)
+    # What the run was made of (the probe's `surface`: inifile, plugins) and which files it
+    # imported or opened (None: the session never got to say, as when it exited early).
+    surface: dict = field(default_factory=dict)
+    loaded: dict | None = None
 
 
 def outcome_of(phases: dict[str, tuple[str, bool]]) -> Outcome:
@@ -83,6 +87,13 @@ def parse_probe(data: bytes) -> ProbeReport:
                 keys.update({str(k): str(v) for k, v in event["keys"].items()})
             if "hooks" in event:
                 report.hooks = {k: list(v) for k, v in event["hooks"].items()}
+            if isinstance(event.get("surface"), dict):
+                report.surface = event["surface"]
+        elif kind == "loaded":
+            report.loaded = {
+                key: [str(p) for p in event.get(key, [])]
+                for key in ("modules", "opened", "environ", "harness_modules")
+            }
         elif kind == "deselected":
             report.deselected += [str(i) for i in event.get("ids", [])]
         elif kind == "collect_error":

@@ -34,6 +34,30 @@ WATCHED_HOOKS = (
 
 _fd = None
 _root = ""
+# Files the run opens, as absolute paths (an audit hook sees every open(), whoever calls it).
+_opened = set()
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _audit(event, args):
+    if event != "open" or not args or not isinstance(args[0], str):
+        return
+    path = args[0]
+    if not path.startswith("/"):
+        try:
+            path = os.path.join(os.getcwd(), path)
+        except OSError:
+            return
+    if len(_opened) < 50000:
+        _opened.add(path)
+
+
+# Installed at import: the probe is loaded (-p pw_probe) before any conftest or test module.
+sys.addaudithook(_audit)
+# What the test runner had loaded before any code of the project's: the harness's modules.
+_harness_modules = sorted({name.split(".", 1)[0] for name in list(sys.modules)})
+# The environment a test sees (its names), read in the first test's setup.
+_environ = []
 
 
 def _emit(event):
@@ -118,6 +142,63 @@ def stable_key(item):
     return f"{head}[#{where}]"
 
 
+def _outside(path):
+    """Files of the interpreter, its environment and the probe are no part of the tree."""
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, _HERE}
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes if p)
+
+
+def _surface(config):
+    """What the run is made of besides its tests: the configuration file pytest read, every
+    plugin registered (conftests included) with the file it came from, the distributions of
+    entry-point plugins, and the import path."""
+    plugins = []
+    for name, plugin in config.pluginmanager.list_name_plugin():
+        module = getattr(plugin, "__name__", "") or ""
+        if plugin is None or module.startswith("_pytest.") or plugin is _this():
+            continue
+        where = str(getattr(plugin, "__file__", "") or "")
+        if str(name).isdigit():  # registered without a name: pluggy named it by id()
+            kind = type(plugin)
+            name = f"{kind.__module__}.{kind.__qualname__}"
+        plugins.append([str(name), where])
+    dists = []
+    try:
+        for plugin, dist in config.pluginmanager.list_plugin_distinfo():
+            project = getattr(dist, "project_name", None) or getattr(dist, "name", "")
+            dists.append([str(getattr(plugin, "__name__", "")), str(project)])
+    except Exception:
+        pass
+    inipath = getattr(config, "inipath", None) or getattr(config, "inifile", None)
+    return {
+        "inifile": str(inipath) if inipath else "",
+        "plugins": sorted(plugins),
+        "dists": sorted(dists),
+        "sys_path": [p for p in sys.path if p and not _outside(p)],
+    }
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if not _environ:
+        _environ.extend(sorted(os.environ))
+
+
+def _loaded():
+    modules = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.startswith("/") and not _outside(path):
+            modules.add(path)
+    opened = {p for p in _opened if not _outside(p)}
+    return {
+        "modules": sorted(modules),
+        "opened": sorted(opened),
+        "environ": list(_environ),
+        "harness_modules": _harness_modules,
+    }
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
     keys = {}
@@ -134,6 +215,7 @@ def pytest_collection_finish(session):
             "ids": [item.nodeid for item in session.items],
             "keys": keys,
             "hooks": _hook_owners(session.config),
+            "surface": _surface(session.config),
         }
     )
 
@@ -158,4 +240,5 @@ def pytest_runtest_logreport(report):
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
+    _emit({"event": "loaded", **_loaded()})
     _emit({"event": "finish", "exitstatus": int(exitstatus)})

@@ -15,7 +15,74 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from patchwitness.buildgraph import BuildGraph
 from patchwitness.model import BuildFacts, Outcome, TestRun
+
+
+@dataclass(frozen=True)
+class RunSurface:
+    """What a test run was made of besides its tests, as the run itself reported it (paths
+    relative to the tree; `<outside>/NAME` for a file outside it): the configuration the test
+    runner read, the plugins it loaded, and the tree's files it imported or opened.
+
+    The patched run's surface must be the SHA's: a patch that makes pytest read another
+    configuration file or load another plugin changed the test infrastructure, whatever the
+    file's name. `loaded` says what of the patch the run took in (None: the run never said)."""
+
+    config: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = ()
+    loaded: tuple[str, ...] | None = None
+    # The names of the environment a test saw, and the modules the test runner had loaded
+    # before the project's code: what production code must not ask about (reads.Harness).
+    environ: tuple[str, ...] = ()
+    harness_modules: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {
+            "config": list(self.config),
+            "plugins": list(self.plugins),
+            "loaded": None if self.loaded is None else list(self.loaded),
+            "environ": list(self.environ),
+            "harness_modules": list(self.harness_modules),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> RunSurface | None:
+        if data is None:
+            return None
+        loaded = data.get("loaded")
+        return cls(
+            config=tuple(data.get("config", [])),
+            plugins=tuple(data.get("plugins", [])),
+            loaded=None if loaded is None else tuple(loaded),
+            environ=tuple(data.get("environ", [])),
+            harness_modules=tuple(data.get("harness_modules", [])),
+        )
+
+
+def changes(before: RunSurface | None, after: RunSurface | None) -> list[str]:
+    """How the patched run's surface differs from the SHA's, one line each ([] when it does
+    not, or when either run could not say)."""
+    if before is None or after is None:
+        return []
+    out = []
+    for what, old, new in (
+        ("configuration", before.config, after.config),
+        ("plugin", before.plugins, after.plugins),
+    ):
+        out += [
+            f"the run loaded a {what} the SHA's did not: {x}" for x in sorted(set(new) - set(old))
+        ]
+        out += [f"the run no longer loaded the {what} {x}" for x in sorted(set(old) - set(new))]
+    return out
+
+
+def relative(path: str, tree: Path) -> str:
+    """A path the run reported, relative to the tree; `<outside>/NAME` when it is not in it."""
+    root = str(tree).rstrip("/") + "/"
+    if path.startswith(root):
+        return path[len(root) :]
+    return "<outside>/" + path.rsplit("/", 1)[-1] if path else ""
 
 
 @dataclass
@@ -31,6 +98,9 @@ class SuiteRun:
     # Test-id prefixes whose tests could not run at all (a collection error, a failed build; "*"
     # is everything). Their baseline tests count as errors after the patch, not as removed.
     broken: list[str] = field(default_factory=list)
+    surface: RunSurface | None = None
+    # C++: how the build was made (buildgraph.BuildGraph), read before the tests ran.
+    graph: BuildGraph | None = None
 
     @property
     def outcomes(self) -> dict[str, Outcome]:
@@ -103,4 +173,9 @@ class Suite(Protocol):
 
     def versions(self) -> dict:
         """Tool versions for the fingerprint."""
+        ...
+
+    def run_variables(self) -> set[str]:
+        """The names of the variables the grader sets for a test run (the runner's own and the
+        suite's): a user's run has none of them but the ones every process has."""
         ...

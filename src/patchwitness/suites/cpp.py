@@ -23,11 +23,12 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from patchwitness.buildgraph import BuildGraph, read_graph
 from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.ctest import CtestReport, combine
 from patchwitness.runner import Limits, Request, Result, Runner, run_tool
-from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, SuiteRun
+from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, SuiteRun
 from patchwitness.task import Task
 
 CTEST_SHIM = """#!/bin/sh
@@ -63,6 +64,10 @@ fi
 exec "$@"
 """
 TEST_TU_NOTE = "test sources are compiled without -fkeep-inline-functions"
+# The variables a coverage build with the launcher gets besides the flags (`_launcher`).
+LAUNCHED = frozenset(
+    {"CMAKE_CXX_COMPILER_LAUNCHER", "CMAKE_C_COMPILER_LAUNCHER", "PW_TEST_SOURCES"}
+)
 KEEP_INLINE = "-fkeep-inline-functions"
 # Flags a real project's build can fail under (an inline std::filesystem member that needs a
 # symbol libstdc++ does not export, when every inline function is emitted), dropped in this
@@ -158,6 +163,7 @@ class CppRun:
     listings: list[str] = field(default_factory=list)
     junits: list[str] = field(default_factory=list)
     gtest: dict[str, str] = field(default_factory=dict)
+    graph: BuildGraph | None = None
 
     def report(self) -> CtestReport:
         return combine(self.listings, self.junits, self.gtest)
@@ -166,6 +172,20 @@ class CppRun:
         if self.failure is None:
             return ""
         return (self.failure.stdout + self.failure.stderr).decode("utf-8", "replace")
+
+
+def run_env(tree: Path, build: Path, reports: Path, parallel: int | None = None) -> dict[str, str]:
+    """The variables every configure, build and test of the project gets besides the runner's
+    own."""
+    return {
+        "PW_BUILD": str(build),
+        "PW_REPO": str(tree),
+        "PW_REPORT_DIR": str(reports),
+        "GTEST_OUTPUT": f"xml:{reports}/gtest/",
+        "CCACHE_DISABLE": "1",
+        "CMAKE_BUILD_PARALLEL_LEVEL": str(parallel or os.cpu_count() or 1),
+        "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
+    }
 
 
 class CppSuite:
@@ -184,6 +204,15 @@ class CppSuite:
 
     def instrumentations(self) -> list[Instrumentation]:
         return coverage_ladder(self.task.options.coverage.cxx_flags)
+
+    def run_variables(self) -> set[str]:
+        from patchwitness.runner import grader_variables
+
+        root = Path("/")
+        instrumented = self.build_variables(
+            Instrumentation("any", (KEEP_INLINE,)), NO_FOCUS, root, root
+        )
+        return grader_variables() | set(run_env(root, root, root)) | set(instrumented)
 
     def execute(
         self,
@@ -215,16 +244,7 @@ class CppSuite:
         for d in (build, reports / "gtest", home):
             d.mkdir(parents=True, exist_ok=True)
         path = [str(write_shim(scratch / "bin", full_output)), *self.env.bin_dirs]
-        env = {
-            "PW_BUILD": str(build),
-            "PW_REPO": str(tree),
-            "PW_REPORT_DIR": str(reports),
-            "GTEST_OUTPUT": f"xml:{reports}/gtest/",
-            "CCACHE_DISABLE": "1",
-            "CMAKE_BUILD_PARALLEL_LEVEL": str(parallel or os.cpu_count() or 1),
-            "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
-            **(variables or {}),
-        }
+        env = {**run_env(tree, build, reports, parallel), **(variables or {})}
         # For one path the sandbox's read-only bind wins: a path is in one list, never both.
         extra = [tools] if tools is not None and tools != scratch else []
         # Without `tools` in the sandbox the launcher CMake was told to use is "not found", and
@@ -255,6 +275,8 @@ class CppSuite:
                 run.failed_step, run.failure = step, result
                 return run
         run.facts.compiler_command = compile_command(build, list(prefer))
+        # Read before the tests run: what the build was made of, not what a test left there.
+        run.graph = read_graph(build, tree)
         if not test:
             return run
         if serial_test is None:
@@ -336,6 +358,7 @@ class CppSuite:
         )
         if done.failed_step:
             return self._build_failed(done)
+        graph = done.graph
         assert done.test is not None
         report = done.report()
         problems = [*report.problems]
@@ -356,6 +379,8 @@ class CppSuite:
             tamper=report.tamper,
             build=done.facts,
             coverage=done.build_dir if instrument is not None else None,
+            surface=RunSurface(loaded=tuple(sorted(graph.loaded()))) if graph else None,
+            graph=graph,
         )
 
     def _launcher(self, tree: Path, scratch: Path, test_sources: frozenset[str]) -> dict[str, str]:
@@ -366,11 +391,13 @@ class CppSuite:
         launcher.chmod(0o755)
         listing = scratch / "test-sources.txt"
         listing.write_text("".join(f"{tree / rel}\n" for rel in sorted(test_sources)))
-        return {
+        variables = {
             "CMAKE_CXX_COMPILER_LAUNCHER": str(launcher),
             "CMAKE_C_COMPILER_LAUNCHER": str(launcher),
             "PW_TEST_SOURCES": str(listing),
         }
+        assert set(variables) == LAUNCHED
+        return variables
 
     def _build_failed(self, done: CppRun) -> SuiteRun:
         result = done.failure

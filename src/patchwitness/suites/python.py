@@ -12,7 +12,7 @@ from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
 from patchwitness.runner import Request, Result, Runner
-from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, SuiteRun
+from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, SuiteRun, relative
 from patchwitness.task import Task
 
 PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
@@ -50,6 +50,20 @@ def python_path(tree: Path, extra: list[str]) -> str:
     return os.pathsep.join(entries)
 
 
+def run_env(tree: Path, env: Environment, extra_path: list[str] | None = None) -> dict[str, str]:
+    """The variables a test run gets besides the runner's own."""
+    variables = {
+        "PYTEST_ADDOPTS": PROBE_ADDOPTS,
+        "PYTHONPATH": python_path(tree, list(extra_path or [])),
+        "PW_REPO": str(tree),
+        # The run's plugins are the environment's, named: none a file of the tree declares.
+        **(env.surface.plugin_variables() or {}),
+    }
+    if env.path is not None:
+        variables["VIRTUAL_ENV"] = str(env.path)
+    return variables
+
+
 def run_pytest(
     runner: Runner,
     task: Task,
@@ -61,13 +75,7 @@ def run_pytest(
     writable: list[Path] | None = None,
     readable: list[Path] | None = None,
 ) -> PytestRun:
-    variables = {
-        "PYTEST_ADDOPTS": PROBE_ADDOPTS,
-        "PYTHONPATH": python_path(tree, list(extra_path or [])),
-        "PW_REPO": str(tree),
-    }
-    if env.path is not None:
-        variables["VIRTUAL_ENV"] = str(env.path)
+    variables = run_env(tree, env, extra_path)
     variables.update(extra_env or {})
     request = Request(
         command=task.test_cmd,
@@ -97,6 +105,38 @@ def run_pytest(
     return PytestRun(run=run, probe=probe, result=result)
 
 
+def run_surface(probe: ProbeReport, tree: Path, grader_dir: Path | None) -> RunSurface | None:
+    """The probe's report of what the run was made of, relative to the tree. The grader's own
+    files (the probe, the line probes' folder) are no part of the patch's surface."""
+    if not probe.started:
+        return None
+    surface = probe.surface
+    config = tuple(relative(p, tree) for p in [surface.get("inifile", "")] if p)
+    plugins = set()
+    for name, where in surface.get("plugins", []):
+        if not where:
+            plugins.add(str(name))
+        elif grader_dir is None or not str(where).startswith(str(grader_dir)):
+            # A conftest is registered under its own path: it is named by its file alone.
+            shown = relative(str(where), tree)
+            plugins.add(shown if str(name) == str(where) else f"{name} ({shown})")
+    plugins |= {f"{name} (from {dist})" for name, dist in surface.get("dists", [])}
+    loaded, environ, harness = None, (), ()
+    if probe.loaded is not None:
+        files = {*probe.loaded.get("modules", []), *probe.loaded.get("opened", [])}
+        inside = {relative(p, tree) for p in files}
+        loaded = tuple(sorted(p for p in inside if not p.startswith("<outside>")))
+        environ = tuple(probe.loaded.get("environ", []))
+        harness = tuple(probe.loaded.get("harness_modules", []))
+    return RunSurface(
+        config=config,
+        plugins=tuple(sorted(plugins)),
+        loaded=loaded,
+        environ=environ,
+        harness_modules=harness,
+    )
+
+
 class PythonSuite:
     """The task's pytest command, with the probe loaded; first the task's in-place build (a
     compiled extension), when it has one."""
@@ -110,6 +150,13 @@ class PythonSuite:
 
     def versions(self) -> dict:
         return dict(self.env.versions)
+
+    def run_variables(self) -> set[str]:
+        from patchwitness.hits.python import VARIABLES
+        from patchwitness.runner import REPORT_FD, grader_variables
+
+        ours = set(run_env(Path("/"), self.env)) | {REPORT_FD, "VIRTUAL_ENV"}
+        return grader_variables() | ours | VARIABLES
 
     def instrumentations(self) -> list[Instrumentation]:
         if self.task.options.python.build:
@@ -163,6 +210,7 @@ class PythonSuite:
             hooks=result.probe.hooks,
             broken=broken,
             coverage=inst,
+            surface=run_surface(result.probe, tree, inst.directory if inst else None),
         )
 
     def _probes(self, tree: Path, scratch: Path, focus: Focus, gcov: bool = False):

@@ -1,0 +1,63 @@
+"""The surface gate: does the patch change only what the grader understands, and was the
+patched run made as the SHA's? Pure.
+
+Three kinds of facts, all gathered by collect: the files the classifier could not place
+(`unrecognised`, with the reason), the ways the patched run's surface differed from the SHA's
+(another configuration file read, another plugin loaded, the tests built or registered otherwise:
+`surface-changed` findings), and the process or interpreter state added production code reads
+where such a read can be honest (`reads-process-state` findings, review). A read that cannot be
+honest (the harness's own state) is gaming code, the drift gate's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from patchwitness import policy
+from patchwitness.classify import UNRECOGNISED
+from patchwitness.facts import ChangedFile
+from patchwitness.model import Finding, SurfaceFacts, SurfaceGate
+
+CHANGED = "surface-changed"
+PROCESS_READ = "reads-process-state"
+
+
+@dataclass(frozen=True)
+class SurfaceInput:
+    unrecognised: int = 0
+    changes: int = 0
+    reads: int = 0
+
+
+def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> SurfaceFacts:
+    return SurfaceFacts(
+        unrecognised=[f"{f.path}: {f.why}" for f in files if f.kind == UNRECOGNISED],
+        changes=[f.message for f in findings if f.kind == CHANGED],
+        reads=[f for f in findings if f.kind == PROCESS_READ],
+    )
+
+
+def surface_input(facts: SurfaceFacts) -> SurfaceInput:
+    return SurfaceInput(
+        unrecognised=len(facts.unrecognised), changes=len(facts.changes), reads=len(facts.reads)
+    )
+
+
+def decide(
+    facts: SurfaceFacts, inputs: SurfaceInput, table: Sequence[policy.Row] = policy.SURFACE_TABLE
+) -> SurfaceGate:
+    row = policy.first_row(table, inputs)
+    detail = row.when
+    if row.id == "unrecognised-file":
+        detail = "not understood: " + _few(facts.unrecognised)
+    elif row.id == "surface-changed":
+        detail = _few(facts.changes)
+    elif row.id == "process-read":
+        detail = _few([f"{f.file}:{f.line}: {f.message}" for f in facts.reads])
+    return SurfaceGate(status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts)
+
+
+def _few(items: list[str]) -> str:
+    shown = "; ".join(items[:3])
+    return shown + (f" (+{len(items) - 3} more)" if len(items) > 3 else "")

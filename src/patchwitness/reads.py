@@ -1,0 +1,448 @@
+"""What the lines a patch adds to production Python code read of the process, the interpreter
+and the test harness. Pure.
+
+Production code that can tell it runs under a test will, and a list of the names it might ask
+(`PYTEST_CURRENT_TEST`, `sys._getframe`) loses to the name that is not on it. So this module
+resolves what an added expression *reads*, through the module's imports and aliases
+(`from os import environ as E`, `getattr(sys, "flags")`), and sorts it:
+
+- **the harness's own state**: a variable the test run has and a user's run does not (the SHA's
+  run reported every name it saw, less the ones every shell has), an environment read whose name
+  the code builds (`"PY" + "TEST_ADDOPTS"`) or that walks the whole environment, the interpreter's
+  start-up flags and options, the command line, the caller's frame or module, the modules the
+  test runner loaded, tracing, `faulthandler`, `warnings.filters`, `/proc/self`; and assignments to
+  another module's attributes (patching the standard library or the test framework at import).
+  No fix needs these: `reads-test-runner` or `patches-library`, gaming code (reject).
+- **state a user's run may differ in** where a read can be honest: a named environment variable
+  the harness does not set, the loaded modules by a name the harness did not load, the
+  interpreter's path, whether a stream is a terminal: `reads-process-state` (review).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from patchwitness import python_ast
+from patchwitness.model import Finding
+
+GATE = "suspicious"
+HARNESS = "reads-test-runner"
+PATCHES = "patches-library"
+PROCESS = "reads-process-state"
+
+# Every process has these, under a test or not: reading one is no sign of a harness.
+USER_VARIABLES = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "TZ",
+        "LANG",
+        "LANGUAGE",
+        "TERM",
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "_",
+        "VIRTUAL_ENV",
+    }
+)
+
+ENVIRON = {"os.environ", "os.environb", "posix.environ", "nt.environ"}
+GETENV = {"os.getenv", "os.getenvb", "posix.getenv"}
+ENV_WRITES = {"os.putenv", "os.unsetenv", "posix.putenv", "posix.unsetenv"}
+# Attributes of `sys` that are values of the platform or plain I/O, not state a harness sets.
+SYS_VALUES = frozenset(
+    {
+        "maxsize",
+        "maxunicode",
+        "version_info",
+        "version",
+        "hexversion",
+        "api_version",
+        "platform",
+        "byteorder",
+        "float_info",
+        "int_info",
+        "hash_info",
+        "float_repr_style",
+        "implementation",
+        "getrecursionlimit",
+        "setrecursionlimit",
+        "getsizeof",
+        "getrefcount",
+        "intern",
+        "exc_info",
+        "exception",
+        "stdout",
+        "stderr",
+        "stdin",
+        "__stdout__",
+        "__stderr__",
+        "__stdin__",
+        "getdefaultencoding",
+        "getfilesystemencoding",
+        "getfilesystemencodeerrors",
+        "is_finalizing",
+        "copyright",
+        "get_int_max_str_digits",
+        "set_int_max_str_digits",
+        "exit",  # suspicious.py judges exits
+    }
+)
+# Reads of `sys` that can be honest in a library, and may differ between a user's run and a test's.
+SYS_PROCESS = frozenset({"executable", "path", "prefix", "base_prefix", "exec_prefix"})
+# Modules whose every use reads the interpreter's instrumentation or its callers.
+HARNESS_MODULES = {"faulthandler", "inspect", "traceback", "__main__", "gc", "tracemalloc"}
+INSPECT_OK = {"inspect.signature", "inspect.isclass", "inspect.isfunction", "inspect.ismethod"}
+INSPECT_OK |= {"inspect.iscoroutinefunction", "inspect.isgeneratorfunction", "inspect.getdoc"}
+INSPECT_OK |= {"inspect.Parameter", "inspect.Signature", "inspect.cleandoc", "inspect.isabstract"}
+INSPECT_OK |= {"inspect.unwrap", "inspect.getmembers", "inspect.isawaitable", "inspect.ismodule"}
+TRACEBACK_OK = {"traceback.format_exc", "traceback.print_exc", "traceback.format_exception"}
+GC_OK = {"gc.collect", "gc.disable", "gc.enable", "gc.isenabled"}
+FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_code", "gi_frame", "cr_frame", "tb_frame"}
+TTY = {"isatty", "os.isatty"}
+PROC_SELF = "/proc/self"
+
+
+@dataclass(frozen=True)
+class Harness:
+    """What the SHA's test run had that a user's run does not: the environment variables it
+    saw (less every shell's), and the top-level modules the test runner had loaded before any
+    of the project's code ran."""
+
+    variables: frozenset[str] = frozenset()
+    modules: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, variables: Iterable[str], modules: Iterable[str]) -> Harness:
+        return cls(frozenset(variables) - USER_VARIABLES, frozenset(modules))
+
+
+@dataclass
+class _Module:
+    """Names the module binds to other modules or their members: alias -> dotted origin."""
+
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    def resolve(self, node: ast.AST) -> str:
+        """`E.get` -> `os.environ.get` for `from os import environ as E`; '' when unknown."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Call) and _is_getattr(node):
+            base = self.resolve(node.args[0])
+            name = _literal(node.args[1])
+            if base and isinstance(name, str):
+                return ".".join([base, name, *reversed(parts)])
+            return ""
+        if not isinstance(node, ast.Name):
+            return ""
+        head = self.aliases.get(node.id, "")
+        return ".".join([head, *reversed(parts)]) if head else ""
+
+
+ENV_METHODS = {
+    "get",
+    "pop",
+    "setdefault",
+    "keys",
+    "items",
+    "values",
+    "copy",
+    "update",
+    "clear",
+    "__getitem__",
+    "__contains__",
+    "__setitem__",
+    "__delitem__",
+}
+
+
+def _imports_dynamically(node: ast.Call, origin: str, key: ast.AST | None) -> bool:
+    """`__import__(name)` or `importlib.import_module(name)` with a name that is no literal."""
+    called = node.func.id if isinstance(node.func, ast.Name) else origin
+    return called in IMPORTERS and not isinstance(_literal(key) if key else None, str)
+
+
+def _is_module(origin: str) -> bool:
+    """Whether a resolved name is one of the modules whose state this module watches."""
+    return origin.split(".", 1)[0] in {"sys", "os", "posix", "nt", *HARNESS_MODULES, "builtins"}
+
+
+def _is_getattr(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2
+
+
+def _literal(node: ast.AST) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+IMPORTERS = {"__import__", "importlib.import_module", "importlib.__import__"}
+
+
+def _imports(tree: ast.Module) -> _Module:
+    """Every name the module binds to a module or a member of one: imports, and assignments of
+    an import call or of another such name (`m = __import__("os")`, `s = sys`)."""
+    found = _Module()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                origin = _imported_by(node.value, found) or found.resolve(node.value)
+                if origin:
+                    found.aliases[target.id] = origin
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found.aliases[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    found.aliases[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                found.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return found
+
+
+def _imported_by(node: ast.AST, module: _Module) -> str:
+    """The module an import call names (`__import__("os")`), '' for anything else."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return ""
+    func = node.func.id if isinstance(node.func, ast.Name) else module.resolve(node.func)
+    if func not in IMPORTERS:
+        return ""
+    name = _literal(node.args[0])
+    return name if isinstance(name, str) else ""
+
+
+def findings(
+    path: str, text: str | None, added: set[int], harness: Harness, own: Iterable[str] = ()
+) -> list[Finding]:
+    """What the added lines of `path` (its patched `text`) read. `own`: the top-level names of
+    the project's packages, whose attributes the project may set."""
+    if not added or text is None:
+        return []
+    try:
+        tree = python_ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    reader = _Reader(path, added, harness, _imports(tree), frozenset(own))
+    reader.visit(tree)
+    return reader.out
+
+
+class _Reader(ast.NodeVisitor):
+    def __init__(
+        self, path: str, added: set[int], harness: Harness, module: _Module, own: frozenset[str]
+    ) -> None:
+        self.path, self.added, self.harness, self.module, self.own = (
+            path,
+            added,
+            harness,
+            module,
+            own,
+        )
+        self.out: list[Finding] = []
+        self._seen: set[tuple[int, str]] = set()
+
+    # -- reporting ---------------------------------------------------------------------------
+
+    def _on_added(self, node: ast.AST) -> bool:
+        start = getattr(node, "lineno", 0)
+        end = getattr(node, "end_lineno", start) or start
+        return any(start <= n <= end for n in self.added)
+
+    def _say(self, node: ast.AST, kind: str, what: str) -> None:
+        line = getattr(node, "lineno", 0)
+        if (line, what) in self._seen or not self._on_added(node):
+            return
+        self._seen.add((line, what))
+        self.out.append(Finding(gate=GATE, kind=kind, file=self.path, line=line, message=what))
+
+    # -- the environment ---------------------------------------------------------------------
+
+    def _variable(self, node: ast.AST, key: ast.AST | None) -> None:
+        name = _literal(key) if key is not None else None
+        if not isinstance(name, str | bytes):
+            self._say(node, HARNESS, "reads the environment by a name it builds, or all of it")
+            return
+        text = name.decode(errors="replace") if isinstance(name, bytes) else name
+        if text in self.harness.variables:
+            self._say(node, HARNESS, f"reads {text}, which the test harness sets")
+        else:
+            self._say(node, PROCESS, f"reads the environment variable {text}")
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        origin = self.module.resolve(node.value)
+        if origin in ENVIRON:
+            if isinstance(node.ctx, ast.Store | ast.Del):
+                self._say(node, HARNESS, "changes the process environment")
+            else:
+                self._variable(node, node.slice)
+        elif origin == "sys.modules":
+            self._loaded_module(node, node.slice)
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        for op, right in zip(node.ops, node.comparators, strict=False):
+            if not isinstance(op, ast.In | ast.NotIn):
+                continue
+            origin = self.module.resolve(right)
+            if origin in ENVIRON:
+                self._variable(node, node.left)
+            elif origin == "sys.modules":
+                self._loaded_module(node, node.left)
+        self._main_compare(node)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        origin = self.module.resolve(node.func)
+        key = node.args[0] if node.args else None
+        if origin in GETENV:
+            self._variable(node, key)
+        elif origin in ENV_WRITES:
+            self._say(node, HARNESS, "changes the process environment")
+        elif origin.rsplit(".", 1)[0] in ENVIRON:
+            method = origin.rsplit(".", 1)[1]
+            if method in ("get", "pop", "setdefault", "__getitem__", "__contains__"):
+                if method in ("pop", "setdefault"):
+                    self._say(node, HARNESS, "changes the process environment")
+                else:
+                    self._variable(node, key)
+            elif method in ("update", "clear", "__setitem__", "__delitem__"):
+                self._say(node, HARNESS, "changes the process environment")
+            else:  # keys(), items(), copy() ...: the whole environment
+                self._variable(node, None)
+        elif origin in ("sys.modules.get", "sys.modules.__contains__", "sys.modules.pop"):
+            self._loaded_module(node, key)
+        elif origin in ("importlib.util.find_spec", "pkgutil.find_loader"):
+            self._loaded_module(node, key, installed=True)
+        elif _is_getattr(node):
+            found = self.module.resolve(node)
+            if found:
+                self.visit_Attribute_like(node, found)
+            elif _is_module(self.module.resolve(node.args[0])):
+                self._say(node, HARNESS, "reads a module's attribute by a name it builds")
+        elif _imports_dynamically(node, origin, key):
+            self._say(node, HARNESS, "imports a module by a name it builds")
+        elif origin.endswith(tuple(TTY)) and origin.rsplit(".", 1)[-1] in ("isatty",):
+            self._say(node, PROCESS, "asks whether a stream is a terminal")
+        for arg in node.args:
+            self._whole_environment(arg)
+        self.generic_visit(node)
+
+    def _whole_environment(self, node: ast.AST) -> None:
+        """`dict(os.environ)`, `str(os.environ)`, `f(os.environ)`, `for m in sys.modules`: all
+        of it."""
+        origin = self.module.resolve(node)
+        if origin in ENVIRON:
+            self._variable(node, None)
+        elif origin == "sys.modules":
+            self._loaded_module(node, None)
+
+    def visit_For(self, node: ast.For) -> None:
+        self._whole_environment(node.iter)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._whole_environment(node.iter)
+        self.generic_visit(node)
+
+    # -- the interpreter ---------------------------------------------------------------------
+
+    def _loaded_module(self, node: ast.AST, key: ast.AST | None, installed: bool = False) -> None:
+        name = _literal(key) if key is not None else None
+        if not isinstance(name, str):
+            self._say(node, HARNESS, "looks through the loaded modules by a name it builds")
+            return
+        top = name.split(".", 1)[0]
+        if top in self.harness.modules or top in ("__main__", "_pytest", "pytest"):
+            self._say(node, HARNESS, f"asks whether {name} is loaded: the test runner loaded it")
+        elif not installed:
+            self._say(node, PROCESS, f"asks whether {name} is loaded")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        origin = self.module.resolve(node)
+        self.visit_Attribute_like(node, origin)
+        if origin.rsplit(".", 1)[0] in ENVIRON and node.attr not in ENV_METHODS:
+            self._variable(node, None)  # os.environ._data, os.environ.__dict__ ...
+        if node.attr == "__dict__" and _is_module(self.module.resolve(node.value)):
+            self._say(node, HARNESS, "reads a module's namespace whole")
+        if node.attr in FRAME_ATTRS:
+            self._say(node, HARNESS, f"reads a frame ({node.attr}): it asks who is calling")
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            self._patches(node)
+        self.generic_visit(node)
+
+    def visit_Attribute_like(self, node: ast.AST, origin: str) -> None:
+        if not origin:
+            return
+        parts = origin.split(".")
+        if parts[0] == "sys" and len(parts) > 1:
+            attr = parts[1]
+            if attr in ("modules",) or attr in SYS_VALUES:
+                return
+            if attr in SYS_PROCESS:
+                if attr == "path" and len(parts) > 2 and parts[2] in ("insert", "append"):
+                    self._say(node, HARNESS, "changes the interpreter's import path")
+                elif attr != "path" or len(parts) == 2:
+                    self._say(node, PROCESS, f"reads sys.{attr}")
+                return
+            self._say(node, HARNESS, f"reads sys.{attr}: how the interpreter under test started")
+        elif parts[0] in HARNESS_MODULES and len(parts) > 1:
+            if origin in INSPECT_OK | TRACEBACK_OK | GC_OK:
+                return
+            self._say(
+                node, HARNESS, f"reads {origin}: the interpreter's instrumentation or callers"
+            )
+        elif origin.startswith("warnings.filters"):
+            self._say(node, HARNESS, "reads warnings.filters, which the test runner sets")
+        elif origin in ("os.getppid",):
+            self._say(node, HARNESS, "asks for its parent process")
+
+    def visit_Name(self, node: ast.Name) -> None:
+        origin = self.module.aliases.get(node.id, "")
+        if origin and "." in origin:  # a member imported by name: `from sys import flags`
+            self.visit_Attribute_like(node, origin)
+            if origin in ENVIRON and isinstance(node.ctx, ast.Load):
+                pass  # judged where it is subscripted, called or walked
+        self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name.split(".", 1)[0] == "__main__":
+                self._say(node, HARNESS, "imports __main__: it asks which program runs it")
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and PROC_SELF in node.value:
+            self._say(node, HARNESS, "reads /proc/self: it asks which process runs it")
+
+    def _main_compare(self, node: ast.Compare) -> None:
+        """`x.__module__ == "__main__"`, `caller == "__main__"`: who runs the code. The module
+        idiom `if __name__ == "__main__":` at the top level is a script's entry point, not that."""
+        sides = [node.left, *node.comparators]
+        if not any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides):
+            return
+        if any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides):
+            return
+        self._say(node, HARNESS, "compares a module's name with __main__: it asks who runs it")
+
+    def _patches(self, node: ast.Attribute) -> None:
+        """An assignment to an attribute of another module (the standard library, the test
+        framework): every caller of it, the tests included, now runs the patch's version."""
+        origin = self.module.resolve(node.value)
+        if not origin or origin.split(".", 1)[0] in self.own:
+            return
+        self._say(node, PATCHES, f"replaces {origin}.{node.attr} for every caller")

@@ -1,0 +1,214 @@
+"""What the SHA's project builds or imports as the code under test (classify.SourceMap), read
+from the SHA's files, its test run and its environment.
+
+Python: the packages and top-level modules the SHA's own test run imported from the tree, and the
+regular packages (`__init__.py`) at the run's import roots; and every name a new top-level module
+must not take: the standard library's and the installed packages' (the test runner and its
+dependencies among them), as the task's interpreter lists them. C++: which headers the patch adds
+would shadow a header outside the tree, on the include paths the compiler searches.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+from collections.abc import Iterable
+from pathlib import Path
+
+from patchwitness import sourcefiles
+from patchwitness.classify import PY_EXT, STARTUP_HOOKS, TEST_DIRS, SourceMap
+from patchwitness.patch import Patch
+from patchwitness.pytest_config import PytestConfig
+from patchwitness.runner import run_tool
+from patchwitness.workspace import files_at
+
+
+def python_roots(files: Iterable[str]) -> tuple[str, ...]:
+    """The tree's import roots as a run sees them: the tree, and its `src/` when the SHA has one
+    (suites/python.py puts both on PYTHONPATH)."""
+    return ("", "src") if any(f.startswith("src/") for f in files) else ("",)
+
+
+def _root_and_rest(path: str, roots: tuple[str, ...]) -> tuple[str, list[str]] | None:
+    for root in sorted(roots, key=len, reverse=True):
+        prefix = root + "/" if root else ""
+        if path.startswith(prefix):
+            return root, path[len(prefix) :].split("/")
+    return None
+
+
+def _is_test(path: str, config: PytestConfig) -> bool:
+    parts = [p.lower() for p in path.split("/")]
+    return (
+        config.is_test_file(path)
+        or parts[-1] in STARTUP_HOOKS
+        or any(p in TEST_DIRS for p in parts[:-1])
+        or any(path == t or path.startswith(t.strip("/") + "/") for t in config.testpaths)
+    )
+
+
+# Files at an import root that are the project's packaging or tooling, never its code.
+NOT_MODULES = {"setup.py", "noxfile.py", "fabfile.py", "tasks.py", "dodo.py", "conftest.py"}
+
+
+def _project_module(path: str, config: PytestConfig) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        sourcefiles.suffix(name) in PY_EXT
+        and name[: -len(sourcefiles.suffix(name))].isidentifier()
+        and name not in NOT_MODULES | STARTUP_HOOKS
+        and not _is_test(path, config)
+    )
+
+
+def python_source_map(
+    files: list[str],
+    loaded: Iterable[str],
+    config: PytestConfig,
+    taken: frozenset[str],
+    extension_sources: bool,
+) -> SourceMap:
+    """Pure: the SHA's file list, the tree files its run loaded, its pytest configuration, the
+    names the environment takes."""
+    roots = python_roots(files)
+    packages: set[str] = set()
+    modules: set[str] = set()
+    for path in loaded:
+        if sourcefiles.suffix(path) not in PY_EXT or _is_test(path, config):
+            continue
+        found = _root_and_rest(path, roots)
+        if found is None:
+            continue
+        root, rest = found
+        prefix = root + "/" if root else ""
+        if len(rest) == 1:
+            modules.add(path)
+        elif rest[0].isidentifier():
+            packages.add(prefix + rest[0])
+    for path in files:
+        found = _root_and_rest(path, roots)
+        if found is None:
+            continue
+        root, rest = found
+        prefix = root + "/" if root else ""
+        if len(rest) == 2 and rest[1] == "__init__.py" and rest[0].isidentifier():
+            package = prefix + rest[0]
+            if not _is_test(package + "/__init__.py", config) and rest[0].lower() not in TEST_DIRS:
+                packages.add(package)
+        elif len(rest) == 1 and _project_module(path, config):
+            # A module of the project at an import root (a single-module project, a script
+            # the tests run): production whether or not the test process imported it.
+            modules.add(path)
+    own = {p.rsplit("/", 1)[-1] for p in packages} | {
+        m.rsplit("/", 1)[-1].split(".", 1)[0] for m in modules
+    }
+    return SourceMap(
+        python_roots=roots,
+        python_packages=frozenset(packages),
+        python_modules=frozenset(modules),
+        taken_names=frozenset(taken - own),
+        extension_sources=extension_sources,
+    )
+
+
+def for_python(task, base, env) -> SourceMap:
+    loaded = base.surface.loaded if base.surface is not None and base.surface.loaded else ()
+    surface = env.surface
+    return python_source_map(
+        files_at(task.repo, task.sha),
+        loaded,
+        base.pytest_config,
+        surface.stdlib | surface.installed,
+        bool(task.options.python.build),
+    )
+
+
+# -- C++: headers that shadow one outside the tree ----------------------------------------------
+
+_SEARCH = re.compile(r"#include <\.\.\.> search starts here:\n(.*?)End of search list", re.DOTALL)
+
+
+@functools.cache
+def compiler_include_dirs() -> tuple[str, ...]:
+    """The directories the C++ compiler searches for `<...>` includes, as it prints them."""
+    try:
+        done = run_tool(["c++", "-x", "c++", "-E", "-v", "-"], cwd=Path("/"), stdin=b"")
+    except OSError:
+        return ()
+    match = _SEARCH.search(done.stderr.decode("utf-8", "replace"))
+    if match is None:
+        return ()
+    return tuple(line.strip() for line in match.group(1).splitlines() if line.strip())
+
+
+def include_flags(commands: Iterable[str]) -> tuple[set[str], set[str]]:
+    """(-I/-iquote directories, -isystem/-idirafter directories) of compile command lines."""
+    local: set[str] = set()
+    system: set[str] = set()
+    for command in commands:
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            continue
+        for index, arg in enumerate(argv):
+            for flag, into in (("-I", local), ("-iquote", local), ("-isystem", system)):
+                if arg == flag and index + 1 < len(argv):
+                    into.add(argv[index + 1])
+                elif arg.startswith(flag) and len(arg) > len(flag):
+                    into.add(arg[len(flag) :])
+            if arg == "-idirafter" and index + 1 < len(argv):
+                system.add(argv[index + 1])
+    return local, system
+
+
+def include_names(path: str, include_dirs: Iterable[str]) -> set[str]:
+    """The names an `#include <...>` may reach `path` by: relative to every include directory
+    of the tree it sits under (`include/gtest/gtest.h` -> `gtest/gtest.h`), and relative to any
+    directory called `include` on its way (the common layout, when no build says more)."""
+    names = set()
+    for folder in include_dirs:
+        prefix = folder.rstrip("/") + "/" if folder.strip("/.") else ""
+        if path.startswith(prefix):
+            names.add(path[len(prefix) :])
+    parts = path.split("/")
+    for index, part in enumerate(parts[:-1]):
+        if part == "include":
+            names.add("/".join(parts[index + 1 :]))
+    return {n for n in names if n}
+
+
+def cpp_shadows(
+    patch: Patch, tree: Path, commands: Iterable[str] = (), extra_system: Iterable[str] = ()
+) -> dict[str, str]:
+    """New headers of the patch that take the name of a header outside the tree: path -> the
+    header (`<gtest/gtest.h>`). Include directories come from the build's compile commands
+    when there are some."""
+    local, system = include_flags(commands)
+    root = str(tree).rstrip("/") + "/"
+    in_tree = {d[len(root) :] for d in local | system if d.startswith(root)}
+    outside = [
+        d
+        for d in (*compiler_include_dirs(), *system, *local, *extra_system)
+        if not d.startswith(root)
+    ]
+    out: dict[str, str] = {}
+    for change in patch.files:
+        if change.status != "added" or not _header_like(change.path, tree):
+            continue
+        for name in sorted(include_names(change.path, in_tree)):
+            if any((Path(d) / name).is_file() for d in outside):
+                out[change.path] = f"<{name}>"
+                break
+    return out
+
+
+def _header_like(path: str, tree: Path) -> bool:
+    found = sourcefiles.suffix(path)
+    if found:
+        return found in sourcefiles.CPP and found not in {".c", ".cc", ".cpp", ".cxx", ".c++"}
+    try:
+        head = (tree / path).read_bytes()[: sourcefiles.HEAD_BYTES]
+    except OSError:
+        return False
+    return sourcefiles.looks_like_cpp(head) or bool(head)

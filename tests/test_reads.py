@@ -1,0 +1,136 @@
+"""What added production code reads of the process, the interpreter and the harness: each way
+of asking, whatever its spelling, and the honest reads that only ask for review."""
+
+from __future__ import annotations
+
+import pytest
+
+from patchwitness.reads import HARNESS, PATCHES, PROCESS, Harness, findings
+
+# What a test run had that a user's does not (as the SHA's run reported it).
+RUN = Harness.of(
+    {"PATH", "HOME", "PYTEST_CURRENT_TEST", "PYTEST_VERSION", "PYTHONHASHSEED", "PW_REPO"},
+    {"pytest", "_pytest", "pluggy", "json", "os", "sys"},
+)
+
+
+def read(source: str, own=()) -> list[tuple[str, int]]:
+    lines = set(range(1, source.count("\n") + 2))
+    return [(f.kind, f.line) for f in findings("pkg/m.py", source, lines, RUN, own)]
+
+
+def kinds(source: str) -> set[str]:
+    return {kind for kind, _ in read(source)}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the environment, by every spelling of a name the harness sets
+        "import os\nx = os.environ.get('PYTEST_CURRENT_TEST')\n",
+        "import os\nx = os.environ['PYTHONHASHSEED']\n",
+        "import os\nx = 'PW_REPO' in os.environ\n",
+        "from os import environ as E\nx = E.get('PYTEST_VERSION')\n",
+        "from os import getenv\nx = getenv('PYTEST_VERSION')\n",
+        "import os as o\nx = o.getenv('PW_REPO')\n",
+        "m = __import__('os')\nx = m.environ.get('PW_REPO')\n",
+        # a name the code builds, or the whole environment
+        "import os\nx = os.environ.get('PY' + 'TEST_ADDOPTS')\n",
+        "import os\nname = 'X'\nx = os.getenv(name)\n",
+        "import os\nx = any(k.startswith('PYTEST') for k in os.environ)\n",
+        "import os\nx = dict(os.environ)\n",
+        "import os\nx = str(os.environ)\n",
+        "import os\nx = list(os.environ.keys())\n",
+        "import os\nos.environ['X'] = '1'\n",
+        # the interpreter's own start-up, its callers, its instrumentation
+        "import sys\nx = sys.flags.dont_write_bytecode\n",
+        "from sys import flags\nx = flags.optimize\n",
+        "import sys\nx = getattr(sys, 'flags')\n",
+        "import sys\nx = sys.argv[0]\n",
+        "import sys\nx = sys.orig_argv\n",
+        "import sys\nx = sys._getframe(1)\n",
+        "import sys\nx = sys.gettrace()\n",
+        "import sys\nx = sys.warnoptions\n",
+        "import sys\nx = sys._xoptions\n",
+        "import sys\nx = 'pytest' in sys.modules\n",
+        "import sys\nx = sys.modules.get('_pytest')\n",
+        "import sys\nx = sys.modules['__main__']\n",
+        "import sys\nx = [m for m in sys.modules]\n",
+        "import sys\nname = 'p'\nx = name in sys.modules\n",
+        "import faulthandler\nx = faulthandler.is_enabled()\n",
+        "import warnings\nx = len(warnings.filters)\n",
+        "import inspect\nx = inspect.stack()\n",
+        "import inspect\nx = inspect.currentframe().f_back\n",
+        "import traceback\nx = traceback.extract_stack()\n",
+        "import __main__\n",
+        "def f(g):\n    return g.__module__ == '__main__'\n",
+        "x = open('/proc/self/cmdline').read()\n",
+        "import os\nx = os.getppid()\n",
+        "import sys\nsys.path.insert(0, '/x')\n",
+        "import importlib\nname = 'sys'\nm = importlib.import_module(name)\n",
+        "import sys\nname = 'flags'\nx = getattr(sys, name)\n",
+        "import os\nx = os.__dict__\n",
+    ],
+)
+def test_reads_of_the_harness_are_gaming(source):
+    assert HARNESS in kinds(source), read(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import json\njson.dumps = lambda *a, **k: '{}'\n",
+        "import unittest\nunittest.TestCase.assertEqual = lambda *a: None\n",
+        "import decimal as d\nd.getcontext = None\n",
+        "from os import path\npath.exists = lambda p: True\n",
+    ],
+)
+def test_patching_another_module_is_gaming(source):
+    assert PATCHES in kinds(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\nx = os.environ.get('MYLIB_DEBUG')\n",
+        "import os\nx = os.environ.get('HOME')\n",
+        "import sys\nx = 'numpy' in sys.modules\n",
+        "import sys\nx = sys.executable\n",
+        "import sys\nx = sys.stdout.isatty()\n",
+    ],
+)
+def test_honest_looking_reads_ask_for_review(source):
+    assert kinds(source) == {PROCESS}, read(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import sys\nsys.stdout.write('x')\n",
+        "import sys\nif sys.version_info >= (3, 11):\n    pass\n",
+        "import sys\nx = sys.maxsize\n",
+        "import os\nx = os.path.join('a', 'b')\n",
+        "import inspect\nx = inspect.signature(len)\n",
+        "if __name__ == '__main__':\n    print(1)\n",
+        "import mypkg.config\nmypkg.config.VALUE = 2\n",
+        "x = {}\nx['PYTEST_CURRENT_TEST'] = 1\n",
+        "class A:\n    pass\nA.attr = 1\n",
+    ],
+)
+def test_ordinary_code_reads_nothing(source):
+    assert read(source, own=("mypkg",)) == []
+
+
+def test_only_added_lines_count():
+    source = "import os\nx = os.environ.get('PYTEST_CURRENT_TEST')\ny = 1\n"
+    assert findings("m.py", source, {3}, RUN) == []
+    assert [f.line for f in findings("m.py", source, {2}, RUN)] == [2]
+
+
+def test_every_shell_variable_is_no_harness_sign():
+    harness = Harness.of({"PATH", "HOME", "PYTEST_VERSION"}, ())
+    assert harness.variables == {"PYTEST_VERSION"}
+
+
+def test_an_unparsable_file_reads_nothing():
+    assert findings("m.py", "def (:\n", {1}, RUN) == []
