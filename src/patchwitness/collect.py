@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from patchwitness import (
     atomic,
+    failure_log,
     fingerprint,
     hidden,
     history,
@@ -230,7 +231,8 @@ def collect(
             facts, task, data, patch, suite, base, secret, settings, plan, clock, beside
         )
     except GradeStop as stop:
-        facts.stop = Stop(label=stop.label, grade=stop.grade, detail=str(stop))
+        detail = failure_log.detail(stop, settings.artifacts)
+        facts.stop = Stop(label=stop.label, grade=stop.grade, detail=detail)
     facts.timings = clock.timings()
     return facts
 
