@@ -73,6 +73,7 @@ def test_the_command_line_shows_the_tail_and_says_one_line(tmp_path):
         "patchwitness: invalid-task: setup command failed (exit 1): required: [text]"
     ]
     assert "step-13-done" in done.stdout and "step-12-done" not in done.stdout
+    assert "required: [text]" in done.stdout  # as the log says it, not read as markup
     assert (artifacts / "setup.log").is_file()
 
 
