@@ -480,3 +480,19 @@ def test_verdict_json_round_trips(calc, tmp_path):
     verdict = run(calc, [FIX], "json")
     again = Verdict.model_validate(json.loads(verdict.model_dump_json()))
     assert again == verdict
+
+
+def test_leave_to_write_tests_is_no_leave_to_leave_the_failing_tests_red(tmp_path):
+    built = make_task(tmp_path, FILES, failing=FAILING, allow_test_edits=True)
+    new_test = (
+        "tests/test_more.py",
+        "",
+        "from calc.ops import add\n\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n",
+    )
+    verdict = grade(built.task_dir, built.patch([new_test], name="tests-only.diff"))
+    # A test written, the bug left alone: the listed failing tests are red and the run says so.
+    assert verdict.runs["after"].returncode == 1
+    assert (verdict.label, verdict.grade) == ("no-op", "reject"), verdict.reasons
+    assert verdict.gates.drift.facts.still_failing == FAILING
+    verdict = grade(built.task_dir, built.patch([FIX, new_test], name="fix-and-test.diff"))
+    assert (verdict.label, verdict.grade) == ("tests-authored", "accept"), verdict.reasons

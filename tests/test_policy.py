@@ -40,6 +40,46 @@ DRIFT_ROWS = [
         "tests-authored",
         "accept",
     ),
+    # Leave to write tests is no leave to leave the ticket's failing tests red: the rest of the
+    # table decides a patch on such a task whose listed failing ids do not all pass.
+    (
+        DriftInput(allow_test_edits=True, tests_changed=True, assertion_delta=2, still_failing=1),
+        "no-op",
+        "no-op",
+        "reject",
+    ),
+    (
+        DriftInput(allow_test_edits=True, tests_changed=True, still_failing=2, pass_to_fail=1),
+        "pass-to-fail",
+        "failed",
+        "reject",
+    ),
+    (
+        DriftInput(allow_test_edits=True, tests_changed=True, still_failing=1, tests_removed=1),
+        "tests-removed",
+        "UNPRINTABLE",
+        "reject",
+    ),
+    (
+        # with hidden tests, the hidden FAIL_TO_PASS ids are the listed ones
+        DriftInput(
+            allow_test_edits=True,
+            tests_changed=True,
+            fail_to_pass=1,
+            still_failing=1,
+            hidden_still_failing=1,
+        ),
+        "hidden-still-failing",
+        "failed",
+        "reject",
+    ),
+    (
+        # every listed failing id passes (or the task lists none): the ticket's tests are written
+        DriftInput(allow_test_edits=True, tests_changed=True, fail_to_pass=2, assertion_delta=3),
+        "tests-authored",
+        "tests-authored",
+        "accept",
+    ),
     (DriftInput(tests_removed=1, fail_to_pass=1), "tests-removed", "UNPRINTABLE", "reject"),
     (DriftInput(assertion_delta=-1, fail_to_pass=1), "assertion-loss", "UNPRINTABLE", "reject"),
     (DriftInput(weakened=1, fail_to_pass=1), "weakened", "UNPRINTABLE", "reject"),
@@ -101,6 +141,32 @@ DRIFT_ROWS = [
 def test_drift_row(facts, row, status, effect):
     fired = policy.first_row(policy.DRIFT_TABLE, facts)
     assert (fired.id, fired.status, fired.effect) == (row, status, effect)
+
+
+def test_a_tests_authored_patch_must_pass_the_listed_failing_ids():
+    from patchwitness.gates.drift import drift_facts, drift_input
+    from patchwitness.model import CensusFacts, HiddenFacts
+
+    before = {"t::bug": "failed", "t::ok": "passed"}
+    census = CensusFacts(before_assertions=2, after_assertions=3, test_files_changed=["t.py"])
+
+    def row(after, failing, hidden=None):
+        facts = drift_facts(before=before, after=after, failing=failing, census=census, classes={})
+        facts.hidden = hidden
+        inputs = drift_input(facts, allow_test_edits=True)
+        return inputs.still_failing, policy.first_row(policy.DRIFT_TABLE, inputs).id
+
+    added = {"t::new": "passed"}
+    # a test added, the bug left alone: nothing the ticket named passes
+    assert row({**before, **added}, ["t::bug"]) == (1, "no-op")
+    assert row({**before, **added, "t::bug": "passed"}, ["t::bug"]) == (0, "tests-authored")
+    # a task that lists no failing test: the tests written are the work
+    assert row({**before, **added}, []) == (0, "tests-authored")
+    # with hidden tests, the hidden run's FAIL_TO_PASS ids are the ones that must pass
+    red = HiddenFacts(failing_ids=["h::x"], still_failing=["h::x"])
+    assert row({**before, **added}, ["h::x"], red) == (1, "no-op")
+    green = HiddenFacts(failing_ids=["h::x"], fail_to_pass=["h::x"])
+    assert row({**before, **added}, ["h::x"], green) == (0, "tests-authored")
 
 
 def test_every_drift_row_is_exercised():

@@ -154,3 +154,87 @@ def test_hooks_and_deselection_are_kept():
     assert parsed.deselected == ["t::x"]
     assert parsed.hooks == {"pytest_runtest_makereport": ["tests/conftest.py"]}
     assert parsed.exitstatus == 5
+
+
+def subtest(nodeid, outcome, xfail=False, **kwargs):
+    event = report(nodeid, "call", outcome, xfail)
+    event["subtest"] = {"msg": None, "kwargs": {k: str(v) for k, v in kwargs.items()}}
+    return event
+
+
+def with_subtests(*subtests, call="passed"):
+    return lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a"]},
+        report("t::a", "setup", "passed"),
+        *subtests,
+        report("t::a", "call", call),
+        report("t::a", "teardown", "passed"),
+        {"event": "finish", "exitstatus": 0},
+    )
+
+
+def test_subtests_are_their_tests_own_reports():
+    parsed = parse_probe(with_subtests(*(subtest("t::a", "passed", i=i) for i in range(3))))
+    assert parsed.outcomes == {"t::a": "passed"}
+    assert parsed.problems == [] and parsed.tamper == []
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "outcome"),
+    [
+        ((("passed", False), ("failed", False), ("passed", False)), "failed"),
+        ((("passed", False), ("skipped", False)), "skipped"),
+        ((("skipped", True),), "xfailed"),
+        ((("failed", False), ("skipped", False)), "failed"),
+        ((("rerun", False),), "failed"),  # a failure that asked for a rerun that never came
+    ],
+)
+def test_a_test_passes_only_when_every_subtest_passes(outcomes, outcome):
+    # pytest calls a unittest test passed when only its subtests failed: its own call passed.
+    events = (subtest("t::a", o, xfail, i=i) for i, (o, xfail) in enumerate(outcomes))
+    parsed = parse_probe(with_subtests(*events))
+    assert parsed.outcomes == {"t::a": outcome}
+    assert parsed.tamper == []
+
+
+def test_a_subtest_never_stands_in_for_its_tests_own_report():
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a"]},
+        report("t::a", "setup", "passed"),
+        subtest("t::a", "passed"),
+        report("t::a", "teardown", "passed"),
+        {"event": "finish", "exitstatus": 0},
+    )
+    assert parse_probe(data).outcomes == {"t::a": "missing"}
+
+
+def test_a_second_call_report_beside_subtests_is_still_tamper():
+    forged = report("t::a", "call", "passed")
+    parsed = parse_probe(with_subtests(subtest("t::a", "passed"), forged, call="failed"))
+    assert parsed.outcomes == {"t::a": "failed"}
+    assert parsed.tamper == ["two call reports for t::a"]
+
+
+def test_subtests_of_an_uncollected_test_are_tamper():
+    parsed = parse_probe(with_subtests(subtest("t::ghost", "passed")))
+    assert "t::ghost" not in parsed.outcomes
+    assert parsed.tamper == ["report names a test that was never collected: t::ghost"]
+
+
+def test_a_rerun_drops_the_subtests_of_the_attempt_it_repeats():
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a"]},
+        report("t::a", "setup", "passed"),
+        subtest("t::a", "failed"),
+        report("t::a", "call", "rerun"),
+        subtest("t::a", "passed"),
+        report("t::a", "call", "passed"),
+        report("t::a", "teardown", "passed"),
+        {"event": "finish", "exitstatus": 0},
+    )
+    parsed = parse_probe(data)
+    assert parsed.outcomes == {"t::a": "passed"}
+    assert parsed.reruns == ["t::a"] and parsed.tamper == []

@@ -106,6 +106,7 @@ def prepare_task(task_dir: Path, repo: Path | None, settings: Settings, db: Resu
     """Load the task, build its environment and baseline into the database, and return what the
     parent needs: name, fingerprint digest, held-out flag, or the reason it cannot be graded."""
     from patchwitness import baseline as baselines
+    from patchwitness import failure_log
     from patchwitness.collect import make_fingerprint, make_suite
     from patchwitness.matrix import collect as matrix
     from patchwitness.task import load_task
@@ -122,7 +123,7 @@ def prepare_task(task_dir: Path, repo: Path | None, settings: Settings, db: Resu
     except GradeStop as stop:
         return {
             "name": Path(task_dir).name,
-            "error": str(stop),
+            "error": failure_log.detail(stop, settings.artifacts),
             "label": stop.label,
             "grade": stop.grade,
         }

@@ -16,9 +16,10 @@ from pathlib import Path
 from patchwitness import atomic, history, identity
 from patchwitness.build_id import grader_build
 from patchwitness.buildgraph import BuildGraph
+from patchwitness.cachedir import cache_root
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
-from patchwitness.errors import InvalidTask
+from patchwitness.errors import FailedAtSha, InvalidTask
 from patchwitness.model import Outcome, TestRun
 from patchwitness.pytest_config import PytestConfig
 from patchwitness.settings import Settings
@@ -184,6 +185,12 @@ def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bo
     return hashlib.sha256(canonical.encode()).hexdigest()[:24]
 
 
+def log_dir(cache: Path | None, key: str) -> Path:
+    """Where the log of a build that failed at the SHA is kept when the grade has no artifacts
+    directory: beside the baselines, under the key the baseline would have had."""
+    return (cache or cache_root()) / "baselines" / key
+
+
 def scan_options(task: Task, config: PytestConfig) -> ScanOptions:
     return ScanOptions(
         pytest=config,
@@ -208,7 +215,7 @@ def compute(
         for index in range(max(1, runs)):
             scratch = ws.new_dir(f"baseline-{index}")
             result = suite.run(ws.repo, scratch)
-            validate_run(task, result)
+            validate_run(task, result, log_dir(cache, key))
             results.append(result)
         chosen, instrumented, trials, chosen_run = None, {}, [], None
         if coverage and task.options.coverage.enabled:
@@ -291,13 +298,19 @@ def instrumented_differs(run: SuiteRun, plain: SuiteRun, varying: set[str]) -> s
     return ""
 
 
-def validate_run(task: Task, result: SuiteRun) -> None:
+def validate_run(task: Task, result: SuiteRun, logs: Path | None = None) -> None:
+    """InvalidTask unless the run at the SHA finished and reported tests. A build that failed
+    carries its whole log, to be kept in the grade's artifacts, else in `logs` (failure_log.py)."""
     if result.timed_out:
         raise InvalidTask(f"the test command does not finish at the SHA within {task.timeout}s")
     if result.build_failed:
-        raise InvalidTask(
+        name = f"{result.failed_step or 'build'}-at-sha.log"
+        raise FailedAtSha(
             "the project does not build at the SHA: "
-            + (result.problems[0] if result.problems else "build failed")
+            + (result.problems[0] if result.problems else "build failed"),
+            log=result.failed_log,
+            name=name,
+            fallback=logs / name if logs is not None else None,
         )
     if not result.started:
         raise InvalidTask(
@@ -338,7 +351,7 @@ def compute_hidden(task: Task, suite: Suite, base: Baseline, cache: Path | None)
         except ApplyFailed as exc:
             raise InvalidTask(f"the hidden tests do not apply at the SHA: {exc}") from None
         result = suite.run(ws.repo, ws.new_dir("hidden-baseline"), instrument=base.instrumentation)
-        validate_run(task, result)
+        validate_run(task, result, log_dir(cache, hidden_key(base, task)))
     return Baseline(
         key=hidden_key(base, task),
         outcomes=dict(result.outcomes),

@@ -93,6 +93,13 @@ def _no_cache():
     return NoCache()
 
 
+def _reason_line(verdict) -> str:
+    """The first reason of a verdict that could not grade, on one line: the terminal report above
+    it carries the rest (the log's last lines of a setup or build that failed at the SHA)."""
+    detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
+    return (detail.splitlines() or [""])[0]
+
+
 def _crashed(exc: Exception) -> None:
     """A grader bug: one line, exit 2. Not a verdict."""
     import traceback
@@ -113,7 +120,10 @@ def grade(
     ] = None,
     agent: Annotated[str, typer.Option(help="name of the agent that wrote the patch")] = "agent",
     json_out: Annotated[Path | None, typer.Option("--json", help="write the verdict here")] = None,
-    artifacts: Annotated[Path | None, typer.Option(help="save census artifacts here")] = None,
+    artifacts: Annotated[
+        Path | None,
+        typer.Option(help="save census artifacts here (and a failed setup's or build's log)"),
+    ] = None,
     baseline_runs: Annotated[int, typer.Option(help="runs of the suite at the SHA")] = 1,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="recompute the baseline")] = False,
     sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
@@ -160,7 +170,7 @@ def grade(
 
     render_verdict(out(), verdict)
     if verdict.grade == "ungradable":
-        detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
+        detail = _reason_line(verdict)
         err().print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
     raise typer.Exit(EXIT[verdict.grade])
 
@@ -201,7 +211,7 @@ def coverage(
         return
     gate = verdict.gates.coverage
     if gate is None:
-        detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
+        detail = _reason_line(verdict)
         _fail(f"{verdict.label}: {detail}", code=4)
         return
     report = {
@@ -303,7 +313,7 @@ def pr(
     _write_outputs(verdict, json_out, sarif)
     render_verdict(out(), verdict)
     if verdict.grade == "ungradable":
-        detail = verdict.reasons[0].detail if verdict.reasons else verdict.label
+        detail = _reason_line(verdict)
         err().print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
     raise typer.Exit(EXIT[verdict.grade])
 

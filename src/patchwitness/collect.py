@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from patchwitness import (
     atomic,
+    failure_log,
     fingerprint,
     gitpatch,
     hidden,
@@ -161,8 +162,13 @@ def stopped_facts(
     )
 
 
-def stop_of(stop: GradeStop) -> Stop:
-    return Stop(label=stop.label, grade=stop.grade, detail=str(stop), row=stop.row)
+def stop_of(stop: GradeStop, detail: str | None = None) -> Stop:
+    return Stop(
+        label=stop.label,
+        grade=stop.grade,
+        detail=str(stop) if detail is None else detail,
+        row=stop.row,
+    )
 
 
 def make_suite(task: Task, settings: Settings) -> Suite:
@@ -243,7 +249,7 @@ def collect(
         clock.lap("baseline")
         _collect_patched(facts, task, data, suite, base, secret, settings, plan, clock, beside)
     except GradeStop as stop:
-        facts.stop = stop_of(stop)
+        facts.stop = stop_of(stop, failure_log.detail(stop, settings.artifacts))
     facts.timings = clock.timings()
     return facts
 

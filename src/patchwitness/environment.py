@@ -18,14 +18,16 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import history, locks
+from patchwitness import failure_log, history, locks
 from patchwitness.cachedir import cache_root
-from patchwitness.errors import InvalidTask, ToolError
+from patchwitness.errors import FailedAtSha, ToolError
 from patchwitness.runner import UNCONFINED, Limits, Request, Runner
 from patchwitness.task import Task
 from patchwitness.workspace import show_at
 
 COMPLETE = "complete.json"
+# The whole log of a setup that failed, beside the environment it did not build (failure_log.py).
+SETUP_LOG = "setup.log"
 # Bumped when an environment built by an older grader cannot serve (2: the setup's checkout
 # stays where the setup ran).
 LAYOUT = 2
@@ -224,11 +226,18 @@ def _build(task: Task, key: str, home: Path, runner: Runner, cache: Path) -> Env
         )
     )
     log = (result.stdout[-4000:] + result.stderr[-4000:]).decode("utf-8", "replace")
+    failed_log = home / SETUP_LOG
     if not result.ok:
         ws.remove()
         shutil.rmtree(env_dir, ignore_errors=True)
         why = result.killed_reason or f"exit {result.returncode}"
-        raise InvalidTask(f"setup command failed ({why}): {setup_cause(log)}")
+        raise FailedAtSha(
+            f"setup command failed ({why}): {setup_cause(log)}",
+            log=failure_log.output_of(result),
+            name=SETUP_LOG,
+            fallback=failed_log,
+        )
+    failed_log.unlink(missing_ok=True)  # an earlier attempt's
     env = Environment(
         key=key,
         path=env_dir,

@@ -53,8 +53,10 @@ DRIFT_TABLE: list[Row] = [
     Row("hidden-tests-conflict", "the patch changes lines of the SHA that the hidden tests "
         "change, creates a file they create, or keeps them from applying",
         "UNPRINTABLE", "reject", lambda f: f.hidden_conflicts > 0),
-    Row("tests-authored", "allow_test_edits is true and tests changed",
-        "tests-authored", "accept", lambda f: f.allow_test_edits and f.tests_changed),
+    Row("tests-authored", "allow_test_edits is true, tests changed, and every listed failing "
+        "id passes",
+        "tests-authored", "accept",
+        lambda f: f.allow_test_edits and f.tests_changed and f.still_failing == 0),
     Row("tests-removed", "tests_removed > 0",
         "UNPRINTABLE", "reject", lambda f: f.tests_removed > 0),
     Row("assertion-loss", "assertion_delta < 0",

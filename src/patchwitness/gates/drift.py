@@ -26,6 +26,8 @@ class DriftInput:
     skips_added: int = 0
     pass_to_fail: int = 0
     fail_to_pass: int = 0
+    # Listed failing ids that do not pass after the patch (with hidden tests, the hidden run's).
+    still_failing: int = 0
     gaming: int = 0
     gate_mode: bool = False
     skipped_by_code: int = 0
@@ -145,12 +147,16 @@ def drift_input(
     judged = facts.judged_by == "pristine"
     f2p = facts.pristine.fail_to_pass if judged else facts.fail_to_pass
     p2f = facts.pristine.pass_to_fail if judged else facts.pass_to_fail
+    # The patched run's, even when the pristine run judges: only leave to edit tests reads it,
+    # and a task with that leave is never judged by the pristine run.
+    still = facts.still_failing
     skipped = 0 if facts.skips_added else len(facts.skipped_after)
     hidden = facts.hidden
     if hidden is not None:
         # The failing tests are the hidden ones; a regression in either run counts.
         f2p = hidden.fail_to_pass
         p2f = [*p2f, *hidden.pass_to_fail]
+        still = hidden.still_failing
         skipped += len(hidden.skipped_after)
     return DriftInput(
         allow_test_edits=allow_test_edits,
@@ -166,6 +172,7 @@ def drift_input(
         skips_added=len(facts.skips_added),
         pass_to_fail=len(p2f),
         fail_to_pass=len(f2p),
+        still_failing=len(still),
         gaming=gaming,
         gate_mode=gate_mode,
         # A skip no test edit added (the census saw none): the run was told to skip by code.

@@ -5,6 +5,12 @@ pass); a run that never reached the end of its session leaves its unfinished ids
 for an id that was never collected, or a second report for the same phase, is tampering; xfail,
 xpass and skipped stay their own outcomes.
 
+Subtests (unittest's `subTest`, the `subtests` fixture) are the exception to "one report a phase":
+each sends a call report under its test's id, marked as a subtest's by the probe. They are their
+test's own: any number is fine, and a test passes only when it and every subtest of it pass (pytest
+calls a unittest test passed when only its subtests failed). A subtest report never stands in for
+the test's own, so forging one can only make a test worse.
+
 Outcomes are keyed by each test's stable key (the probe's `stable_key`: file, classes, function and
 parametrize position), not by its printed id, which may embed a time or an address; `ids` keeps
 the printed id of every test whose key differs from it.
@@ -13,6 +19,7 @@ the printed id of every test whose key differs from it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from patchwitness.model import Outcome
@@ -37,8 +44,39 @@ class ProbeReport:
     loaded: dict | None = None
 
 
-def outcome_of(phases: dict[str, tuple[str, bool]]) -> Outcome:
-    """Fold setup/call/teardown reports of one test into one outcome."""
+# The outcomes of a test and its subtests, worst first: the first one present is the test's.
+WORST_FIRST: tuple[Outcome, ...] = (
+    "error",
+    "missing",
+    "failed",
+    "skipped",
+    "xfailed",
+    "xpassed",
+    "passed",
+)
+
+
+def outcome_of(
+    phases: dict[str, tuple[str, bool]], subtests: Sequence[tuple[str, bool]] = ()
+) -> Outcome:
+    """Fold the setup/call/teardown reports of one test, and its subtests' reports, into one
+    outcome. A subtest that did not pass keeps its test from passing: a failed one fails it, a
+    skipped one skips it (so production code that skips a subtest is seen as a skip)."""
+    own = _own_outcome(phases)
+    found = {own, *(_call_outcome(outcome, xfail) for outcome, xfail in subtests)}
+    return next(o for o in WORST_FIRST if o in found)
+
+
+def _call_outcome(outcome: str, xfail: bool) -> Outcome:
+    if outcome == "failed":
+        return "failed"
+    if outcome == "skipped":
+        return "xfailed" if xfail else "skipped"
+    return "xpassed" if xfail else "passed"
+
+
+def _own_outcome(phases: dict[str, tuple[str, bool]]) -> Outcome:
+    """The outcome the test's own setup/call/teardown reports tell."""
     setup = phases.get("setup")
     call = phases.get("call")
     teardown = phases.get("teardown")
@@ -48,13 +86,7 @@ def outcome_of(phases: dict[str, tuple[str, bool]]) -> Outcome:
         return "xfailed" if setup[1] else "skipped"
     if call is None:
         return "missing"
-    outcome, xfail = call
-    if outcome == "failed":
-        result: Outcome = "failed"
-    elif outcome == "skipped":
-        result = "xfailed" if xfail else "skipped"
-    else:
-        result = "xpassed" if xfail else "passed"
+    result = _call_outcome(*call)
     if teardown is not None and teardown[0] == "failed" and result == "passed":
         return "error"
     if teardown is None and result == "passed":
@@ -65,6 +97,7 @@ def outcome_of(phases: dict[str, tuple[str, bool]]) -> Outcome:
 def parse_probe(data: bytes) -> ProbeReport:
     report = ProbeReport()
     phases: dict[str, dict[str, tuple[str, bool]]] = {}
+    subtests: dict[str, list[tuple[str, bool]]] = {}
     collected: dict[str, None] = {}
     keys: dict[str, str] = {}
     for number, raw in enumerate(data.splitlines(), start=1):
@@ -99,17 +132,17 @@ def parse_probe(data: bytes) -> ProbeReport:
         elif kind == "collect_error":
             report.collect_errors.append(str(event.get("id", "")))
         elif kind == "report":
-            _add_report(report, phases, event)
+            _add_report(report, phases, subtests, event)
         elif kind == "finish":
             report.exitstatus = int(event.get("exitstatus", -1))
         else:
             report.problems.append(f"report line {number} has unknown event {kind!r}")
-    for nodeid in phases:
+    for nodeid in {**phases, **subtests}:
         if nodeid not in collected:
             report.tamper.append(f"report names a test that was never collected: {nodeid}")
     for nodeid, key in stable_keys(list(collected), keys).items():
         report.collected.append(key)
-        report.outcomes[key] = outcome_of(phases.get(nodeid, {}))
+        report.outcomes[key] = outcome_of(phases.get(nodeid, {}), subtests.get(nodeid, ()))
         if key != nodeid:
             report.ids[key] = nodeid
     if not report.started:
@@ -136,16 +169,26 @@ def stable_keys(nodeids: list[str], keys: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _add_report(report: ProbeReport, phases: dict, event: dict) -> None:
+def _add_report(report: ProbeReport, phases: dict, subtests: dict, event: dict) -> None:
     nodeid = str(event.get("id", ""))
     when = str(event.get("when", ""))
     outcome = str(event.get("outcome", ""))
-    if outcome == "rerun":
+    is_subtest = event.get("subtest") is not None
+    if outcome == "rerun" and not is_subtest:
         report.reruns.append(nodeid)
         phases.get(nodeid, {}).pop(when, None)
+        if when == "call":
+            # the subtests ran in the attempt that is run again
+            subtests.pop(nodeid, None)
         return
+    if is_subtest and outcome == "rerun":
+        # A subtest whose failure asked for a rerun: a failure until the rerun clears it.
+        outcome = "failed"
     if when not in ("setup", "call", "teardown") or outcome not in ("passed", "failed", "skipped"):
         report.problems.append(f"malformed report for {nodeid}")
+        return
+    if is_subtest:
+        subtests.setdefault(nodeid, []).append((outcome, bool(event.get("xfail"))))
         return
     seen = phases.setdefault(nodeid, {})
     if when in seen:

@@ -225,17 +225,37 @@ def pytest_xdist_node_collection_finished(node, ids):
     _emit({"event": "collected", "ids": list(ids), "worker": str(node.gateway.id)})
 
 
+def subtest_context(report):
+    """The context of a subtest's report, or None for a test's own report.
+
+    A test with subtests (unittest's `subTest`, the `subtests` fixture) sends a call report per
+    subtest under the test's node id, beside its own: pytest 9's `SubtestReport` and the
+    pytest-subtests plugin's `SubTestReport` both carry a `context` with `msg` and `kwargs`. The
+    shape is what is detected, not a class name, so every version of either is recognised."""
+    context = getattr(report, "context", None)
+    if not (hasattr(context, "msg") and hasattr(context, "kwargs")):
+        return None
+    msg = context.msg
+    try:
+        kwargs = {str(k): str(v) for k, v in dict(context.kwargs or {}).items()}
+    except Exception:
+        kwargs = {}
+    return {"msg": None if msg is None else str(msg), "kwargs": kwargs}
+
+
 def pytest_runtest_logreport(report):
-    _emit(
-        {
-            "event": "report",
-            "id": report.nodeid,
-            "when": report.when,
-            "outcome": report.outcome,
-            "xfail": hasattr(report, "wasxfail"),
-            "duration": round(getattr(report, "duration", 0.0), 6),
-        }
-    )
+    event = {
+        "event": "report",
+        "id": report.nodeid,
+        "when": report.when,
+        "outcome": report.outcome,
+        "xfail": hasattr(report, "wasxfail"),
+        "duration": round(getattr(report, "duration", 0.0), 6),
+    }
+    subtest = subtest_context(report)
+    if subtest is not None:
+        event["subtest"] = subtest
+    _emit(event)
 
 
 @pytest.hookimpl(trylast=True)

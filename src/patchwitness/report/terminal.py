@@ -57,10 +57,11 @@ def render_verdict(console: Console, verdict: Verdict) -> None:
     for gate_name in policy.GATE_ORDER:
         gate = getattr(verdict.gates, gate_name)
         if gate is not None:
-            table.add_row(gate_name, gate.status, gate.row, gate.detail)
+            table.add_row(gate_name, gate.status, gate.row, Text(gate.detail))
     for reason in verdict.reasons:
         if reason.gate not in policy.GATE_ORDER:
-            table.add_row(reason.gate, verdict.label, reason.row, reason.detail)
+            # Text, not markup: a detail quotes logs and test ids, whose "[...]" rich would eat.
+            table.add_row(reason.gate, verdict.label, reason.row, Text(reason.detail))
     console.print(table)
     drift = verdict.gates.drift
     if drift is not None:

@@ -94,6 +94,10 @@ class SuiteRun:
     hooks: dict[str, list[str]] = field(default_factory=dict)
     build: BuildFacts | None = None
     build_failed: bool = False
+    # The build step that failed (configure, build) and its whole output: a build that fails at
+    # the SHA keeps it for whoever must fix the task (failure_log.py).
+    failed_step: str = ""
+    failed_log: str = ""
     coverage: object | None = None  # language-specific hit data when the run was instrumented
     # Test-id prefixes whose tests could not run at all (a collection error, a failed build; "*"
     # is everything). Their baseline tests count as errors after the patch, not as removed.

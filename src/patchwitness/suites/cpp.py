@@ -23,6 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from patchwitness import failure_log
 from patchwitness.buildgraph import BuildGraph, read_graph
 from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
@@ -413,5 +414,7 @@ class CppSuite:
             timed_out=result.timed_out,
             build=done.facts,
             build_failed=True,
+            failed_step=done.failed_step,
+            failed_log=failure_log.output_of(result),
             broken=["*"],
         )

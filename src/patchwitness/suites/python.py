@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from patchwitness import failure_log
 from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
@@ -258,5 +259,7 @@ class PythonSuite:
             timed_out=result.timed_out,
             build=BuildFacts(build=result.facts()),
             build_failed=True,
+            failed_step="build",
+            failed_log=failure_log.output_of(result),
             broken=["*"],
         )
