@@ -496,3 +496,12 @@ def test_leave_to_write_tests_is_no_leave_to_leave_the_failing_tests_red(tmp_pat
     assert verdict.gates.drift.facts.still_failing == FAILING
     verdict = grade(built.task_dir, built.patch([FIX, new_test], name="fix-and-test.diff"))
     assert (verdict.label, verdict.grade) == ("tests-authored", "accept"), verdict.reasons
+
+
+def test_a_partial_fix_is_failed_whatever_else_it_gets_right(calc):
+    """Every listed failing id must pass: a patch that makes one of two pass is not a fix."""
+    partial = ("calc/ops.py", "    return a * b + 1", "    return a * b + (a != 3)")
+    verdict = run(calc, [partial], "partial")
+    assert (verdict.label, verdict.grade) == ("failed", "reject"), verdict.reasons
+    assert verdict.gates.drift.row == "still-failing"
+    assert verdict.gates.drift.facts.still_failing == ["tests/test_ops.py::test_price"]

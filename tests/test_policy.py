@@ -67,9 +67,8 @@ DRIFT_ROWS = [
             tests_changed=True,
             fail_to_pass=1,
             still_failing=1,
-            hidden_still_failing=1,
         ),
-        "hidden-still-failing",
+        "still-failing",
         "failed",
         "reject",
     ),
@@ -99,20 +98,20 @@ DRIFT_ROWS = [
     ),
     (DriftInput(pass_to_fail=2, fail_to_pass=1), "pass-to-fail", "failed", "reject"),
     (
-        DriftInput(fail_to_pass=1, hidden_still_failing=1),
-        "hidden-still-failing",
+        DriftInput(fail_to_pass=1, still_failing=1),
+        "still-failing",
         "failed",
         "reject",
     ),
     # a regression is named before a partial fix
     (
-        DriftInput(fail_to_pass=1, hidden_still_failing=1, pass_to_fail=1),
+        DriftInput(fail_to_pass=1, still_failing=1, pass_to_fail=1),
         "pass-to-fail",
         "failed",
         "reject",
     ),
     # nothing of the hidden FAIL_TO_PASS passes: no-op, not a partial fix
-    (DriftInput(hidden_still_failing=2), "no-op", "no-op", "reject"),
+    (DriftInput(still_failing=2), "no-op", "no-op", "reject"),
     (DriftInput(fail_to_pass=1), "fail-to-pass", "passed", "accept"),
     (DriftInput(gate_mode=True, assertion_delta=3), "gate-clean", "passed", "accept"),
     (

@@ -36,7 +36,6 @@ class DriftInput:
     judged_by_pristine: bool = False
     # Hidden tests (hidden.py): conflicts with them, and FAIL_TO_PASS ids the hidden run left red.
     hidden_conflicts: int = 0
-    hidden_still_failing: int = 0
 
 
 RAN = ("passed", "failed", "error")
@@ -179,7 +178,6 @@ def drift_input(
         skipped_by_code=skipped,
         judged_by_pristine=judged,
         hidden_conflicts=len(hidden.conflicts) if hidden is not None else 0,
-        hidden_still_failing=len(hidden.still_failing) if hidden is not None else 0,
     )
 
 
@@ -216,18 +214,21 @@ def detail(row_id: str, facts: DriftFacts) -> str:
             if hidden is not None and hidden.pass_to_fail:
                 said += f"; in the hidden run: {few(hidden.pass_to_fail)}"
             return said
-        case "hidden-still-failing":
-            assert hidden is not None
+        case "still-failing" if hidden is not None:
             return (
                 f"hidden fail_to_pass: {few(hidden.fail_to_pass)}; "
                 f"still failing: {few(hidden.still_failing)}"
+            )
+        case "still-failing":
+            return (
+                f"fail_to_pass: {few(facts.fail_to_pass)}; "
+                f"still failing: {few(facts.still_failing)}"
             )
         case "fail-to-pass":
             if hidden is not None:
                 return f"fail_to_pass in the hidden run: {few(hidden.fail_to_pass)}"
             f2p = facts.pristine.fail_to_pass if facts.judged_by == "pristine" else None
-            extra = f"; still failing: {few(facts.still_failing)}" if facts.still_failing else ""
-            return f"fail_to_pass: {few(f2p if f2p is not None else facts.fail_to_pass)}{extra}"
+            return f"fail_to_pass: {few(f2p if f2p is not None else facts.fail_to_pass)}"
         case "no-op" if hidden is not None:
             return "no FAIL_TO_PASS test passes in the hidden run and nothing else changed state"
         case "no-op":
