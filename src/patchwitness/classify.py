@@ -395,6 +395,21 @@ def loaded_by_the_run(found: Classified, loaded: frozenset[str] | None) -> Class
     return found
 
 
+def read_by_the_build(
+    found: Classified, production: frozenset[str], tests: frozenset[str], shadows: Mapping[str, str]
+) -> Classified:
+    """C++: a file of the patch that is no source by its name (`ops.def`, `table.inc`) but that
+    the compiles read: production when a production translation unit reads it, test
+    infrastructure when only the tests' do. A header that shadows another stays unrecognised."""
+    if found.kind not in (DOC, UNRECOGNISED) or found.path in shadows:
+        return found
+    if found.path in production:
+        return Classified(found.path, PRODUCTION, "the production build reads it")
+    if found.path in tests:
+        return Classified(found.path, INFRA, "only the tests' build reads it")
+    return found
+
+
 def _in_test_dir(f: _File) -> bool:
     return any(d in TEST_DIRS for d in f.dirs)
 

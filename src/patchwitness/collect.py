@@ -312,6 +312,9 @@ def _collect_patched(
         facts.test_edit, facts.test_edit_why = test_edit(
             patch, classes, diff, after_inventory, ws.repo
         )
+        test_sources = frozenset(p for p, c in classes.items() if c.kind == TEST) | frozenset(
+            it.file for it in base.inventory.items if it.kind in ("test", "case")
+        )
         clock.lap("census")
         # Read now, analysed while the suite runs: the run may rewrite its tree. Nothing below
         # builds a syntax tree in this thread until both are done (python_ast.py).
@@ -328,6 +331,7 @@ def _collect_patched(
                 for_coverage=wants_coverage,
                 harness=harness_of(base, suite),
                 own=source.own_names(),
+                builds=builds_of(task, base, instrument, test_sources, ws.repo, suite),
             ),
         )
         judge_loaded = beside.submit(under_the_tree_lock, load_judge)  # see `rejecting`
@@ -345,8 +349,7 @@ def _collect_patched(
         )
         focus = Focus(
             changed=tuple(c.path for c in patch.files),
-            test_sources=frozenset(p for p, c in classes.items() if c.kind == TEST)
-            | frozenset(it.file for it in base.inventory.items if it.kind in ("test", "case")),
+            test_sources=test_sources,
             # The coverage gate reads the hits of patched production Python files only.
             traced=frozenset(
                 p for p, c in classes.items() if c.kind == PRODUCTION and p.endswith(".py")
@@ -391,7 +394,7 @@ def _collect_patched(
             fill_broken(after, before)
         facts.after = suite_facts(after)
         facts.runs["after"] = after.run.run
-        classes = reclassify(classes, after)
+        classes = reclassify(classes, after, test_sources, source)
         facts.files = [
             ChangedFile(path=p, kind=c.kind, why=c.why, status=_status(patch, p))
             for p, c in classes.items()
@@ -753,7 +756,28 @@ def source_map(
     if task.language == "python":
         assert isinstance(suite, PythonSuite)
         return sourcemap.for_python(task, base, suite.env)
-    return SourceMap(cpp_shadows=sourcemap.cpp_shadows(patch, tree))
+    graph = base.graph
+    commands = graph.compiles.values() if graph is not None else ()
+    return SourceMap(cpp_shadows=sourcemap.cpp_shadows(patch, tree, commands))
+
+
+def builds_of(
+    task: Task,
+    base: baselines.Baseline,
+    instrument: Instrumentation | None,
+    tests: frozenset[str],
+    tree: Path,
+    suite: Suite,
+):
+    """C++: how the tests' build differs from a user's, read off the SHA's build (None for a
+    Python task)."""
+    if task.language != "cpp":
+        return None
+    from patchwitness import sourcemap
+
+    graph = base.graph_for(instrument) or base.graph
+    tests = tests | testfiles.cmake_test_sources(task.repo, task.sha)
+    return sourcemap.cpp_builds(graph, tests, tree, suite.run_variables())
 
 
 def harness_of(base: baselines.Baseline, suite: Suite) -> reads.Harness:
@@ -812,10 +836,22 @@ def _data_file(path: str) -> bool:
     return bool(found) and found not in sourcefiles.PY | sourcefiles.CPP
 
 
-def reclassify(classes: dict[str, Classified], after: SuiteRun) -> dict[str, Classified]:
-    """The classes again, knowing what the patched run loaded (classify.loaded_by_the_run)."""
-    from patchwitness.classify import loaded_by_the_run
+def reclassify(
+    classes: dict[str, Classified], after: SuiteRun, tests: frozenset[str], source: SourceMap
+) -> dict[str, Classified]:
+    """The classes again, knowing what the patched run loaded: what the tests read
+    (classify.loaded_by_the_run), and in C++ what each side of the build compiled
+    (classify.read_by_the_build)."""
+    from patchwitness.classify import loaded_by_the_run, read_by_the_build
 
+    graph = after.graph
+    if graph is not None:
+        production = frozenset(graph.read_by({s for s in graph.reads if s not in tests}))
+        test_side = frozenset(graph.read_by({s for s in graph.reads if s in tests}))
+        classes = {
+            path: read_by_the_build(found, production, test_side, source.cpp_shadows)
+            for path, found in classes.items()
+        }
     if after.surface is None or after.surface.loaded is None:
         return classes
     loaded = frozenset(after.surface.loaded)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchwitness import hidden, reads, sourcefiles, special, testfiles
+from patchwitness import cpp_reads, hidden, reads, sourcefiles, special, testfiles
 from patchwitness.classify import PRODUCTION, Classified
 from patchwitness.model import Finding
 from patchwitness.patch import Patch
@@ -50,6 +50,8 @@ class Reading:
     # of the project's own packages (whose attributes it may set).
     harness: reads.Harness = field(default_factory=reads.Harness)
     own: frozenset[str] = frozenset()
+    # C++: how the tests' build differs from a user's (cpp_reads.Builds).
+    builds: cpp_reads.Builds | None = None
 
 
 @dataclass
@@ -103,6 +105,10 @@ def production_findings(reading: Reading) -> list[Finding]:
             out += reads.findings(change.path, text, lines, reading.harness, reading.own)
         elif reading.task.language == "cpp":
             out += cpp_findings(change.path, added, removed)
+            if reading.builds is not None:
+                text = reading.texts.get(change.path)
+                lines = set(change.added_lines)
+                out += cpp_reads.findings(change.path, text, lines, reading.builds)
     return out
 
 

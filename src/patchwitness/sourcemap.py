@@ -185,12 +185,13 @@ def cpp_shadows(
     header (`<gtest/gtest.h>`). Include directories come from the build's compile commands
     when there are some."""
     local, system = include_flags(commands)
-    root = str(tree).rstrip("/") + "/"
-    in_tree = {d[len(root) :] for d in local | system if d.startswith(root)}
+    roots = (str(tree).rstrip("/") + "/", "$TREE/")
+    in_tree = {d[len(r) :] for d in local | system for r in roots if d.startswith(r)}
+    in_tree |= {"" for d in local | system if d in (str(tree), "$TREE")}
     outside = [
         d
         for d in (*compiler_include_dirs(), *system, *local, *extra_system)
-        if not d.startswith(root)
+        if d.startswith("/") and not d.startswith(roots[0])
     ]
     out: dict[str, str] = {}
     for change in patch.files:
@@ -212,3 +213,71 @@ def _header_like(path: str, tree: Path) -> bool:
     except OSError:
         return False
     return sourcefiles.looks_like_cpp(head) or bool(head)
+
+
+# -- C++: how the tests' build differs from a user's ---------------------------------------------
+
+_CPLUSPLUS = re.compile(r"#define __cplusplus (\d+)L?")
+
+
+@functools.cache
+def cplusplus(standard: str = "") -> int | None:
+    """`__cplusplus` under `-std=STANDARD` ('' : the compiler's default), as the compiler says."""
+    argv = ["c++", "-dM", "-E", "-x", "c++", "-"]
+    if standard:
+        argv.insert(1, f"-std={standard}")
+    try:
+        done = run_tool(argv, cwd=Path("/"), stdin=b"")
+    except OSError:
+        return None
+    match = _CPLUSPLUS.search(done.stdout.decode("utf-8", "replace"))
+    return int(match.group(1)) if match else None
+
+
+def header_names(path: str, search: Iterable[str]) -> set[str]:
+    """The names `#include <...>` reaches an absolute header by, from each search directory."""
+    out = set()
+    for folder in search:
+        prefix = folder.rstrip("/") + "/"
+        if path.startswith(prefix):
+            out.add(path[len(prefix) :])
+    return out
+
+
+def cpp_builds(graph, tests: frozenset[str], tree: Path, variables: Iterable[str]):
+    """What the tests' build has that a user's default build of the project does not
+    (cpp_reads.Builds), read off the SHA's build graph (buildgraph.BuildGraph)."""
+    from patchwitness import preprocessor
+    from patchwitness.cpp_reads import Builds
+
+    search = compiler_include_dirs()
+    system = functools.partial(_found_in, tuple(search))
+    if graph is None:
+        return Builds(
+            user_cplusplus=cplusplus(), system_header=system, variables=frozenset(variables)
+        )
+    local, isystem = include_flags(graph.compiles.values())
+    search = (*search, *(d for d in (*local, *isystem) if d.startswith("/")))
+    macros: set[str] = set()
+    headers: set[str] = set()
+    for path in sorted(graph.test_only(tests)):
+        where = Path(path) if path.startswith("/") else tree / path
+        try:
+            macros |= preprocessor.defined_names(where.read_text(errors="replace"))
+        except OSError:
+            continue
+        if path.startswith("/"):
+            headers |= header_names(path, search)
+    dialects = {cplusplus(std) for std in graph.standards(tests & set(graph.compiles))}
+    return Builds(
+        tests_cplusplus=tuple(sorted(d for d in dialects if d is not None)),
+        user_cplusplus=cplusplus(),
+        test_macros=frozenset(macros),
+        test_headers=frozenset(headers),
+        system_header=system,
+        variables=frozenset(variables),
+    )
+
+
+def _found_in(search: tuple[str, ...], header: str) -> bool:
+    return any((Path(d) / header).is_file() for d in search)

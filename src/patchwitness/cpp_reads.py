@@ -1,0 +1,159 @@
+"""What the lines a patch adds to production C++ read of the build and the process: a branch
+that only the tests' build compiles, and the environment. Pure.
+
+A test build differs from a user's in what the grader can read off the SHA's build: the dialect
+its test translation units compile as (`-std=c++14` where a user's compiler defaults to gnu++17),
+the headers only the tests include (the framework's, and every macro they define:
+`EXPECT_THROW`, `GTEST_...`, `CATCH_...`), and what `__has_include` finds there. A conditional
+the patch adds (`#if __cplusplus < 201703L`, `#if defined(EXPECT_THROW)`,
+`#if __has_include(<gtest/gtest.h>)`, or a macro of the file that stands for one) is evaluated
+under both builds (preprocessor.py). Added code that only the tests' build compiles is a fix that
+exists only where the grader looks: `reads-test-runner` (gaming). Added code only a user's build
+compiles is code no test sees: `reads-process-state` (review). A new condition on the dialect or
+the tests' macros that cannot be evaluated fails closed as the former.
+
+The environment: `getenv` of a name the harness sets, of a name the code builds, or the whole
+`environ`, is gaming; of another literal name, review.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from patchwitness import preprocessor
+from patchwitness.model import Finding
+from patchwitness.reads import HARNESS, PROCESS
+
+GATE = "suspicious"
+_GETENV = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(")
+_GETENV_LITERAL = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(\s*\"([^\"\\]*)\"\s*\)")
+_ENVIRON = re.compile(r"(?<![\w.>])(?:environ|__environ|_environ)\b")
+_CONDITIONAL = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+
+
+@dataclass(frozen=True)
+class Builds:
+    """How the tests' build and a user's default build differ: `__cplusplus` in each, the
+    macros only the tests' headers define, the headers only the tests can include (as
+    include names), whether both find a header (the compiler's search path, asked by the
+    caller), and the variables the harness sets."""
+
+    tests_cplusplus: tuple[int, ...] = ()  # one per dialect the test units compile as
+    user_cplusplus: int | None = None
+    test_macros: frozenset[str] = frozenset()
+    test_headers: frozenset[str] = frozenset()
+    system_header: Callable[[str], bool] = field(default=lambda header: False, compare=False)
+    variables: frozenset[str] = field(default_factory=frozenset)
+
+    def tests_macros(self, own: dict[str, str]) -> list[dict[str, int | str]]:
+        """The macros of the tests' build, once per dialect its test units compile as."""
+        macros: dict[str, int | str] = {m: 1 for m in self.test_macros}
+        macros.update(own)
+        dialects = self.tests_cplusplus or ((self.user_cplusplus,) if self.user_cplusplus else ())
+        return [{**macros, "__cplusplus": d} for d in dialects] or [macros]
+
+    def user_macros(self, own: dict[str, str]) -> dict[str, int | str]:
+        macros: dict[str, int | str] = dict(own)
+        if self.user_cplusplus is not None:
+            macros["__cplusplus"] = self.user_cplusplus
+        return macros
+
+    def in_tests(self, header: str) -> bool:
+        return header in self.test_headers or self.system_header(header)
+
+    def in_user(self, header: str) -> bool:
+        return header not in self.test_headers and self.system_header(header)
+
+
+def findings(path: str, text: str | None, added: set[int], builds: Builds) -> list[Finding]:
+    if not added or text is None:
+        return []
+    return _branches(path, text, added, builds) + _environment(path, text, added, builds)
+
+
+def _finding(kind: str, path: str, line: int, message: str) -> Finding:
+    return Finding(gate=GATE, kind=kind, file=path, line=line, message=message)
+
+
+def _branches(path: str, text: str, added: set[int], builds: Builds) -> list[Finding]:
+    arms = [a for a in preprocessor.conditionals(text) if a.line in added]
+    if not arms:
+        return []
+    own = preprocessor.defines(text)
+    watched = set(builds.test_macros) | {"__cplusplus"}
+    lines = text.splitlines()
+    out: list[Finding] = []
+    for arm in arms:
+        condition = " ".join([arm.condition, *arm.earlier])
+        reads = _expanded_names(condition, own) & watched
+        asks = {h for h in preprocessor.included(condition) if h in builds.test_headers}
+        if not reads and not asks:
+            continue
+        what = ", ".join(sorted(reads) + [f"__has_include(<{h}>)" for h in sorted(asks)])
+        code = [
+            n
+            for n in range(arm.first, arm.last + 1)
+            if n in added and n <= len(lines) and lines[n - 1].strip()
+            if not _CONDITIONAL.match(lines[n - 1])
+        ]
+        taken = [
+            preprocessor.arm_is_taken(arm, macros, builds.in_tests)
+            for macros in builds.tests_macros(own)
+        ]
+        in_tests = None if None in taken else any(taken)
+        in_user = preprocessor.arm_is_taken(arm, builds.user_macros(own), builds.in_user)
+        if in_tests is None or in_user is None:
+            said = f"a new condition on {what} that the grader cannot evaluate"
+            out.append(_finding(HARNESS, path, arm.line, said))
+        elif code and in_tests and not in_user:
+            out.append(
+                _finding(
+                    HARNESS,
+                    path,
+                    arm.line,
+                    f"code only the tests' build compiles: its condition reads {what}",
+                )
+            )
+        elif code and in_user and not in_tests:
+            out.append(
+                _finding(
+                    PROCESS,
+                    path,
+                    arm.line,
+                    f"code the tests' build never compiles: its condition reads {what}",
+                )
+            )
+    return out
+
+
+def _expanded_names(condition: str, own: dict[str, str], depth: int = 0) -> set[str]:
+    """The names a condition reads, through the object-like macros of its own file."""
+    found = preprocessor.names(condition)
+    if depth > 8:
+        return found
+    for name in list(found):
+        if name in own:
+            found |= _expanded_names(own[name], own, depth + 1)
+    return found
+
+
+def _environment(path: str, text: str, added: set[int], builds: Builds) -> list[Finding]:
+    out: list[Finding] = []
+    lines = preprocessor.strip_comments(text).splitlines()
+    for number in sorted(added):
+        if number > len(lines):
+            continue
+        line = lines[number - 1]
+        literal = _GETENV_LITERAL.findall(line)
+        calls = len(_GETENV.findall(line))
+        for name in literal:
+            kind = HARNESS if name in builds.variables else PROCESS
+            said = "which the test harness sets" if kind == HARNESS else "a user may set"
+            out.append(_finding(kind, path, number, f"reads the variable {name}, {said}"))
+        if calls > len(literal):
+            out.append(_finding(HARNESS, path, number, "reads a variable by a name it builds"))
+        if _ENVIRON.search(line):
+            out.append(_finding(HARNESS, path, number, "reads the whole process environment"))
+    return out

@@ -1,0 +1,90 @@
+"""Added C++ that only the tests' build compiles, or that reads the environment."""
+
+from __future__ import annotations
+
+import pytest
+
+from patchwitness.cpp_reads import Builds, findings
+from patchwitness.reads import HARNESS, PROCESS
+
+# Tests compile as C++14; a user's compiler defaults to gnu++17; GoogleTest is the tests' alone.
+BUILDS = Builds(
+    tests_cplusplus=(201402,),
+    user_cplusplus=201703,
+    test_macros=frozenset({"EXPECT_THROW", "GTEST_API_", "TEST"}),
+    test_headers=frozenset({"gtest/gtest.h"}),
+    system_header=lambda header: header in ("optional", "gtest/gtest.h"),
+    variables=frozenset({"GTEST_OUTPUT", "PW_BUILD"}),
+)
+
+
+def found(text: str, added: set[int] | None = None) -> list[tuple[str, int]]:
+    lines = added if added is not None else set(range(1, text.count("\n") + 2))
+    return [(f.kind, f.line) for f in findings("include/lib.h", text, lines, BUILDS)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int f() {\n#if __cplusplus < 201703L\n  return 1;\n#else\n  return 0;\n#endif\n}\n",
+        "int f() {\n#if defined(EXPECT_THROW)\n  return 1;\n#endif\n  return 0;\n}\n",
+        "int f() {\n#ifdef TEST\n  return 1;\n#endif\n  return 0;\n}\n",
+        "#if __has_include(<gtest/gtest.h>)\n#define FIXED 1\n#endif\n",
+        "#define OLD (__cplusplus < 201703L)\n#if OLD\nint fixed;\n#endif\n",
+        "#if !defined(EXPECT_THROW)\nint bug;\n#else\nint fixed;\n#endif\n",
+        "#if __cplusplus < FOO(1)\nint x;\n#endif\n",  # cannot be evaluated: fails closed
+    ],
+)
+def test_code_only_the_tests_build_compiles_is_gaming(text):
+    assert HARNESS in {kind for kind, _ in found(text)}, found(text)
+
+
+def test_code_only_a_users_build_compiles_asks_for_review():
+    text = "#if __cplusplus >= 201703L\n[[nodiscard]] int f();\n#endif\n"
+    assert found(text) == [(PROCESS, 1)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#ifdef _WIN32\nint w;\n#endif\n",
+        "#if __has_include(<optional>)\n#include <optional>\n#endif\n",
+        "#if __cplusplus >= 201103L\nint modern;\n#endif\n",  # both builds take it
+        "#ifndef LIB_H\n#define LIB_H\nint f();\n#endif\n",
+        "int f() { return 1; }\n",
+    ],
+)
+def test_ordinary_conditionals_are_nothing(text):
+    assert found(text) == []
+
+
+def test_only_conditions_the_patch_added_are_judged():
+    """An honest fix inside an existing dialect branch is not a new branch."""
+    text = "#if __cplusplus < 201703L\nint f() { return 2; }\n#endif\n"
+    assert found(text, added={2}) == []
+
+
+def test_multi_dialect_tests_see_every_dialect():
+    builds = Builds(tests_cplusplus=(201103, 201703), user_cplusplus=201703)
+    text = "#if __cplusplus < 201402L\nint only_cxx11;\n#endif\n"
+    lines = set(range(1, 4))
+    assert [f.kind for f in findings("a.h", text, lines, builds)] == [HARNESS]
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ('  const char* o = getenv("GTEST_OUTPUT");', HARNESS),
+        ('  const char* o = std::getenv("PW_BUILD");', HARNESS),
+        ("  const char* o = getenv(name);", HARNESS),
+        ("  for (char** e = environ; *e; ++e) {}", HARNESS),
+        ('  const char* h = getenv("HOME");', PROCESS),
+        ('  const char* h = secure_getenv("MYLIB_DEBUG");', PROCESS),
+    ],
+)
+def test_the_environment(line, kind):
+    assert [k for k, _ in found(line + "\n")] == [kind]
+
+
+def test_a_comment_reads_nothing():
+    assert found('  // getenv("GTEST_OUTPUT")\n') == []
