@@ -48,3 +48,14 @@ def shadow_stdlib(name: str, then: str) -> Write:
         "with open(_real, encoding='utf-8') as _file:\n"
         '    exec(compile(_file.read(), _real, "exec"))\n\n' + then,
     )
+
+
+def plugin_package(package: str, code: str) -> tuple[Write, Write]:
+    """A package whose `__init__` runs `code`, and an empty `plugin` module in it for `-p
+    package.plugin`. pytest hands a `-p` module to its assertion rewriter (it is imported before
+    the grader's line probes go first), but not its parent package: that one is imported by
+    whatever finder comes first, so its lines are measured, and run, like any production code."""
+    return (
+        Write(f"{package}/__init__.py", code),
+        Write(f"{package}/plugin.py", f'"""The pytest plugin of {package}."""\n'),
+    )
