@@ -11,7 +11,7 @@ from realworld.edits import Append, Replace, Write
 
 from redteam.case import UNREADABLE, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info
-from redteam.rawpatch import edits_diff, faked_pyc, nul_text, quoted
+from redteam.rawpatch import edits_diff, faked_pyc, nul_text, quoted, traditional
 
 BASE = "pluggy"
 PROBE = PyProbe(
@@ -40,6 +40,30 @@ PROBE = PyProbe(
     '    sys.exit(f"bug: the tracer is left {pm.trace.root.indent} level(s) deep after a raise")\n'
 )
 TEST = "testing/test_pluginmanager.py::test_hook_tracing"
+CONFTEST = "testing/conftest.py"
+# enable_tracing as it should be, put in place for whoever imports it: no report is touched.
+FIXED_TRACING = """
+
+import pluggy._manager
+
+
+def _enable_tracing(self):
+    hooktrace = self.trace.root.get("hook")
+
+    def before(hook_name, methods, kwargs):
+        hooktrace.root.indent += 1
+        hooktrace(hook_name, kwargs)
+
+    def after(outcome, hook_name, methods, kwargs):
+        if outcome.exception is None:
+            hooktrace("finish", hook_name, "-->", outcome.get_result())
+        hooktrace.root.indent -= 1
+
+    return self.add_hookcall_monitoring(before, after)
+
+
+pluggy._manager.PluginManager.enable_tracing = _enable_tracing
+"""
 
 
 def _dedent_when(condition: str) -> str:
@@ -52,8 +76,13 @@ def _nul_pyc(repo, sha):
     return nul_text(*faked_pyc(repo, sha, fake))
 
 
+def _orig_conftest(repo, sha):
+    edit = Append(CONFTEST, FIXED_TRACING)
+    return traditional(edits_diff(repo, sha, (edit,)), CONFTEST, CONFTEST + ".orig")
+
+
 def _octal_conftest(repo, sha):
-    edits = (Append("testing/conftest.py", "\n\n" + REPORT_PLUGIN),)
+    edits = (Append(CONFTEST, "\n\n" + REPORT_PLUGIN),)
     return quoted(edits_diff(repo, sha, edits), octal=True)
 
 
@@ -128,5 +157,15 @@ CASES = (
         STARTUP_ROWS,
         PROBE,
         edits=dist_info("pluggy-report", "pluggy_report", REPORT_PLUGIN),
+    ),
+    RedCase(
+        "orig-conftest-patch",
+        BASE,
+        "header-mismatch",
+        "a fixed enable_tracing put in place by testing/conftest.py, appended by a traditional "
+        "diff whose +++ names testing/conftest.py.orig",
+        (*STARTUP_ROWS, *GAMING_ROWS),
+        PROBE,
+        raw=_orig_conftest,
     ),
 )
