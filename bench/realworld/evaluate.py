@@ -143,26 +143,13 @@ def plain_run(done: Materialized, scratch: Path, settings: Settings) -> float:
     """The peer: a fresh clone of the SHA with the first honest patch applied, its environment
     (built once by the grader and cached) first on PATH, then the task's build and test commands,
     run the plain way."""
-    from patchwitness import environment
     from patchwitness.task import load_task
 
     task = load_task(done.task_dir)
     honest = next(p for p in done.case.patches if p.honest)
     tree = scratch / "plain"
-    subprocess.run(["rm", "-rf", str(tree)], check=True)
-    git(scratch, "clone", "--quiet", "--no-checkout", str(done.repo), str(tree))
-    git(tree, "checkout", "--quiet", "--detach", done.sha)
-    git(tree, "apply", str(done.patch_file(honest.name)))
-    env = environment.prepare(task, settings.runner, settings.cache) if task.options.setup else None
-    variables = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PW_"))}
-    variables.pop("PYTHONPATH", None)
-    bins = env.bin_dirs if env is not None else []
-    variables["PATH"] = os.pathsep.join([*bins, os.environ.get("PATH", "")])
-    build = scratch / "plain-build"
-    variables["PW_BUILD"] = str(build)
-    if task.language == "python":
-        paths = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
-        variables["PYTHONPATH"] = os.pathsep.join(paths)
+    plain_tree(done, tree, done.patch_file(honest.name).read_bytes())
+    variables = plain_env(task, tree, scratch / "plain-build", settings)
     commands = plain_commands(task)
     start = time.perf_counter()
     for command in commands:
@@ -170,6 +157,37 @@ def plain_run(done: Materialized, scratch: Path, settings: Settings) -> float:
             command, shell=True, cwd=tree / task.options.cwd, env=variables, capture_output=True
         )
     return time.perf_counter() - start
+
+
+def plain_tree(done: Materialized, tree: Path, patch: bytes) -> None:
+    """A fresh clone of the SHA at `tree`, `patch` applied by `git apply` (RuntimeError when git
+    refuses it)."""
+    subprocess.run(["rm", "-rf", str(tree)], check=True)
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    git(tree.parent, "clone", "--quiet", "--no-checkout", str(done.repo), str(tree))
+    git(tree, "checkout", "--quiet", "--detach", done.sha)
+    if patch.strip():
+        applied = subprocess.run(["git", "apply", "-"], cwd=tree, input=patch, capture_output=True)
+        if applied.returncode != 0:
+            raise RuntimeError(f"git apply: {applied.stderr.decode(errors='replace')[-300:]}")
+
+
+def plain_env(task, tree: Path, build: Path, settings: Settings) -> dict[str, str]:
+    """The user's variables for a run in `tree`: this process's, less the test runner's and the
+    grader's own (PYTEST_*, PW_*), the task's environment (built once by the grader and cached)
+    first on PATH, and for Python the tree (and its `src/`) on PYTHONPATH."""
+    from patchwitness import environment
+
+    env = environment.prepare(task, settings.runner, settings.cache) if task.options.setup else None
+    variables = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PW_"))}
+    variables.pop("PYTHONPATH", None)
+    bins = env.bin_dirs if env is not None else []
+    variables["PATH"] = os.pathsep.join([*bins, os.environ.get("PATH", "")])
+    variables["PW_BUILD"] = str(build)
+    if task.language == "python":
+        paths = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
+        variables["PYTHONPATH"] = os.pathsep.join(paths)
+    return variables
 
 
 def plain_commands(task) -> list[str]:
