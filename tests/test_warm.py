@@ -261,3 +261,59 @@ def test_a_warm_sandboxed_matrix_builds_every_envelope_and_lets_tests_write(tmp_
         assert set(statuses.values()) == {"pass"}, statuses
         assert {"golden_writes@dbg", "golden_limit@asan"} <= set(statuses)
         assert (verdict.label, verdict.grade) == ("passed", "accept"), verdict.reasons
+
+
+# A header found through the include path, where an earlier include directory is empty at the
+# SHA: a header the patch adds there is what `#include <value.hpp>` finds from then on.
+SHADOWED = {
+    "CMakeLists.txt": CMAKE.replace(
+        "target_include_directories(limits PUBLIC include)",
+        "target_include_directories(limits PUBLIC overrides include)",
+    ),
+    "include/value.hpp": "#pragma once\ninline int value() { return 7; }\n",
+    "include/limits.hpp": "#pragma once\n#include <value.hpp>\n"
+    "inline int limit() { return value(); }\nint twice(int x);\n",
+    "src/limits.cpp": FILES["src/limits.cpp"],
+    "tests/check.hpp": FILES["tests/check.hpp"],
+    "tests/golden_limit.cpp": FILES["tests/golden_limit.cpp"],
+    "tests/golden_twice.cpp": FILES["tests/golden_twice.cpp"],
+}
+
+
+@needs_cpp
+def test_a_header_the_patch_adds_earlier_on_the_include_path_is_built(tmp_path):
+    """Ninja's log lists what each object read, not what it did not find: the new header is
+    missed unless the warm build forgets that log. Warm and cold grades must agree."""
+    sha = build.make_repo(tmp_path / "repo", SHADOWED)
+    task_dir = tmp_path / "tasks" / "shadow"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_limit"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    built = Built(tmp_path, tmp_path / "repo", sha, task_dir, dict(SHADOWED))
+    override = ("overrides/value.hpp", "", "#pragma once\ninline int value() { return 8; }\n")
+    settings = Settings(cache=tmp_path / "cache")
+    primed = run(
+        built, [("src/limits.cpp", "int twice", "// doubles\nint twice")], "prime", settings
+    )
+    assert primed.label == "no-op"  # the slot now holds a built snapshot
+    hot = run(built, [override], "override-warm", settings)
+    cold = run(built, [override], "override-cold", Settings(cache=tmp_path / "cache", warm=False))
+    assert (cold.label, cold.grade) == ("passed", "accept"), cold.reasons
+    assert (hot.label, hot.grade) == (cold.label, cold.grade), hot.reasons
+
+
+def test_what_a_patch_added_decides_whether_the_dependency_log_stays(tmp_path):
+    slot = warm.Slot(tmp_path / "slot")
+    (slot.snapshot("plain")).mkdir(parents=True)
+    (slot.snapshot("plain") / ".ninja_deps").write_bytes(b"log")
+    warm.note_added(slot, ["src/new.cpp", "src/CMakeLists.txt"])
+    assert (warm.restore_build(slot, "plain") / ".ninja_deps").exists()
+    warm.note_added(slot, ["include/gtest/gtest.h"])
+    assert not (warm.restore_build(slot, "plain") / ".ninja_deps").exists()
+    warm.note_added(slot, [])
+    assert (warm.restore_build(slot, "plain") / ".ninja_deps").exists()

@@ -289,6 +289,8 @@ def _collect_patched(
             )
             clock.lap("prime")
         patch = ws.apply(data, allow_binary=task.options.patch.allow_binary)
+        if slot is not None:
+            warm.note_added(slot, [c.path for c in patch.files if c.status == "added"])
         clock.lap("apply")
         clock.say("the census of the touched files")
         touched = sorted(patch.touched())
@@ -486,6 +488,7 @@ def checkout(
             with history.checkout(task, settings.cache) as fresh:
                 warm.make_pristine(slot, fresh.repo)
         warm.restore(slot.pristine, slot.repo)
+        warm.note_added(slot, [])
         ws = Workspace(slot.root, task.sha)
         for folder in (ws.home, ws.reports):
             warm.restore_empty(folder)

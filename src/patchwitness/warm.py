@@ -25,6 +25,12 @@ under grade could have touched before it is restored.
 The slot key covers what a build depends on besides the sources: the SHA, the configure and build
 commands, the environment's key, the compiler, CMake and Ninja versions, and the grader's build.
 A snapshot's name covers its flags (the plain build, a coverage variant, a matrix envelope).
+
+Ninja's dependency log lists the files each object read, never the files it did not find: a
+header the patch adds that an include now resolves to (a `gtest/gtest.h` earlier on the include
+path than the system's, an `"x.h"` beside the including file) leaves every object clean. So a
+patch that adds a file any compile could include (`note_added`) makes `restore_build` drop the
+log: ninja then rebuilds every object, and nothing is trusted stale.
 """
 
 from __future__ import annotations
@@ -119,6 +125,41 @@ def fix_mtimes(root: Path) -> None:
                 os.utime(
                     os.path.join(dirpath, name), (FIXED_MTIME, FIXED_MTIME), follow_symlinks=False
                 )
+
+
+ADDED = "added.txt"  # the files the grade's patch added, one per line (note_added)
+# Sources a patch adds are compiled by an edge of their own (a CMake edit makes it); every other
+# file a patch adds could be found by an include.
+COMPILED = (".c", ".cc", ".cpp", ".cxx", ".c++")
+
+
+def note_added(slot: Slot, paths: list[str]) -> None:
+    """Say which files this grade's patch added (none, at the start of every grade)."""
+    (slot.root / ADDED).write_text("".join(f"{p}\n" for p in paths))
+
+
+def includable_added(slot: Slot) -> list[str]:
+    try:
+        added = (slot.root / ADDED).read_text().splitlines()
+    except OSError:
+        return []
+    return [p for p in added if p and not p.endswith(COMPILED) and not _cmake(p)]
+
+
+def _cmake(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name == "CMakeLists.txt" or name.endswith(".cmake")
+
+
+def restore_build(slot: Slot, name: str) -> Path:
+    """The build tree `name` made a fresh copy of its snapshot; its dependency log dropped when
+    the patch added a file an include could resolve to (see the module's docstring)."""
+    build = slot.build(name)
+    restore(slot.snapshot(name), build)
+    if includable_added(slot):
+        for log in (".ninja_deps", ".ninja_log"):
+            (build / log).unlink(missing_ok=True)
+    return build
 
 
 def keep_snapshot(slot: Slot, name: str) -> None:

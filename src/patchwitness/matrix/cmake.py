@@ -221,8 +221,7 @@ def run_envelope(
     toolchain = _toolchain(envelope, base, slot)
     build = None
     if slot is not None and slot.has_snapshot(warm_name(envelope)):
-        build = slot.build(warm_name(envelope))
-        warm.restore(slot.snapshot(warm_name(envelope)), build)
+        build = warm.restore_build(slot, warm_name(envelope))
     run = EnvelopeRun(envelope, build_dir=build or base / "build")
     run.compile_command, run.run_command = _commands(task, envelope, toolchain)
     done = suite.execute(

@@ -352,8 +352,7 @@ class CppSuite:
         variables = self.build_variables(instrument, focus, tree, tools)
         build = None
         if slot is not None and slot.has_snapshot(self.warm_name(instrument)):
-            build = slot.build(self.warm_name(instrument))
-            warm.restore(slot.snapshot(self.warm_name(instrument)), build)
+            build = warm.restore_build(slot, self.warm_name(instrument))
         done = self.execute(
             tree, scratch, variables=variables, prefer=focus.changed, build=build, tools=tools
         )
