@@ -289,6 +289,7 @@ SPECIAL_ROWS = [
 
 SURFACE_ROWS = [
     (SurfaceInput(unrecognised=1, changes=1, reads=1), "unrecognised-file", "reject"),
+    (SurfaceInput(unrecognised=1, gate_mode=True), "unrecognised-in-gate", "review"),
     (SurfaceInput(changes=2, reads=1), "surface-changed", "reject"),
     (SurfaceInput(reads=1), "process-read", "review"),
     (SurfaceInput(), "clean", "accept"),
@@ -364,7 +365,7 @@ FINAL_ROWS = [
         "uncovered",
     ),
     (
-        final(g("drift", "accept", "passed"), g("surface", "reject"), g("coverage", "reject")),
+        final(g("drift", "reject", "no-op"), g("surface", "reject"), g("coverage", "reject")),
         "surface-rejects",
         "reject",
         "UNPRINTABLE",

@@ -201,6 +201,11 @@ def make_fingerprint(
     warnings = settings.runner.warnings
     if settings.sandbox == "none" and not warnings:
         warnings.append("no sandbox: the code under grade ran with resource limits only")
+    if isinstance(suite, PythonSuite) and suite.env.surface.plugin_variables() is None:
+        warnings.append(
+            "pytest plugins load automatically: this pytest cannot be told the environment's "
+            "plugins by name, so a plugin a file of the tree declares could load too"
+        )
     return fingerprint.build(
         test_cmd=task.test_cmd,
         timeout_s=task.timeout,

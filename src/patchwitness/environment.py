@@ -94,7 +94,7 @@ class EnvSurface:
     entry_points: tuple[tuple[str, str], ...] = ()
     stdlib: frozenset[str] = frozenset()
     installed: frozenset[str] = frozenset()
-    # pytest loads a plugin named in PYTEST_PLUGINS by its entry point's name (pytest 8.4 on).
+    # pytest loads a plugin named by `-p` by its entry point's name (pytest 8.4 on).
     ep_by_name: bool = False
 
     @classmethod
@@ -108,17 +108,21 @@ class EnvSurface:
 
     def plugin_variables(self) -> dict[str, str] | None:
         """The variables that load exactly this environment's entry-point plugins and no other
-        (a `*.dist-info` the patch adds to the tree names no plugin then); None when they cannot
-        be named so (an old pytest and a plugin that is an object, not a module)."""
+        (a `*.dist-info` the patch adds to the tree names no plugin then): autoload off, and
+        each plugin named, by its entry point's name where pytest reads one after `-p` (as a
+        user's `-p no:NAME` then still blocks it), else by its module in PYTEST_PLUGINS. None
+        when they cannot be named so (an old pytest and a plugin that is an object)."""
+        out = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         if self.ep_by_name:
-            names = [name for name, _ in self.entry_points]
+            names = sorted(dict.fromkeys(name for name, _ in self.entry_points))
+            if names:
+                out["PYTEST_ADDOPTS"] = " ".join(f"-p {name}" for name in names)
         elif all(":" not in value for _, value in self.entry_points):
-            names = [value for _, value in self.entry_points]
+            names = sorted(dict.fromkeys(value for _, value in self.entry_points))
+            if names:
+                out["PYTEST_PLUGINS"] = ",".join(names)
         else:
             return None
-        out = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        if names:
-            out["PYTEST_PLUGINS"] = ",".join(sorted(dict.fromkeys(names)))
         return out
 
 

@@ -310,7 +310,7 @@ def judge_census(facts: GradeFacts, policy: Policy) -> CensusGate:
 
 def judge_surface(facts: GradeFacts, policy: Policy) -> SurfaceGate:
     found = surface_gate.surface_facts(facts.files, facts.findings)
-    inputs = surface_gate.surface_input(found)
+    inputs = surface_gate.surface_input(found, facts.task.mode == "gate")
     return surface_gate.decide(found, inputs, policy.table("surface"))
 
 

@@ -236,7 +236,10 @@ SURFACE_TABLE: list[Row] = [
         "nor a test, test infrastructure or documentation (packaging metadata, bytecode, a "
         "symlink, tool configuration, a module outside the package under test or one that "
         "shadows another, a header that shadows a system or framework header)",
-        "UNPRINTABLE", "reject", lambda f: f.unrecognised > 0),
+        "UNPRINTABLE", "reject", lambda f: f.unrecognised > 0 and not f.gate_mode),
+    Row("unrecognised-in-gate", "as unrecognised-file, on a task that gates a pull request "
+        "(mode = gate): a person reads what the grader cannot",
+        "review", "review", lambda f: f.unrecognised > 0),
     Row("surface-changed", "the patched run was not made as the SHA's: it read another "
         "configuration file, loaded another plugin, or built or registered the tests otherwise",
         "UNPRINTABLE", "reject", lambda f: f.changes > 0),
@@ -304,14 +307,15 @@ class FinalRow:
 FINAL_TABLE: list[FinalRow] = [
     FinalRow("timeout", "the patched test run did not finish within the task's timeout",
              "reject", "timeout", lambda f: "timeout", lambda f: f.timed_out),
+    FinalRow("surface-rejects", "the surface gate rejects: what the grader does not understand "
+             "comes before what the tests say", "reject", "UNPRINTABLE",
+             lambda f: "UNPRINTABLE", lambda f: f.rejects("surface"), gate="surface"),
     FinalRow("drift-rejects", "the drift gate rejects", "reject",
              "the drift label (UNPRINTABLE, failed, no-op)", lambda f: f.drift_label(),
              lambda f: f.rejects("drift"), gate="drift"),
     FinalRow("census-rejects", "the census gate rejects", "reject",
              "UNPRINTABLE, or failed for real-regression", lambda f: f.census_label(),
              lambda f: f.rejects("census"), gate="census"),
-    FinalRow("surface-rejects", "the surface gate rejects", "reject", "UNPRINTABLE",
-             lambda f: "UNPRINTABLE", lambda f: f.rejects("surface"), gate="surface"),
     FinalRow("coverage-rejects", "the coverage gate rejects", "reject", "uncovered",
              lambda f: "uncovered", lambda f: f.rejects("coverage"), gate="coverage"),
     FinalRow("matrix-rejects", "the flag matrix rejects", "reject", "matrix-red",

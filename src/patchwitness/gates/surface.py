@@ -28,6 +28,7 @@ class SurfaceInput:
     unrecognised: int = 0
     changes: int = 0
     reads: int = 0
+    gate_mode: bool = False
 
 
 def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> SurfaceFacts:
@@ -38,9 +39,12 @@ def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> 
     )
 
 
-def surface_input(facts: SurfaceFacts) -> SurfaceInput:
+def surface_input(facts: SurfaceFacts, gate_mode: bool = False) -> SurfaceInput:
     return SurfaceInput(
-        unrecognised=len(facts.unrecognised), changes=len(facts.changes), reads=len(facts.reads)
+        unrecognised=len(facts.unrecognised),
+        changes=len(facts.changes),
+        reads=len(facts.reads),
+        gate_mode=gate_mode,
     )
 
 
@@ -49,7 +53,7 @@ def decide(
 ) -> SurfaceGate:
     row = policy.first_row(table, inputs)
     detail = row.when
-    if row.id == "unrecognised-file":
+    if row.id in ("unrecognised-file", "unrecognised-in-gate"):
         detail = "not understood: " + _few(facts.unrecognised)
     elif row.id == "surface-changed":
         detail = _few(facts.changes)

@@ -178,8 +178,9 @@ def _surface(config):
     }
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(trylast=True)
 def pytest_runtest_setup(item):
+    # After pytest's own setup: it has set PYTEST_CURRENT_TEST by then.
     if not _environ:
         _environ.extend(sorted(os.environ))
 

@@ -53,12 +53,14 @@ def python_path(tree: Path, extra: list[str]) -> str:
 
 def run_env(tree: Path, env: Environment, extra_path: list[str] | None = None) -> dict[str, str]:
     """The variables a test run gets besides the runner's own."""
+    # The run's plugins are the environment's, named: none a file of the tree declares.
+    plugins = env.surface.plugin_variables() or {}
+    named = plugins.pop("PYTEST_ADDOPTS", "")
     variables = {
-        "PYTEST_ADDOPTS": PROBE_ADDOPTS,
+        "PYTEST_ADDOPTS": f"{PROBE_ADDOPTS} {named}".strip(),
         "PYTHONPATH": python_path(tree, list(extra_path or [])),
         "PW_REPO": str(tree),
-        # The run's plugins are the environment's, named: none a file of the tree declares.
-        **(env.surface.plugin_variables() or {}),
+        **plugins,
     }
     if env.path is not None:
         variables["VIRTUAL_ENV"] = str(env.path)
