@@ -248,3 +248,48 @@ def test_the_schema_check_bites(validator):
     messages = " ".join(err.message for err in validator.iter_errors(log))
     assert "'fatal' is not one of" in messages
     assert "'message' is a required property" in messages
+
+
+def surface_rejected() -> Verdict:
+    """UNPRINTABLE: a dist-info the classifier does not recognise, and a read of sys.flags."""
+    from patchwitness.gates import surface
+    from patchwitness.model import Gates, Reason
+
+    facts = surface.surface_facts(
+        [],
+        [
+            Finding(
+                gate="suspicious",
+                kind="reads-process-state",
+                file="src/shop/tax.py",
+                line=7,
+                message="reads the environment variable SHOP_DEBUG",
+            )
+        ],
+    )
+    facts.unrecognised = ["shop-1.0.dist-info/entry_points.txt: packaging metadata"]
+    gate = surface.decide(facts, surface.surface_input(facts))
+    return passed("tax", "packager").model_copy(
+        update={
+            "grade": "reject",
+            "label": "UNPRINTABLE",
+            "reasons": [Reason(gate="surface", row=gate.row, detail=gate.detail, effect="reject")],
+            "gates": Gates(surface=gate),
+        }
+    )
+
+
+def test_the_surface_gate_is_shown_and_located(validator):
+    from patchwitness.report.html import gates_html
+
+    verdict = surface_rejected()
+    assert verdict.gates.surface.row == "unrecognised-file"
+    shown = gates_html(verdict)
+    assert "unrecognised files" in shown and "entry_points.txt" in shown
+    assert "SHOP_DEBUG" in shown
+    log = sarif([verdict])
+    validator.validate(log)
+    (result,) = [r for r in results_for(log, "tax", "packager") if r["ruleId"].startswith("gate/")]
+    assert result["ruleId"] == "gate/surface/unrecognised-file"
+    where = physical(result)["artifactLocation"]["uri"]
+    assert where == "shop-1.0.dist-info/entry_points.txt"

@@ -22,6 +22,7 @@ from patchwitness.model import (
     DriftGate,
     Fingerprint,
     MatrixGate,
+    SurfaceGate,
     Verdict,
 )
 from patchwitness.report.matrix import LABELS, Cell, Published, Row, Section
@@ -324,6 +325,17 @@ def census_html(gate: CensusGate) -> str:
     )
 
 
+def surface_html(gate: SurfaceGate) -> str:
+    f = gate.facts
+    reads = [f"{r.file}:{r.line}: {r.message}" for r in f.reads]
+    return (
+        gate_head("surface", gate.status, gate.row, gate.effect, gate.detail)
+        + id_list("unrecognised files", f.unrecognised, "unrecognised")
+        + id_list("how the run differed from the SHA's", f.changes, "surface_changes")
+        + id_list("process state read", reads, "process_reads")
+    )
+
+
 def coverage_html(gate: CoverageGate) -> str:
     f = gate.facts
     hunks = [f"{path}: {lines}" for path, lines in sorted(f.hunk_lines.items())]
@@ -370,6 +382,7 @@ def gates_html(v: Verdict) -> str:
     parts = [
         drift_html(g.drift) if g.drift else "",
         census_html(g.census) if g.census else "",
+        surface_html(g.surface) if g.surface else "",
         coverage_html(g.coverage) if g.coverage else "",
         matrix_gate_html(g.matrix) if g.matrix else "",
     ]

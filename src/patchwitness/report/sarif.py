@@ -24,7 +24,7 @@ from patchwitness.model import Finding, Reason, Verdict
 from patchwitness.report.matrix import digest_of, visible_verdicts
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-GATES = ("drift", "census", "coverage", "matrix")
+GATES = ("drift", "census", "surface", "coverage", "matrix")
 LEVEL_BY_EFFECT = {"reject": "error", "ungradable": "warning", "review": "note"}
 # Locations beyond the first go to relatedLocations; a runaway list is cut, the rest still in
 # the verdict.
@@ -128,10 +128,20 @@ def coverage_places(v: Verdict) -> list[Place | None]:
     return [place_of_line(r) for r in f.zero_hit_lines + f.unscored_suspicious]
 
 
+def surface_places(v: Verdict) -> list[Place | None]:
+    f = v.gates.surface.facts if v.gates.surface else None
+    if f is None:
+        return []
+    files = [Place(entry.split(": ", 1)[0]) for entry in f.unrecognised]
+    return files + [Place(r.file, r.line) for r in f.reads if r.file]
+
+
 def reason_places(v: Verdict, reason: Reason) -> list[Place]:
     found: list[Place | None] = []
     if reason.gate == "census":
         found = census_places(v)
+    elif reason.gate == "surface":
+        found = surface_places(v)
     elif reason.gate == "drift":
         found = drift_places(v, reason.row)
     elif reason.gate == "coverage":
