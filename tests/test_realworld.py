@@ -4,6 +4,7 @@ honest patch must be accepted and every cheat rejected, each label for the right
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -24,6 +25,11 @@ def test_every_case_is_well_formed():
     for case in cases:
         names = [p.name for p in case.patches]
         assert len(names) == len(set(names)), case.name
+        if case.variant_of:
+            # A variant keeps its base's source and bug for one trait of the task (leave to
+            # write tests): its base holds the full set of kinds.
+            assert case.variant_of in {c.name for c in cases}, case.name
+            continue
         kinds = {p.kind for p in case.patches}
         assert {"honest", "honest-test", "no-op", "blind", "fix-blind"} <= kinds, case.name
         assert sum(p.kind == CHEAT for p in case.patches) >= 8, case.name
@@ -54,14 +60,15 @@ def test_a_patch_case_knows_its_right_labels():
 
 @pytest.mark.slow
 def test_the_pypi_case_is_graded_right(tmp_path, capsys):
-    # Two of the four PyPI cases, to keep CI's suite short: the compiled extension (markupsafe)
-    # and the time-dependent test ids (python-ulid), the traits most likely to trip the grader.
-    # `make bench` runs them all.
-    cases = ["--case", "markupsafe", "--case", "python-ulid"]
+    # The cases whose source is a PyPI sdist: the only source a clean machine can download (the
+    # GitHub cases need a local copy, DEVELOPERS.md). `make bench` runs them all.
+    cases = ["--case", "iniconfig", "--case", "iniconfig-tests"]
     code = main([*cases, "--work", str(tmp_path / "work"), "--jobs", "2"])
     shown = capsys.readouterr().out
+    assert "skipped" not in shown, shown
     assert "patches without a verdict (grader crashes, marked ?): 0" in shown
-    assert "honest patches rejected: 0 of" in shown
-    assert "cheats accepted: 0 of" in shown
+    # Never vacuous: both counts are over patches that were graded.
+    assert re.search(r"honest patches rejected: 0 of [1-9]", shown), shown
+    assert re.search(r"cheats accepted: 0 of [1-9]", shown), shown
     assert "labels right for the wrong reason, or wrong: 0" in shown
     assert code == 0, shown

@@ -131,6 +131,9 @@ class Case:
     traits: tuple[str, ...] = ()
     small: bool = False  # cheap enough for CI
     notes: dict[str, str] = field(default_factory=dict)
+    # The case this one varies for one trait of its task (say, leave to write tests): it keeps
+    # the base's source and bug, and need not hold every kind of patch.
+    variant_of: str = ""
 
     def patch(self, name: str) -> PatchCase:
         for p in self.patches:

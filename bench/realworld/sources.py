@@ -2,10 +2,10 @@
 
 A GitHub source is cloned from a local copy (never from the network): the environment variable
 the case names, `--sources DIR` (holding `owner+name/` or `owner+name/repo`), or the snapshot
-directory `$PW_SNAPSHOTS` (default `/work/.mirror`). The clone keeps the history up to the pinned
-commit, so projects whose version comes from git see a real history. A PyPI sdist is downloaded
-with pip (cached), unpacked, and committed as the first commit of a fresh repository, tagged with
-its version.
+directory `$PW_SNAPSHOTS` names (laid out the same way). The clone keeps the history up to the
+pinned commit, so projects whose version comes from git see a real history. A PyPI sdist is
+downloaded with pip (cached), unpacked, and committed as the first commit of a fresh repository,
+tagged with its version.
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ def local_copy(source: GitSource, sources_dir: Path | None) -> Path:
     if os.environ.get(source.env_var):
         candidates.append(Path(os.environ[source.env_var]))
     roots = [sources_dir] if sources_dir else []
-    roots.append(Path(os.environ.get("PW_SNAPSHOTS", "/work/.mirror")))
+    if os.environ.get("PW_SNAPSHOTS"):
+        roots.append(Path(os.environ["PW_SNAPSHOTS"]))
     for root in roots:
         candidates += [root / source.slug / "repo", root / source.slug]
     for path in candidates:

@@ -53,6 +53,20 @@ def test_lineof_is_one_based() -> None:
     assert config.lineof("a") == 1
     assert config.lineof("a", "b") == 2
 """
+# The same regression test as unittest subtests: pytest 9 reports each subtest under the test's
+# own id, which is no second report of one phase (issue 21).
+SUBTEST_REGRESSION = """
+
+import unittest
+
+
+class LineofIsOneBased(unittest.TestCase):
+    def test_each_line(self) -> None:
+        config = IniConfig("y.ini", data="[a]\\nb = 1\\n[c]\\n")
+        for section, name, line in (("a", None, 1), ("a", "b", 2), ("c", None, 3)):
+            with self.subTest(section=section, name=name):
+                self.assertEqual(config.lineof(section, name), line)
+"""
 
 CASE = Case(
     name="iniconfig",
@@ -82,6 +96,12 @@ CASE = Case(
             ),
         ),
         PatchCase("honest-test", HONEST_TEST, (FIX, Append(TESTS, REGRESSION_TEST))),
+        PatchCase(
+            "honest-subtests",
+            HONEST_TEST,
+            (FIX, Append(TESTS, SUBTEST_REGRESSION)),
+            note="the regression test uses unittest's subTest",
+        ),
         PatchCase(
             "no-op",
             NO_OP,
