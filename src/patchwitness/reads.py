@@ -110,6 +110,38 @@ GC_OK = {"gc.collect", "gc.disable", "gc.enable", "gc.isenabled"}
 FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_code", "gi_frame", "cr_frame", "tb_frame"}
 TTY = {"isatty", "os.isatty"}
 PROC_SELF = "/proc/self"
+# Where the code runs from: the grader's checkouts, homes and environments are no user's, so
+# comparing any of them with a name is asking whether the grader runs it.
+LOCATION_CALLS = {
+    "os.getcwd",
+    "os.getcwdb",
+    "pathlib.Path.cwd",
+    "pathlib.Path.home",
+    "os.path.expanduser",
+    "tempfile.gettempdir",
+    "tempfile.gettempdirb",
+    "tempfile.mkdtemp",
+    "site.getsitepackages",
+    "site.getusersitepackages",
+    "sysconfig.get_paths",
+}
+LOCATION_VALUES = {"sys.prefix", "sys.base_prefix", "sys.exec_prefix", "sys.executable"}
+LOCATION_NAMES = {"__file__", "__path__", "__spec__", "__cached__"}
+STRING_TESTS = {
+    "startswith",
+    "endswith",
+    "find",
+    "rfind",
+    "index",
+    "rindex",
+    "count",
+    "__contains__",
+    "partition",
+    "rpartition",
+    "match",
+    "search",
+    "fullmatch",
+}
 
 
 @dataclass(frozen=True)
@@ -256,6 +288,52 @@ class _Reader(ast.NodeVisitor):
         )
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
+        self._located: set[str] = set()  # names bound to where the code runs from
+
+    # -- where the code runs from ------------------------------------------------------------
+
+    def visit_Module(self, node: ast.Module) -> None:
+        self._bind_locations(node)
+        self.generic_visit(node)
+
+    def _bind_locations(self, tree: ast.Module) -> None:
+        """Names assigned from a location (`root = os.path.dirname(__file__)`), to a fixed
+        point: a location passed through a variable is still one."""
+        assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign | ast.AnnAssign)]
+        while True:
+            before = len(self._located)
+            for node in assigns:
+                if node.value is None or not self._locates(node.value):
+                    continue
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            self._located.add(name.id)
+            if len(self._located) == before:
+                return
+
+    def _locates(self, node: ast.AST) -> bool:
+        """Whether an expression is, or is made from, where the code runs from."""
+        for part in ast.walk(node):
+            if isinstance(part, ast.Name) and (
+                part.id in LOCATION_NAMES or part.id in self._located
+            ):
+                return True
+            if isinstance(part, ast.Attribute) and part.attr in ("__file__", "__path__"):
+                return True
+            if isinstance(part, ast.Attribute | ast.Name):
+                origin = self.module.resolve(part)
+                if origin in LOCATION_VALUES or origin in LOCATION_CALLS:
+                    return True
+        return False
+
+    def _location_compare(self, node: ast.AST, sides: list[ast.AST]) -> None:
+        has_name = any(
+            isinstance(s, ast.Constant) and isinstance(s.value, str | bytes) for s in sides
+        )
+        if has_name and any(self._locates(s) for s in sides):
+            self._say(node, HARNESS, "compares where the code runs from with a name")
 
     # -- reporting ---------------------------------------------------------------------------
 
@@ -305,6 +383,7 @@ class _Reader(ast.NodeVisitor):
             elif origin == "sys.modules":
                 self._loaded_module(node, node.left)
         self._main_compare(node)
+        self._location_compare(node, [node.left, *node.comparators])
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -341,6 +420,10 @@ class _Reader(ast.NodeVisitor):
             self._say(node, PROCESS, "asks whether a stream is a terminal")
         for arg in node.args:
             self._whole_environment(arg)
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        if method in STRING_TESTS:
+            owner = node.func.value if isinstance(node.func, ast.Attribute) else node.func
+            self._location_compare(node, [owner, *node.args])
         self.generic_visit(node)
 
     def _whole_environment(self, node: ast.AST) -> None:
