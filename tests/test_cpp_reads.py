@@ -9,8 +9,8 @@ from patchwitness.reads import HARNESS, PROCESS
 
 # Tests compile as C++14; a user's compiler defaults to gnu++17; GoogleTest is the tests' alone.
 BUILDS = Builds(
-    tests_cplusplus=(201402,),
-    user_cplusplus=201703,
+    tests=({"__cplusplus": "201402L", "__STRICT_ANSI__": "1", "TINYXML2_DEBUG": "1"},),
+    user={"__cplusplus": "201703L"},
     test_macros=frozenset({"EXPECT_THROW", "GTEST_API_", "TEST"}),
     test_headers=frozenset({"gtest/gtest.h"}),
     system_header=lambda header: header in ("optional", "gtest/gtest.h"),
@@ -33,6 +33,9 @@ def found(text: str, added: set[int] | None = None) -> list[tuple[str, int]]:
         "#define OLD (__cplusplus < 201703L)\n#if OLD\nint fixed;\n#endif\n",
         "#if !defined(EXPECT_THROW)\nint bug;\n#else\nint fixed;\n#endif\n",
         "#if __cplusplus < FOO(1)\nint x;\n#endif\n",  # cannot be evaluated: fails closed
+        # what the grader's flags predefine: -std=c++14 (no GNU extensions), a debug -D
+        "#if defined(__STRICT_ANSI__)\nint fixed;\n#endif\n",
+        "int f() {\n#ifdef TINYXML2_DEBUG\n  return 1;\n#endif\n  return 0;\n}\n",
     ],
 )
 def test_code_only_the_tests_build_compiles_is_gaming(text):
@@ -65,7 +68,10 @@ def test_only_conditions_the_patch_added_are_judged():
 
 
 def test_multi_dialect_tests_see_every_dialect():
-    builds = Builds(tests_cplusplus=(201103, 201703), user_cplusplus=201703)
+    builds = Builds(
+        tests=({"__cplusplus": "201103L"}, {"__cplusplus": "201703L"}),
+        user={"__cplusplus": "201703L"},
+    )
     text = "#if __cplusplus < 201402L\nint only_cxx11;\n#endif\n"
     lines = set(range(1, 4))
     assert [f.kind for f in findings("a.h", text, lines, builds)] == [HARNESS]
@@ -80,6 +86,14 @@ def test_multi_dialect_tests_see_every_dialect():
         ("  for (char** e = environ; *e; ++e) {}", HARNESS),
         ('  const char* h = getenv("HOME");', PROCESS),
         ('  const char* h = secure_getenv("MYLIB_DEBUG");', PROCESS),
+        # who runs the process, its callers, symbols only some programs define
+        ('  snprintf(p, sizeof p, "/proc/%d/comm", (int)getppid());', HARNESS),
+        ('  FILE* f = fopen("/proc/self/status", "r");', HARNESS),
+        ("  void* s = dlsym(RTLD_DEFAULT, name);", HARNESS),
+        ("  void* caller = __builtin_return_address(0);", HARNESS),
+        ("extern int gFail __attribute__((weak));", HARNESS),
+        ('void tested() __asm__("_ZN7testing4TestC2Ev") __attribute__((weak));', HARNESS),
+        ("#pragma weak gFail", HARNESS),
     ],
 )
 def test_the_environment(line, kind):

@@ -206,6 +206,22 @@ def test_bytecode_is_unreadable_unless_the_task_allows_binary(repo, tmp_path):
     ws.remove()
 
 
+def test_a_carriage_return_that_ends_no_line_is_unreadable(repo):
+    """Git counts one line where Python's tokenizer counts three: what the grader judged on
+    line 2 would run on line 4."""
+    data = (
+        b"--- a/src/pkg/core.py\n+++ b/src/pkg/core.py\n@@ -1,2 +1,2 @@\n def answer():\n"
+        b"-    return 41\n+    return 41 if 1 else 0\rx = 1\r    # hidden\n"
+    )
+    source, sha = repo
+    ws = Workspace.create(source, sha)
+    with pytest.raises(UnreadablePatch, match="carriage return"):
+        ws.apply(data)
+    crlf = b"--- a/data/old.txt\n+++ b/data/old.txt\n@@ -1,3 +1,3 @@\n-one\n+one\r\n two\n three\n"
+    assert ws.apply(crlf).files[0].path == "data/old.txt"  # CRLF, and not source: fine
+    ws.remove()
+
+
 def test_nul_bytes_in_a_text_hunk_are_unreadable():
     data = b"--- a/src/pkg/core.py\n+++ b/src/pkg/core.py\n@@ -1 +1 @@\n-x\n+y\x00\n"
     with pytest.raises(UnreadablePatch, match="NUL"):

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from patchwitness import preprocessor
+from patchwitness import preprocessor, sourcefiles
 from patchwitness.model import Finding
 from patchwitness.reads import HARNESS, PROCESS
 
@@ -31,34 +31,51 @@ _GETENV = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(")
 _GETENV_LITERAL = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(\s*\"([^\"\\]*)\"\s*\)")
 _ENVIRON = re.compile(r"(?<![\w.>])(?:environ|__environ|_environ)\b")
 _CONDITIONAL = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+# The process asked who runs it and how, or about its callers.
+_PROCESS = re.compile(
+    r"\b(?:getppid|getpgid|getpgrp|getsid|prctl|sysctl|dladdr|dlsym|dlopen|dl_iterate_phdr"
+    r"|__builtin_return_address|__builtin_frame_address|backtrace|backtrace_symbols)\s*\("
+)
+_KERNEL_FILES = re.compile(r"\"[^\"]*(?:/proc/|/dev/fd|/dev/std|/sys/)")
+# A symbol that only some programs define: a weak reference (set when the test program links in
+# what defines it, null in a user's), or a name written as the linker's.
+_WEAK = re.compile(
+    r"__attribute__\s*\(\(\s*(?:__)?weak(?:ref)?(?:__)?\b|#\s*pragma\s+weak\b"
+    r"|\b(?:__asm__|asm)\s*\(\s*\"[^\"]*\"\s*\)\s*(?:__attribute__|[;=,)])"
+)
 
 
 @dataclass(frozen=True)
 class Builds:
-    """How the tests' build and a user's default build differ: `__cplusplus` in each, the
-    macros only the tests' headers define, the headers only the tests can include (as
-    include names), whether both find a header (the compiler's search path, asked by the
-    caller), and the variables the harness sets."""
+    """How the grader's build and a user's default build differ. `tests`: the macros the
+    compiler predefines under each set of flags the grader's build compiled with (its dialect,
+    `-std=c++14` defining `__STRICT_ANSI__`, its `-D`s, its build type's); `user`: the same
+    under the compiler's own defaults. Then the macros only the tests' headers define, the
+    headers only the tests can include (as include names), whether both find a header (the
+    compiler's search path, asked by the caller), and the variables the harness sets."""
 
-    tests_cplusplus: tuple[int, ...] = ()  # one per dialect the test units compile as
-    user_cplusplus: int | None = None
+    tests: tuple[dict[str, str], ...] = ()
+    user: dict[str, str] = field(default_factory=dict)
     test_macros: frozenset[str] = frozenset()
     test_headers: frozenset[str] = frozenset()
     system_header: Callable[[str], bool] = field(default=lambda header: False, compare=False)
     variables: frozenset[str] = field(default_factory=frozenset)
 
     def tests_macros(self, own: dict[str, str]) -> list[dict[str, int | str]]:
-        """The macros of the tests' build, once per dialect its test units compile as."""
-        macros: dict[str, int | str] = {m: 1 for m in self.test_macros}
-        macros.update(own)
-        dialects = self.tests_cplusplus or ((self.user_cplusplus,) if self.user_cplusplus else ())
-        return [{**macros, "__cplusplus": d} for d in dialects] or [macros]
+        """The macros of the grader's build, once per set of flags it compiled with."""
+        extra: dict[str, int | str] = {m: 1 for m in self.test_macros}
+        return [{**build, **extra, **own} for build in self.tests or (self.user,)]
 
     def user_macros(self, own: dict[str, str]) -> dict[str, int | str]:
-        macros: dict[str, int | str] = dict(own)
-        if self.user_cplusplus is not None:
-            macros["__cplusplus"] = self.user_cplusplus
-        return macros
+        return {**self.user, **own}
+
+    def watched(self) -> set[str]:
+        """The macros whose value tells the grader's build from a user's."""
+        out = set(self.test_macros) | {"__cplusplus"}
+        for build in self.tests:
+            names = set(build) | set(self.user)
+            out |= {n for n in names if build.get(n) != self.user.get(n)}
+        return out
 
     def in_tests(self, header: str) -> bool:
         return header in self.test_headers or self.system_header(header)
@@ -70,7 +87,7 @@ class Builds:
 def findings(path: str, text: str | None, added: set[int], builds: Builds) -> list[Finding]:
     if not added or text is None:
         return []
-    return _branches(path, text, added, builds) + _environment(path, text, added, builds)
+    return _branches(path, text, added, builds) + _process(path, text, added, builds)
 
 
 def _finding(kind: str, path: str, line: int, message: str) -> Finding:
@@ -82,8 +99,8 @@ def _branches(path: str, text: str, added: set[int], builds: Builds) -> list[Fin
     if not arms:
         return []
     own = preprocessor.defines(text)
-    watched = set(builds.test_macros) | {"__cplusplus"}
-    lines = text.splitlines()
+    watched = builds.watched()
+    lines = sourcefiles.lines(text)
     out: list[Finding] = []
     for arm in arms:
         condition = " ".join([arm.condition, *arm.earlier])
@@ -139,9 +156,11 @@ def _expanded_names(condition: str, own: dict[str, str], depth: int = 0) -> set[
     return found
 
 
-def _environment(path: str, text: str, added: set[int], builds: Builds) -> list[Finding]:
+def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Finding]:
+    """What the added lines ask of the process: its environment, who runs it and its callers,
+    symbols only some programs define. Read with comments blanked (strings stay)."""
     out: list[Finding] = []
-    lines = preprocessor.strip_comments(text).splitlines()
+    lines = sourcefiles.lines(preprocessor.strip_comments(text))
     for number in sorted(added):
         if number > len(lines):
             continue
@@ -156,4 +175,10 @@ def _environment(path: str, text: str, added: set[int], builds: Builds) -> list[
             out.append(_finding(HARNESS, path, number, "reads a variable by a name it builds"))
         if _ENVIRON.search(line):
             out.append(_finding(HARNESS, path, number, "reads the whole process environment"))
+        if _PROCESS.search(line) or _KERNEL_FILES.search(line):
+            said = "asks about the process that runs it, or about its callers"
+            out.append(_finding(HARNESS, path, number, said))
+        if _WEAK.search(line):
+            said = "refers to a symbol only some programs define (a weak or renamed symbol)"
+            out.append(_finding(HARNESS, path, number, said))
     return out

@@ -20,6 +20,7 @@ allows binary files.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from pathlib import Path
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
+from patchwitness import sourcefiles
 from patchwitness.errors import ApplyFailed, UnreadablePatch
 from patchwitness.patch import MAX_PATCH_BYTES, FileChange, deletion_holes, unsafe_path
 from patchwitness.runner import run_tool
@@ -304,10 +306,20 @@ def read_tree_diff(
     return changes, contents
 
 
+# A carriage return that ends no line: git counts it inside a line, Python's tokenizer and a C
+# preprocessor as a line break, so the lines the grader judges would not be the lines that run.
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
 def _change(entry: TreeEntry, section: str, new: bytes, allow_binary: bool) -> FileChange:
     binary = b"\0" in new
     if binary and not allow_binary:
         raise UnreadablePatch(f"binary content is not graded ({entry.path})")
+    if not binary and sourcefiles.is_source(entry.path, new) and _LONE_CR.search(new):
+        raise UnreadablePatch(
+            f"{entry.path} holds a carriage return that ends no line: git and the language "
+            "would number its lines differently"
+        )
     symlink = SYMLINK in (entry.new_mode, entry.old_mode)
     if binary:
         added, removed, holes = (), (), ()

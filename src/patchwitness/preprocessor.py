@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from patchwitness import sourcefiles
+
 _DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define)\b(.*)$")
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<name>[A-Za-z_]\w*)"
@@ -97,7 +99,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     pending, start = "", 0
     number = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(sourcefiles.lines(text), start=1):
         if not pending:
             start = number
         if raw.endswith("\\"):

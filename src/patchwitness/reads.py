@@ -109,7 +109,37 @@ TRACEBACK_OK = {"traceback.format_exc", "traceback.print_exc", "traceback.format
 GC_OK = {"gc.collect", "gc.disable", "gc.enable", "gc.isenabled"}
 FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_code", "gi_frame", "cr_frame", "tb_frame"}
 TTY = {"isatty", "os.isatty"}
-PROC_SELF = "/proc/self"
+# Files of the kernel's that describe the process: who runs it, with what, on which streams.
+PROCESS_FILES = ("/proc/", "/dev/fd", "/dev/std", "/sys/")
+# The grader's own modules in the run (the pytest probe, the line probes).
+GRADER_MODULES = {"pw_probe", "pw_lines"}
+# Streams the test runner replaces (output capture): comparing with them, or asking what they
+# are, tells a captured run from a user's.
+STREAMS = {"sys.stdout", "sys.stderr", "sys.stdin"}
+ORIGINAL_STREAMS = {"__stdout__", "__stderr__", "__stdin__"}
+# Code the grader cannot read: text or bytes run as code at run time.
+RUNS_CODE = {
+    "exec",
+    "eval",
+    "compile",
+    "builtins.exec",
+    "builtins.eval",
+    "builtins.compile",
+    "runpy.run_path",
+    "runpy.run_module",
+    "marshal.load",
+    "marshal.loads",
+    "pickle.load",
+    "pickle.loads",
+    "importlib.util.spec_from_file_location",
+    "importlib.util.module_from_spec",
+    "importlib.machinery.SourceFileLoader",
+    "importlib.machinery.SourcelessFileLoader",
+    "types.FunctionType",
+    "types.CodeType",
+}
+LOGGING_STATE = {"handlers", "hasHandlers", "manager", "filters"}
+LOGGING_LEVELS = {"getEffectiveLevel", "isEnabledFor", "level"}
 # Where the code runs from: the grader's checkouts, homes and environments are no user's, so
 # comparing any of them with a name is asking whether the grader runs it.
 LOCATION_CALLS = {
@@ -167,9 +197,14 @@ class _Module:
     def resolve(self, node: ast.AST) -> str:
         """`E.get` -> `os.environ.get` for `from os import environ as E`; '' when unknown."""
         parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
+        while True:
+            if isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+                node = node.value
+            elif isinstance(node, ast.Call) and not _is_getattr(node) and parts:
+                node = node.func  # `logging.getLogger().handlers`: through the call
+            else:
+                break
         if isinstance(node, ast.Call) and _is_getattr(node):
             base = self.resolve(node.args[0])
             name = _literal(node.args[1])
@@ -289,11 +324,17 @@ class _Reader(ast.NodeVisitor):
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
         self._located: set[str] = set()  # names bound to where the code runs from
+        self._loggers: set[str] = set()  # names bound to a logger
 
     # -- where the code runs from ------------------------------------------------------------
 
     def visit_Module(self, node: ast.Module) -> None:
         self._bind_locations(node)
+        for assign in ast.walk(node):
+            if not (isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Call)):
+                continue
+            if self.module.resolve(assign.value.func) == "logging.getLogger":
+                self._loggers |= {t.id for t in assign.targets if isinstance(t, ast.Name)}
         self.generic_visit(node)
 
     def _bind_locations(self, tree: ast.Module) -> None:
@@ -326,6 +367,14 @@ class _Reader(ast.NodeVisitor):
                 origin = self.module.resolve(part)
                 if origin in LOCATION_VALUES or origin in LOCATION_CALLS:
                     return True
+        return False
+
+    def _is_logger(self, node: ast.AST) -> bool:
+        """`log.handlers` where `log = logging.getLogger(...)` (a name bound to a logger)."""
+        while isinstance(node, ast.Attribute):
+            if node.attr in LOGGING_STATE and isinstance(node.value, ast.Name):
+                return node.value.id in self._loggers
+            node = node.value
         return False
 
     def _location_compare(self, node: ast.AST, sides: list[ast.AST]) -> None:
@@ -382,49 +431,93 @@ class _Reader(ast.NodeVisitor):
                 self._variable(node, node.left)
             elif origin == "sys.modules":
                 self._loaded_module(node, node.left)
+        if any(self.module.resolve(side) in STREAMS for side in [node.left, *node.comparators]):
+            self._say(node, HARNESS, "compares a standard stream: the test runner replaces it")
         self._main_compare(node)
         self._location_compare(node, [node.left, *node.comparators])
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        origin = self.module.resolve(node.func)
+        called = self.module.resolve(node.func)
+        if not called and isinstance(node.func, ast.Name):
+            called = node.func.id  # a builtin: exec, isinstance, getattr
         key = node.args[0] if node.args else None
-        if origin in GETENV:
+        for check in (
+            self._environment_call,
+            self._modules_call,
+            self._import_call,
+            self._code_call,
+            self._stream_call,
+            self._logging_call,
+            self._string_test,
+        ):
+            check(node, called, key)
+        for arg in node.args:
+            self._whole_environment(arg)
+        self.generic_visit(node)
+
+    def _environment_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
+        if called in GETENV:
             self._variable(node, key)
-        elif origin in ENV_WRITES:
+        elif called in ENV_WRITES:
             self._say(node, HARNESS, "changes the process environment")
-        elif origin.rsplit(".", 1)[0] in ENVIRON:
-            method = origin.rsplit(".", 1)[1]
-            if method in ("get", "pop", "setdefault", "__getitem__", "__contains__"):
-                if method in ("pop", "setdefault"):
-                    self._say(node, HARNESS, "changes the process environment")
-                else:
-                    self._variable(node, key)
-            elif method in ("update", "clear", "__setitem__", "__delitem__"):
+        elif called.rsplit(".", 1)[0] in ENVIRON:
+            method = called.rsplit(".", 1)[1]
+            if method in ("pop", "setdefault", "update", "clear", "__setitem__", "__delitem__"):
                 self._say(node, HARNESS, "changes the process environment")
+            elif method in ("get", "__getitem__", "__contains__"):
+                self._variable(node, key)
             else:  # keys(), items(), copy() ...: the whole environment
                 self._variable(node, None)
-        elif origin in ("sys.modules.get", "sys.modules.__contains__", "sys.modules.pop"):
+
+    def _modules_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
+        if called in ("sys.modules.get", "sys.modules.__contains__", "sys.modules.pop"):
             self._loaded_module(node, key)
-        elif origin in ("importlib.util.find_spec", "pkgutil.find_loader"):
+        elif called in ("importlib.util.find_spec", "pkgutil.find_loader"):
             self._loaded_module(node, key, installed=True)
-        elif _is_getattr(node):
+        elif called == "getattr" and _is_getattr(node):
             found = self.module.resolve(node)
             if found:
                 self.visit_Attribute_like(node, found)
             elif _is_module(self.module.resolve(node.args[0])):
                 self._say(node, HARNESS, "reads a module's attribute by a name it builds")
-        elif _imports_dynamically(node, origin, key):
+
+    def _import_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
+        if called not in IMPORTERS:
+            return
+        name = _literal(key) if key is not None else None
+        if not isinstance(name, str):
             self._say(node, HARNESS, "imports a module by a name it builds")
-        elif origin.endswith(tuple(TTY)) and origin.rsplit(".", 1)[-1] in ("isatty",):
+        elif name.split(".", 1)[0] in GRADER_MODULES:
+            self._say(node, HARNESS, f"imports {name}, the grader's own module in the run")
+
+    def _code_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
+        if called in RUNS_CODE:
+            self._say(node, HARNESS, "runs code the grader cannot read (exec, eval, a loader)")
+
+    def _stream_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
+        """What a standard stream is: the test runner captures them, a user's run does not."""
+        what = "asks what a standard stream is: the test runner replaces it"
+        if called in ("isinstance", "type", "id") and key is not None:
+            if self.module.resolve(key) in STREAMS:
+                self._say(node, HARNESS, what)
+        elif called in ("os.fstat", "os.stat", "os.lstat") and key is not None:
+            if _literal(key) in (0, 1, 2) or "fileno" in ast.dump(key):
+                self._say(node, HARNESS, what)
+        elif called.rsplit(".", 1)[-1] == "isatty":
             self._say(node, PROCESS, "asks whether a stream is a terminal")
-        for arg in node.args:
-            self._whole_environment(arg)
+
+    def _logging_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
+        method = called.rsplit(".", 1)[-1] if called else ""
+        on_logger = called.startswith(("logging.getLogger", "logging.root"))
+        if (on_logger or self._is_logger(node.func)) and method in LOGGING_STATE:
+            self._say(node, HARNESS, "reads how logging is set up: the test runner sets it")
+
+    def _string_test(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
         if method in STRING_TESTS:
             owner = node.func.value if isinstance(node.func, ast.Attribute) else node.func
             self._location_compare(node, [owner, *node.args])
-        self.generic_visit(node)
 
     def _whole_environment(self, node: ast.AST) -> None:
         """`dict(os.environ)`, `str(os.environ)`, `f(os.environ)`, `for m in sys.modules`: all
@@ -459,6 +552,14 @@ class _Reader(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         origin = self.module.resolve(node)
         self.visit_Attribute_like(node, origin)
+        if node.attr in LOGGING_STATE and self._is_logger(node):
+            self._say(node, HARNESS, "reads how logging is set up: the test runner sets it")
+        elif (
+            node.attr in LOGGING_LEVELS
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self._loggers
+        ):
+            self._say(node, PROCESS, "reads a logger's level")
         if origin.rsplit(".", 1)[0] in ENVIRON and node.attr not in ENV_METHODS:
             self._variable(node, None)  # os.environ._data, os.environ.__dict__ ...
         if node.attr == "__dict__" and _is_module(self.module.resolve(node.value)):
@@ -475,6 +576,27 @@ class _Reader(ast.NodeVisitor):
         parts = origin.split(".")
         if parts[0] == "sys" and len(parts) > 1:
             attr = parts[1]
+            if attr in ORIGINAL_STREAMS:
+                self._say(
+                    node, HARNESS, f"reads sys.{attr}: the streams before the runner's capture"
+                )
+                return
+            if (
+                len(parts) > 2
+                and parts[1] in ("stdout", "stderr", "stdin")
+                and parts[2]
+                in (
+                    "fileno",
+                    "name",
+                    "buffer",
+                    "closed",
+                )
+            ):
+                if parts[2] in ("fileno", "name"):
+                    self._say(
+                        node, HARNESS, "asks what a standard stream is: the runner replaces it"
+                    )
+                return
             if attr in ("modules",) or attr in SYS_VALUES:
                 return
             if attr in SYS_PROCESS:
@@ -492,6 +614,10 @@ class _Reader(ast.NodeVisitor):
             )
         elif origin.startswith("warnings.filters"):
             self._say(node, HARNESS, "reads warnings.filters, which the test runner sets")
+        elif origin.startswith("logging.") and parts[-1] in LOGGING_STATE | {"root", "lastResort"}:
+            self._say(node, HARNESS, "reads how logging is set up: the test runner sets it")
+        elif origin.startswith("logging.") and parts[-1] in LOGGING_LEVELS:
+            self._say(node, PROCESS, "reads a logger's level")
         elif origin in ("os.getppid",):
             self._say(node, HARNESS, "asks for its parent process")
 
@@ -505,12 +631,45 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if alias.name.split(".", 1)[0] == "__main__":
+            top = alias.name.split(".", 1)[0]
+            if top == "__main__":
                 self._say(node, HARNESS, "imports __main__: it asks which program runs it")
+            elif top in GRADER_MODULES:
+                self._say(node, HARNESS, f"imports {top}, the grader's own module in the run")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        top = (node.module or "").split(".", 1)[0]
+        if top in GRADER_MODULES or top == "__main__":
+            self._say(node, HARNESS, f"imports from {top}: the grader's, or the running program")
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and PROC_SELF in node.value:
-            self._say(node, HARNESS, "reads /proc/self: it asks which process runs it")
+        value = node.value.decode(errors="replace") if isinstance(node.value, bytes) else node.value
+        if isinstance(value, str) and any(part in value for part in PROCESS_FILES):
+            self._say(node, HARNESS, "reads a kernel file about the process: who runs it, and how")
+        elif isinstance(value, str) and value in GRADER_MODULES:
+            self._say(node, HARNESS, f"names {value}, the grader's own module in the run")
+
+    def visit_Try(self, node: ast.Try) -> None:
+        """A warning caught as an exception is a decision the test runner's warning filters make
+        (`filterwarnings = error`); a RecursionError caught is the depth of the calling stack,
+        which the test runner's own frames take."""
+        handlers = node.handlers
+        warns = any(
+            isinstance(n, ast.Call) and self.module.resolve(n.func).startswith("warnings.warn")
+            for stmt in node.body
+            for n in ast.walk(stmt)
+        )
+        if warns and handlers:
+            self._say(node, HARNESS, "catches a warning it raised: the warning filters decide")
+        for handler in handlers:
+            caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            if any(isinstance(c, ast.Name) and c.id == "RecursionError" for c in caught if c):
+                self._say(
+                    handler, HARNESS, "catches RecursionError: the depth left is the caller's"
+                )
+        self.generic_visit(node)
+
+    visit_TryStar = visit_Try
 
     def _main_compare(self, node: ast.Compare) -> None:
         """`x.__module__ == "__main__"`, `caller == "__main__"`: who runs the code. The module

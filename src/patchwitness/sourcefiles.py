@@ -62,6 +62,20 @@ def looks_like_cpp(head: bytes) -> bool:
     return bool(_FIRST_CODE.match(rest)) and bool(_ONLY_CPP.search(head))
 
 
+def is_source(path: str, head: bytes | str | None = None) -> bool:
+    """Python or C++ source."""
+    return suffix(path) in PY or is_cpp(path, head)
+
+
+def lines(text: str) -> list[str]:
+    """A text's lines as git numbers them: cut at each newline and nowhere else (str.splitlines
+    also cuts at form feeds, vertical tabs and U+2028, which git and the compilers do not)."""
+    out = text.split("\n")
+    if out and out[-1] == "":
+        out.pop()
+    return out
+
+
 def is_cpp(path: str, head: bytes | str | None = None) -> bool:
     """C++ source by suffix, or (no suffix) by content when the caller has it."""
     found = suffix(path)

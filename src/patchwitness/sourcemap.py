@@ -217,21 +217,33 @@ def _header_like(path: str, tree: Path) -> bool:
 
 # -- C++: how the tests' build differs from a user's ---------------------------------------------
 
-_CPLUSPLUS = re.compile(r"#define __cplusplus (\d+)L?")
+_PREDEFINED = re.compile(r"^#define ([A-Za-z_]\w*) ?(.*)$", re.MULTILINE)
+# Flags that decide which macros a compile predefines; everything else (include paths, outputs,
+# warnings) does not, and a path of the tree or the build is never handed to the compiler here.
+_MACRO_FLAGS = ("-D", "-U", "-std=", "-f", "-m", "-O", "-pthread", "-ansi", "-g")
+
+
+def macro_flags(flags: str) -> tuple[str, ...]:
+    try:
+        argv = shlex.split(flags)
+    except ValueError:
+        return ()
+    return tuple(
+        a for a in argv if a.startswith(_MACRO_FLAGS) and "$TREE" not in a and "$BUILD" not in a
+    )
 
 
 @functools.cache
-def cplusplus(standard: str = "") -> int | None:
-    """`__cplusplus` under `-std=STANDARD` ('' : the compiler's default), as the compiler says."""
-    argv = ["c++", "-dM", "-E", "-x", "c++", "-"]
-    if standard:
-        argv.insert(1, f"-std={standard}")
+def predefined(flags: tuple[str, ...] = ()) -> dict[str, str]:
+    """The object-like macros the C++ compiler predefines under `flags` (() : its defaults)."""
     try:
-        done = run_tool(argv, cwd=Path("/"), stdin=b"")
+        done = run_tool(["c++", *flags, "-dM", "-E", "-x", "c++", "-"], cwd=Path("/"), stdin=b"")
     except OSError:
-        return None
-    match = _CPLUSPLUS.search(done.stdout.decode("utf-8", "replace"))
-    return int(match.group(1)) if match else None
+        return {}
+    if done.returncode != 0:
+        return {}
+    text = done.stdout.decode("utf-8", "replace")
+    return {m.group(1): m.group(2).strip() or "1" for m in _PREDEFINED.finditer(text)}
 
 
 def header_names(path: str, search: Iterable[str]) -> set[str]:
@@ -253,9 +265,7 @@ def cpp_builds(graph, tests: frozenset[str], tree: Path, variables: Iterable[str
     search = compiler_include_dirs()
     system = functools.partial(_found_in, tuple(search))
     if graph is None:
-        return Builds(
-            user_cplusplus=cplusplus(), system_header=system, variables=frozenset(variables)
-        )
+        return Builds(user=predefined(), system_header=system, variables=frozenset(variables))
     local, isystem = include_flags(graph.compiles.values())
     search = (*search, *(d for d in (*local, *isystem) if d.startswith("/")))
     macros: set[str] = set()
@@ -268,10 +278,10 @@ def cpp_builds(graph, tests: frozenset[str], tree: Path, variables: Iterable[str
             continue
         if path.startswith("/"):
             headers |= header_names(path, search)
-    dialects = {cplusplus(std) for std in graph.standards(tests & set(graph.compiles))}
+    flag_sets = sorted({macro_flags(f) for f in graph.compiles.values()})[:8]
     return Builds(
-        tests_cplusplus=tuple(sorted(d for d in dialects if d is not None)),
-        user_cplusplus=cplusplus(),
+        tests=tuple(predefined(f) for f in flag_sets),
+        user=predefined(),
         test_macros=frozenset(macros),
         test_headers=frozenset(headers),
         system_header=system,

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from patchwitness import python_ast
+from patchwitness import python_ast, sourcefiles
 from patchwitness.census.cpp_lexer import literal_at, literal_content, strip_cpp
 from patchwitness.model import Finding
 from patchwitness.patch import Patch
@@ -62,7 +62,7 @@ def python_literals(source: str) -> set[object]:
 def _python_literals_by_line(source: str) -> set[object]:
     """Lines of a hunk do not always parse as a module: read each line's literals alone."""
     out: set[object] = set()
-    for line in source.splitlines():
+    for line in sourcefiles.lines(source):
         try:
             tree = python_ast.parse(line.strip())
         except (SyntaxError, ValueError):
@@ -291,7 +291,7 @@ def test_source_python(text: str, key: str) -> str:
         body: list[ast.stmt] = python_ast.parse(text).body
     except (SyntaxError, ValueError):
         return ""
-    lines = text.splitlines()
+    lines = sourcefiles.lines(text)
     for index, name in enumerate(names):
         node = next(
             (
@@ -334,7 +334,7 @@ def test_source_cpp(text: str, line: int) -> str:
     """A C++ test's source: from its macro's line to the close of the block it opens."""
     from patchwitness.linemap import CppLines
 
-    return "\n".join(text.splitlines()[line - 1 : CppLines(text).block_end(line)])
+    return "\n".join(sourcefiles.lines(text)[line - 1 : CppLines(text).block_end(line)])
 
 
 def names_test(key: str, scope: str) -> bool:
