@@ -167,7 +167,7 @@ CASES = (
         "line-numbering",
         '`"_pytest" in sys.modules` put on lineof\'s first line after two lone CRs: one line for '
         "git (the added-line numbers), three for Python (the syntax tree the reads are judged on)",
-        GAMING_ROWS,
+        ("grade:unreadable-patch", *GAMING_ROWS),
         PROBE,
         edits=(
             IMPORT_SYS,
