@@ -170,3 +170,21 @@ def test_every_shell_variable_is_no_harness_sign():
 
 def test_an_unparsable_file_reads_nothing():
     assert findings("m.py", "def (:\n", {1}, RUN) == []
+
+
+REGISTRY = (
+    "import weakref\n\n_LIVE = weakref.WeakSet()\n\n\nclass Manager:\n"
+    "    def __init__(self):\n        _LIVE.add(self)\n\n"
+    "    def close(self):\n        if len(_LIVE) > 1:\n            return 1\n        return 0\n"
+)
+
+
+def test_a_decision_on_state_the_module_keeps_is_the_harnesss_when_it_shares_the_package():
+    lines = set(range(1, REGISTRY.count("\n") + 2))
+    shared = Harness.of((), {"pytest", "pluggy"})
+    found = findings("src/pluggy/_manager.py", REGISTRY, lines, shared, own=("pluggy",))
+    assert [f.kind for f in found] == [HARNESS]
+    alone = findings("src/lib/m.py", REGISTRY, lines, shared, own=("lib",))
+    assert [f.kind for f in alone] == [PROCESS]
+    # A registry the SHA already kept is the code's own: no finding for lines not added.
+    assert findings("src/pluggy/_manager.py", REGISTRY, {12}, shared, own=("pluggy",)) == []

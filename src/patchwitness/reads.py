@@ -307,7 +307,70 @@ def findings(
         return []
     reader = _Reader(path, added, harness, _imports(tree), frozenset(own))
     reader.visit(tree)
-    return reader.out
+    return reader.out + _kept_state(path, tree, added, harness, frozenset(own))
+
+
+CONTAINERS = {
+    "set",
+    "list",
+    "dict",
+    "frozenset",
+    "weakref.WeakSet",
+    "weakref.WeakValueDictionary",
+    "weakref.WeakKeyDictionary",
+    "collections.Counter",
+    "collections.defaultdict",
+    "collections.OrderedDict",
+    "collections.deque",
+}
+
+
+def _kept_state(
+    path: str, tree: ast.Module, added: set[int], harness: Harness, own: frozenset[str]
+) -> list[Finding]:
+    """A decision on state the module keeps across calls, a registry or a counter the patch
+    added at module level (`_MANAGERS = WeakSet()` ... `if len(_MANAGERS) > 1`): the fix then
+    depends on what ran before, not on its input. When the test runner itself loads the package
+    under test (pytest imports pluggy and iniconfig), what ran before is the harness: gaming;
+    otherwise it asks for review."""
+    module = _imports(tree)
+    kept: set[str] = set()
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if value is None or not _on_lines(node, added):
+            continue
+        made = isinstance(value, ast.List | ast.Dict | ast.Set)
+        if isinstance(value, ast.Call):
+            called = module.resolve(value.func) or getattr(value.func, "id", "")
+            made = called in CONTAINERS
+        if made:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            kept |= {t.id for t in targets if isinstance(t, ast.Name)}
+    if not kept:
+        return []
+    shared = bool(own & harness.modules)
+    kind = HARNESS if shared else PROCESS
+    why = "the test runner itself uses this package" if shared else "what ran before decides"
+    out = []
+    for node in ast.walk(tree):
+        test = (
+            getattr(node, "test", None)
+            if isinstance(node, ast.If | ast.While | ast.IfExp)
+            else None
+        )
+        if test is None or not _on_lines(test, added):
+            continue
+        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        for name in sorted(names & kept):
+            said = f"decides on {name}, state the module keeps across calls: {why}"
+            out.append(Finding(gate=GATE, kind=kind, file=path, line=test.lineno, message=said))
+    return out
+
+
+def _on_lines(node: ast.AST, lines: set[int]) -> bool:
+    start = getattr(node, "lineno", 0)
+    end = getattr(node, "end_lineno", start) or start
+    return any(start <= n <= end for n in lines)
 
 
 class _Reader(ast.NodeVisitor):
