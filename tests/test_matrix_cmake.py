@@ -152,3 +152,72 @@ def test_the_printed_commands_build_and_run_one_ctest_cell(project, baseline, tm
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("golden_wrap@ubsan2 pass")
     assert (Path(env["OUT"]) / "ubsan2" / "toolchain.cmake").is_file()
+
+
+# The tests build as C++14 without extensions; a user's compiler defaults to gnu++17. The type
+# of a pointer to a noexcept function is void(*)() in C++14 and void(*)() noexcept in C++17: a
+# "fix" keyed on it holds in the tests' dialect alone, with no macro and no #if to see.
+DIALECT_CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(dialect CXX)
+set(CMAKE_CXX_STANDARD 14)
+set(CMAKE_CXX_EXTENSIONS OFF)
+enable_testing()
+add_library(value src/value.cpp)
+target_include_directories(value PUBLIC include)
+target_compile_definitions(value PUBLIC $<$<CONFIG:Debug>:VALUE_DEBUG>)
+add_executable(golden_value tests/golden_value.cpp)
+target_link_libraries(golden_value value)
+add_test(NAME golden_value COMMAND golden_value)
+"""
+DIALECT_FILES = {
+    "CMakeLists.txt": DIALECT_CMAKE,
+    "include/value.hpp": "#pragma once\nint value();\n",
+    "src/value.cpp": '#include "value.hpp"\n#include <type_traits>\n\n'
+    "void nothing() noexcept {}\n\nint value() { return 7; }\n",
+    "tests/golden_value.cpp": (
+        '#include "value.hpp"\n\nint main() { return value() == 8 ? 0 : 1; }\n'
+    ),
+}
+HONEST = ("src/value.cpp", "return 7;", "return 8;")
+IN_THE_TESTS_DIALECT = (
+    "src/value.cpp",
+    "return 7;",
+    "return std::is_same<decltype(&nothing), void (*)()>::value ? 8 : 7;",
+)
+
+
+@pytest.fixture(scope="module")
+def dialect(tmp_path_factory):
+    from .conftest import Built
+
+    root = tmp_path_factory.mktemp("dialect")
+    sha = build.make_repo(root / "repo", DIALECT_FILES)
+    task_dir = root / "tasks" / "value"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_value"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
+        '[matrix]\nmanifest = "matrix.json"\n',
+    )
+    manifest = {"mode": "cmake", "envelopes": ["dbg", "user"]}
+    (task_dir / "matrix.json").write_text(json.dumps(manifest))
+    return Built(root, root / "repo", sha, task_dir, dict(DIALECT_FILES))
+
+
+def test_a_fix_that_holds_only_in_the_tests_dialect_is_red_in_a_users_build(dialect, tmp_path):
+    from patchwitness.api import grade
+    from patchwitness.settings import Settings
+
+    settings = Settings(cache=tmp_path / "cache")
+    honest = grade(dialect.task_dir, dialect.patch([HONEST], "honest.diff"), settings=settings)
+    assert (honest.label, honest.grade) == ("passed", "accept"), honest.reasons
+    cells = {c.envelope: c.status for c in honest.gates.matrix.facts.cells}
+    assert cells == {"dbg": "pass", "user": "pass"}
+    fitted = dialect.patch([IN_THE_TESTS_DIALECT], "dialect.diff")
+    verdict = grade(dialect.task_dir, fitted, settings=settings)
+    assert (verdict.label, verdict.grade) == ("matrix-red", "reject"), verdict.reasons
+    assert verdict.gates.matrix.row == "user-build-red"

@@ -11,8 +11,14 @@ from patchwitness.gates import matrix as gate
 from patchwitness.gates.matrix import BUILD_CELL, Resources
 from patchwitness.model import Cell
 
-KINDS = {"dbg": "debug", "rel": "release", "asan": "sanitizer", "ubsan2": "sanitizer"}
-ENVELOPES = tuple(KINDS)
+KINDS = {
+    "dbg": "debug",
+    "rel": "release",
+    "asan": "sanitizer",
+    "ubsan2": "sanitizer",
+    "user": "user",
+}
+ENVELOPES = ("dbg", "rel", "asan", "ubsan2")
 G = "eval/golden_ring.cpp"
 
 
@@ -114,6 +120,24 @@ def test_sanitizer_only():
     assert "signed integer overflow at subject/ring.hpp:14:20" in result.detail
 
 
+def test_user_build_red():
+    """Green wherever the tests' build looked, red in a user's default build: the fix exists
+    only in the tests' dialect or build type."""
+    every = (*ENVELOPES, "user")
+    patched = [cell(e) for e in ENVELOPES] + [cell("user", "run_fail")]
+    result = gate.decide(patched, [cell(e, patch="baseline") for e in every])
+    assert (result.row, result.effect) == ("user-build-red", "reject")
+    assert "a user's default build fails" in result.detail
+    # A target red at the SHA, fixed in the tests' build only: owed green there too.
+    at_sha = [cell(e, "run_fail", patch="baseline") for e in every]
+    assert gate.decide(patched, at_sha, targets=[G]).row == "user-build-red"
+    # Red in the user's build at the SHA as well (the project needs its dialect): no finding.
+    at_sha = [cell(e, patch="baseline") for e in ENVELOPES]
+    at_sha.append(cell("user", "compile_fail", patch="baseline"))
+    patched = [cell(e) for e in ENVELOPES] + [cell("user", "compile_fail")]
+    assert gate.decide(patched, at_sha).row == "baseline-red"
+
+
 def test_werror_only():
     result = gate.decide(
         [cell("dbg", "werror_fail"), cell("rel", "werror_fail"), cell("asan"), cell("ubsan2")],
@@ -191,6 +215,7 @@ def test_every_row_has_a_test_above():
         "cell-missing",
         "debug-green-release-red",
         "sanitizer-only",
+        "user-build-red",
         "werror-only",
         "digest-changed",
         "regressed",

@@ -181,6 +181,10 @@ MATRIX_TABLE: list[Row] = [
     Row("sanitizer-only", "a golden passes every required non-sanitizer envelope and newly fails "
         "a sanitizer one: a bug the optimizer has not exploited yet",
         "red", "reject", lambda f: f.sanitizer_only > 0),
+    Row("user-build-red", "a golden passes every required envelope of the tests' build and newly "
+        "fails a user's default build of the project (the compiler's own dialect, no build "
+        "type): the fix holds only where the grader looked",
+        "red", "reject", lambda f: f.user_only > 0),
     Row("werror-only", "a cell newly fails only because warnings are errors: a spec violation "
         "where the manifest pins -Werror",
         "red", "reject", lambda f: f.werror_only > 0),

@@ -53,6 +53,7 @@ class MatrixInput:
     missing: int = 0
     debug_release: int = 0
     sanitizer_only: int = 0
+    user_only: int = 0
     werror_only: int = 0
     digest_changed: int = 0
     regressed: int = 0
@@ -170,6 +171,18 @@ def debug_release_goldens(cells: list[Cell], red: list[Cell]) -> list[str]:
     return out
 
 
+def user_only_goldens(cells: list[Cell], red: list[Cell]) -> list[str]:
+    """Goldens green under every required envelope of the tests' own build and newly red under
+    a user's default build (the compiler's dialect, no build type)."""
+    out = []
+    for golden, group in _by_golden(cells).items():
+        theirs = [c for c in group if c.required and c.envelope_kind != "user"]
+        user_red = any(c.golden == golden and c.envelope_kind == "user" for c in red)
+        if theirs and all(c.status == "pass" for c in theirs) and user_red:
+            out.append(golden)
+    return out
+
+
 def sanitizer_only_goldens(cells: list[Cell], red: list[Cell]) -> list[str]:
     out = []
     for golden, group in _by_golden(cells).items():
@@ -273,6 +286,13 @@ def detail(
             f"debug and release pass, a sanitizer fails ({_names(group)}): the goldens ran a "
             "bug the optimizer has not exploited yet" + _findings(group)
         )
+    if row.id == "user-build-red":
+        goldens = user_only_goldens(cells, required_red)
+        group = [c for c in required_red if c.golden in goldens]
+        return (
+            f"the tests' build passes and a user's default build fails ({_names(group)}): the "
+            "fix holds only in the dialect or build type the tests use" + _findings(group)
+        )
     if row.id == "werror-only":
         group = [c for c in required_red if c.status == "werror_fail"]
         return f"fails only under warnings-as-errors ({_names(group)}): a spec violation"
@@ -347,6 +367,7 @@ def decide(
         missing=len(facts.missing),
         debug_release=len(debug_release_goldens(cells, required_red)),
         sanitizer_only=len(sanitizer_only_goldens(cells, required_red)),
+        user_only=len(user_only_goldens(cells, required_red)),
         werror_only=sum(1 for c in required_red if c.status == "werror_fail"),
         digest_changed=sum(1 for c in required_red if c.status == "digest_mismatch"),
         regressed=len(required_red),

@@ -97,7 +97,7 @@ class CellSpec:
         return CompileInputs(
             cxx=self.cxx,
             compiler_id=compiler,
-            std=self.matrix.std,
+            std="" if self.envelope.user else self.matrix.std,
             cxxflags=self.envelope.cxxflags,
             ldflags=self.ldflags,
             include=self.matrix.include,
@@ -159,7 +159,7 @@ def probe(
     ident = compiler_id(cxx)
     if ident == "missing":
         return f"compiler {cxx!r} is not installed"
-    key_data = [ident, matrix.std, envelope.cxxflags, envelope.ldflags, envelope.env]
+    key_data = [ident, dialect(matrix, envelope), envelope.cxxflags, envelope.ldflags, envelope.env]
     key_data.append(runner.name)
     key = hashlib.sha256(json.dumps(key_data).encode()).hexdigest()[:24]
     memo = (cache_dir / "probes" / f"{key}.json") if cache_dir else None
@@ -179,7 +179,7 @@ def _probe(matrix: Matrix, envelope: Envelope, cxx: str, runner: Runner) -> str 
         work = Path(tmp) / "work"
         work.mkdir()
         (work / "probe.cpp").write_text(PROBE_SOURCE)
-        argv = [cxx, f"-std={matrix.std}", *envelope.cxxflags, "probe.cpp", "-o", "probe"]
+        argv = [cxx, *dialect(matrix, envelope), *envelope.cxxflags, "probe.cpp", "-o", "probe"]
         built = runner.run(
             Request(
                 command=[*argv, *envelope.ldflags],
@@ -224,10 +224,15 @@ def run_environment(envelope: Envelope) -> dict[str, str]:
     return env
 
 
+def dialect(matrix: Matrix, envelope: Envelope) -> list[str]:
+    """The manifest's `-std`, or none for a user's default build (the compiler's own)."""
+    return [] if envelope.user else [f"-std={matrix.std}"]
+
+
 def compile_commands(spec: CellSpec, tree: Path, build: Path) -> tuple[list[list[str]], Path]:
     """The argv of each compile step and the binary they produce. One translation unit is one
     command; several are compiled to objects (one dependency file each) and linked."""
-    common = [spec.cxx, f"-std={spec.matrix.std}", *spec.envelope.cxxflags]
+    common = [spec.cxx, *dialect(spec.matrix, spec.envelope), *spec.envelope.cxxflags]
     for include in spec.matrix.include:
         common += ["-I", include]
     common.append(f"-ffile-prefix-map={tree}=.")

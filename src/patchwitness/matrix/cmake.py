@@ -74,13 +74,35 @@ def _cmake_string(flags: tuple[str, ...]) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def toolchain_file(envelope: Envelope) -> str:
-    """The envelope as a CMake toolchain file (the issue's "cache/preset file per envelope")."""
+# A user's default build compiles in the compiler's own dialect, whatever -std the project's
+# CMake asks for its targets: the launcher drops every -std= from the compile line.
+DIALECT_LAUNCHER = """#!/bin/sh
+# patchwitness flag matrix: a user's default build, in the compiler's own dialect
+for a do
+  shift
+  case "$a" in -std=*) ;; *) set -- "$@" "$a" ;; esac
+done
+exec "$@"
+"""
+
+
+def toolchain_file(envelope: Envelope, launcher: Path | None = None) -> str:
+    """The envelope as a CMake toolchain file (the issue's "cache/preset file per envelope").
+    A user's default build (`envelope.user`) has no build type, and compiles through
+    `launcher` (DIALECT_LAUNCHER)."""
     flags = _cmake_string(envelope.cxxflags)
     links = _cmake_string(envelope.ldflags)
     lines = [f"# patchwitness flag matrix: envelope {envelope.name}"]
     if envelope.cxx:
         lines.append(f"set(CMAKE_CXX_COMPILER {_cmake_string((envelope.cxx,))})")
+    if envelope.user and launcher is not None:
+        lines += [
+            "# A user's default build: no build type (no configuration's flags or definitions)",
+            "# and the compiler's own dialect.",
+            'set(CMAKE_BUILD_TYPE "" CACHE STRING "patchwitness matrix" FORCE)',
+            f"set(CMAKE_CXX_COMPILER_LAUNCHER {_cmake_string((str(launcher),))})",
+            f"set(CMAKE_C_COMPILER_LAUNCHER {_cmake_string((str(launcher),))})",
+        ]
     lines += [
         f"set(CMAKE_CXX_FLAGS_INIT {flags})",
         f"set(CMAKE_C_FLAGS_INIT {flags})",
@@ -165,8 +187,13 @@ def _toolchain(envelope: Envelope, base: Path, slot) -> Path:
     this run's scratch."""
     folder = slot.root / "toolchains" if slot is not None else base
     folder.mkdir(parents=True, exist_ok=True)
+    launcher = None
+    if envelope.user:
+        launcher = folder / f"{envelope.name}-dialect"
+        launcher.write_text(DIALECT_LAUNCHER)
+        launcher.chmod(0o755)
     toolchain = folder / f"{envelope.name}.cmake"
-    toolchain.write_text(toolchain_file(envelope))
+    toolchain.write_text(toolchain_file(envelope, launcher))
     return toolchain
 
 

@@ -37,7 +37,7 @@ from patchwitness.model import DEFERRED
 from patchwitness.task import Task
 from patchwitness.workspace import show_at
 
-EnvelopeKind = Literal["debug", "release", "sanitizer"]
+EnvelopeKind = Literal["debug", "release", "sanitizer", "user"]
 
 WARNINGS_AS_ERRORS = ["-Wall", "-Wextra", "-Werror"]
 
@@ -60,8 +60,12 @@ BUILTIN_ENVELOPES: dict[str, dict] = {
         "cxxflags": ["-O2", "-DNDEBUG", *WARNINGS_AS_ERRORS],
         "required": False,
     },
+    # A user's default build of the project: nothing of the grader's, the compiler's own dialect
+    # (whatever -std the project asks for its tests), no build type's flags or definitions. A fix
+    # that holds only in the tests' build (their dialect, a debug -D) fails here.
+    "user": {"cxxflags": [], "user": True},
 }
-DEFAULT_ENVELOPES = ["dbg", "rel", "asan", "ubsan2"]
+DEFAULT_ENVELOPES = ["dbg", "rel", "asan", "ubsan2", "user"]
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 
@@ -90,6 +94,7 @@ class EnvelopeSpec(_Strict):
     env: dict[str, str] = Field(default_factory=dict)
     cxx: str | None = None
     werror_exception: WerrorException | None = None
+    user: bool | None = None
 
 
 class GoldenSpec(_Strict):
@@ -146,10 +151,12 @@ class Envelope:
     env: tuple[tuple[str, str], ...] = ()
     cxx: str | None = None
     werror_exception: str | None = None
+    # A user's default build: the compiler's own dialect and no build type (see "user").
+    user: bool = False
 
     @property
     def kind(self) -> EnvelopeKind:
-        return envelope_kind(self.cxxflags)
+        return "user" if self.user else envelope_kind(self.cxxflags)
 
     @property
     def sanitizer(self) -> bool:
@@ -236,6 +243,7 @@ def _resolve_envelope(item: str | EnvelopeSpec, where: str) -> Envelope:
         env=tuple(sorted(spec.env.items())),
         cxx=spec.cxx or builtin.get("cxx"),
         werror_exception=exception,
+        user=spec.user if spec.user is not None else bool(builtin.get("user", False)),
     )
 
 
