@@ -131,3 +131,22 @@ def test_a_cpp_configure_that_fails_at_the_sha_keeps_its_log(tmp_path):
     assert kept_log(detail) == artifacts / "configure-at-sha.log"
     text = (artifacts / "configure-at-sha.log").read_text()
     assert "probe-1-end" in text and "required: text" in text
+
+
+def test_the_in_place_build_is_part_of_the_baselines_key(tmp_path):
+    """Two tasks alike but for `[python] build` must not share a baseline: the one whose build
+    fails at the SHA once reused the other's and graded a patch (no-op) instead of saying so."""
+    from patchwitness.baseline import baseline_key
+    from patchwitness.task import load_task
+
+    plain = make_task(tmp_path / "plain", FILES, failing=FAILING)
+    built = make_task(
+        tmp_path / "built", FILES, failing=FAILING, toml_extra='[python]\nbuild = "true"\n'
+    )
+
+    class Versions:
+        def versions(self):
+            return {}
+
+    keys = {baseline_key(load_task(t.task_dir), Versions(), 1, "none") for t in (plain, built)}
+    assert len(keys) == 2

@@ -175,6 +175,8 @@ def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bo
         "timeout": task.timeout,
         "census": task.options.census.model_dump(),
         "cpp": task.options.cpp.model_dump() if task.language == "cpp" else None,
+        # The in-place build of a compiled extension is an input of every run at the SHA.
+        "python": task.options.python.model_dump() if task.language == "python" else None,
         "coverage": task.options.coverage.model_dump(),
         "versions": suite.versions(),
         "runs": runs,
