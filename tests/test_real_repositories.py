@@ -598,3 +598,20 @@ def test_an_inline_function_on_two_lines_in_two_programs_is_measured(tmp_path):
     assert coverage.row == "all-hit", coverage.detail
     assert coverage.facts.scored_executable_lines == 2
     assert coverage.facts.trials[0].endswith(": used")
+
+
+@needs_cpp
+def test_a_coverage_tool_that_cannot_read_the_shas_data_is_not_measurable(tmp_path):
+    # The project's test leaves a file gcovr takes for coverage data and cannot read, at the SHA
+    # as after any patch: coverage is not measurable for every patch, never a reject.
+    writes = '#include <fstream>\n#include "clip.hpp"\n\nint main() {\n' + (
+        '  std::ofstream("snapshot.gcda") << "not coverage data";\n'
+        "  return clip(-5) == 0 && clip(7) == 7 && clip(500) == 100 ? 0 : 1;\n}\n"
+    )
+    built = clip_task(tmp_path, {**CLIP_FILES, "tests/golden_clip.cpp": writes})
+    verdict = grade(built.task_dir, built.patch(CLIP_FIX, "fix.diff"), settings=Settings())
+    coverage = verdict.gates.coverage
+    assert (verdict.grade, verdict.label) == ("accept-with-review", "passed"), verdict.reasons
+    assert coverage.row == "not-measurable", coverage.detail
+    assert "the coverage tool cannot read it: gcovr failed" in coverage.detail
+    assert verdict.runs["after"].returncode == 0

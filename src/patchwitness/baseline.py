@@ -231,8 +231,10 @@ def compute(
 def choose_instrumentation(
     ws: Workspace, suite: Suite, plain: list[SuiteRun]
 ) -> tuple[Instrumentation | None, dict[str, Outcome], list[str]]:
-    """The richest instrumentation under which the SHA builds and its tests do what they do in
-    the plain run. The grader's own flags must never be what turns a test red."""
+    """The richest instrumentation under which the SHA builds, its tests do what they do in
+    the plain run, and the coverage tool reads what the run left. The grader's own flags must
+    never be what turns a test red, and its own tool never what makes a patch uncovered: when
+    the tool cannot read the SHA's data, coverage is not measurable for every patch."""
     varying = {
         k
         for r in plain[1:]
@@ -244,6 +246,11 @@ def choose_instrumentation(
         run = suite.run(ws.repo, ws.new_dir("instrumented"), instrument=variant)
         why = instrumented_differs(run, plain[0], varying)
         if not why:
+            unread = suite.coverage_problem(run, ws.repo, ws.new_dir("coverage-check"))
+            if unread:
+                # The tool, not the flags: a lesser variant leaves data of the same kind.
+                trials.append(f"{variant.describe()}: the coverage tool cannot read it: {unread}")
+                return None, {}, trials
             trials.append(f"{variant.describe()}: used")
             return variant, dict(run.outcomes), trials
         trials.append(f"{variant.describe()}: {why}")

@@ -116,6 +116,8 @@ class CoverageCollected(Fact):
     measurable: bool = True
     data_found: bool = True
     why_no_data: str = ""
+    # The run left data and the coverage tool failed on it (its message): not measurable.
+    tool_failure: str = ""
     facts: CoverageFacts = Field(default_factory=CoverageFacts)
 
 

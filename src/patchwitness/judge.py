@@ -309,11 +309,16 @@ def judge_coverage(facts: GradeFacts, policy: Policy) -> CoverageGate | None:
         touches_source=collected.touches_source,
         goldens_red=_goldens_red(facts),
         data_found=collected.data_found,
-        measurable=collected.measurable,
+        # A coverage tool that fails is never the patch's doing: nothing was measured.
+        measurable=collected.measurable and not collected.tool_failure,
         table=policy.table("coverage"),
     )
     if gate.row == "no-data" and collected.why_no_data:
         gate.detail = collected.why_no_data
+    if gate.row == "not-measurable" and collected.tool_failure:
+        gate.detail = "the coverage tool failed on the patched run's data: " + (
+            collected.tool_failure
+        )
     return gate
 
 

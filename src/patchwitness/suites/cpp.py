@@ -185,6 +185,15 @@ class CppSuite:
     def instrumentations(self) -> list[Instrumentation]:
         return coverage_ladder(self.task.options.coverage.cxx_flags)
 
+    def coverage_problem(self, run: SuiteRun, tree: Path, scratch: Path) -> str:
+        """gcovr over the run's build: a project whose data gcovr cannot read (or that wrote
+        none, its build ignoring the grader's flags) is not measurable at the SHA already."""
+        from patchwitness.hits import gcovr
+
+        if not isinstance(run.coverage, Path):
+            return "the run was not instrumented"
+        return gcovr.run_gcovr(tree, run.coverage, scratch, self.runner).why
+
     def execute(
         self,
         tree: Path,
