@@ -168,7 +168,8 @@ def matrix_run(
         task = load_task(task_dir, repo)
         plan = matrix.load_plan(task, envelope or [])
         data = patch.read_bytes() if patch is not None else None
-        patch_id = parse_patch(data).sha256 if data is not None else "baseline"
+        parsed = parse_patch(data) if data is not None else None
+        patch_id = parsed.sha256 if parsed is not None else "baseline"
         env = prepare(task, settings.runner, settings.cache) if plan.mode == "cmake" else None
         tools = replace(
             matrix.Tools.of(settings, env),
@@ -189,6 +190,7 @@ def matrix_run(
                     tools,
                     baseline=baseline,
                     patch_id=patch_id,
+                    patch=parsed,
                 )
             cells = [c for c in gate.facts.cells]
     except (GradeStop, OSError) as exc:

@@ -435,6 +435,7 @@ def _collect_patched(
                     tools,
                     patch_id=patch.sha256,
                     failing=failing,
+                    patch=patch,
                 )
                 clock.lap("matrix")
     clock.lap("cleanup")  # removing the patched workspace (its build trees)

@@ -121,11 +121,24 @@ class CoverageCollected(Fact):
     facts: CoverageFacts = Field(default_factory=CoverageFacts)
 
 
+class MovedLines(Fact):
+    """How one file's lines moved between the SHA and the patched text: its path at the SHA (None
+    when the patch created it), the SHA's lines the patch removed and the patched lines it added.
+    linemap.sha_line maps a patched line to the SHA's with it."""
+
+    sha_path: str | None
+    removed: list[int] = Field(default_factory=list)
+    added: list[int] = Field(default_factory=list)
+
+
 class MatrixCollected(Fact):
-    """The flag matrix's cells at the SHA and after the patch, with the manifest's facts."""
+    """The flag matrix's cells at the SHA and after the patch, with the manifest's facts. `moved`
+    is the patch's line map per patched path, by which the gate tells a sanitizer finding the SHA
+    had already from a new one (None: not recorded, every finding of a red cell counts)."""
 
     cells: list[Cell] = Field(default_factory=list)
     baseline: list[Cell] = Field(default_factory=list)
+    moved: dict[str, MovedLines] | None = None
     resources: dict[str, float] = Field(default_factory=dict)
     targets: list[str] = Field(default_factory=list)
     mode: str = ""

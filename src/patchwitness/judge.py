@@ -329,6 +329,7 @@ def judge_matrix(collected: MatrixCollected, policy: Policy) -> MatrixGate:
         matrix_gate.Resources.model_validate(collected.resources),
         targets=collected.targets,
         table=policy.table("matrix"),
+        moved=collected.moved,
     )
     gate.facts.mode = collected.mode
     gate.facts.manifest_sha256 = collected.manifest_sha256
