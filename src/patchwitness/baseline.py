@@ -18,7 +18,8 @@ from patchwitness.build_id import grader_build
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
 from patchwitness.errors import InvalidTask
-from patchwitness.model import Outcome, TestRun
+from patchwitness.model import Cases, Outcome, TestRun
+from patchwitness.outcomes import cases as test_cases
 from patchwitness.pytest_config import PytestConfig
 from patchwitness.settings import Settings
 from patchwitness.suites import Instrumentation, Suite, SuiteRun
@@ -47,6 +48,13 @@ class Baseline:
     instrumentation: Instrumentation | None = None
     instrumented_outcomes: dict[str, Outcome] = field(default_factory=dict)
     coverage_trials: list[str] = field(default_factory=list)
+    # The cases inside each ctest test under that instrumentation (C++), which the patched
+    # run's are compared with; the plain run's are `run.cases`.
+    instrumented_cases: Cases | None = None
+
+    def cases(self, instrumented: bool) -> Cases | None:
+        """The SHA's cases as the patched run is compared with them: like with like."""
+        return self.instrumented_cases if instrumented else self.run.cases
 
     def failing_keys(self, names: list[str]) -> list[str]:
         """The task's failing ids as stable keys (InvalidTask for a name that is no test here)."""
@@ -83,6 +91,9 @@ class Baseline:
             ),
             "instrumented_outcomes": self.instrumented_outcomes,
             "coverage_trials": self.coverage_trials,
+            "instrumented_cases": (
+                None if self.instrumented_cases is None else self.instrumented_cases.model_dump()
+            ),
         }
 
     @classmethod
@@ -116,6 +127,11 @@ class Baseline:
             ),
             instrumented_outcomes=data.get("instrumented_outcomes", {}),
             coverage_trials=data.get("coverage_trials", []),
+            instrumented_cases=(
+                None
+                if data.get("instrumented_cases") is None
+                else Cases.model_validate(data["instrumented_cases"])
+            ),
         )
 
 
@@ -193,10 +209,15 @@ def compute(
             result = suite.run(ws.repo, scratch)
             validate_run(task, result)
             results.append(result)
-        chosen, instrumented, trials = None, {}, []
+        chosen, instrumented, trials = None, None, []
         if coverage and task.options.coverage.enabled:
             chosen, instrumented, trials = choose_instrumentation(ws, suite, results)
     first = results[0]
+    # Cases that differ between the SHA's runs are flaky, never judged (outcomes/cases.py).
+    varied = test_cases.varied([r.run.cases for r in results])
+    for cases in (first.run.cases, instrumented.cases if instrumented else None):
+        if cases is not None:
+            cases.varied = varied
     unstable = sorted(
         {k for r in results[1:] for k in identity.unstable(first.run.ids, r.run.ids, r.outcomes)}
     )
@@ -221,8 +242,9 @@ def compute(
         extra={"build": first.build.model_dump() if first.build else None},
         unstable_ids=unstable,
         instrumentation=chosen,
-        instrumented_outcomes=instrumented,
+        instrumented_outcomes=dict(instrumented.outcomes) if instrumented else {},
         coverage_trials=trials,
+        instrumented_cases=instrumented.cases if instrumented else None,
     )
     validate_failing(task, baseline)
     return baseline
@@ -230,7 +252,7 @@ def compute(
 
 def choose_instrumentation(
     ws: Workspace, suite: Suite, plain: list[SuiteRun]
-) -> tuple[Instrumentation | None, dict[str, Outcome], list[str]]:
+) -> tuple[Instrumentation | None, TestRun | None, list[str]]:
     """The richest instrumentation under which the SHA builds, its tests do what they do in
     the plain run, and the coverage tool reads what the run left. The grader's own flags must
     never be what turns a test red, and its own tool never what makes a patch uncovered: when
@@ -250,11 +272,11 @@ def choose_instrumentation(
             if unread:
                 # The tool, not the flags: a lesser variant leaves data of the same kind.
                 trials.append(f"{variant.describe()}: the coverage tool cannot read it: {unread}")
-                return None, {}, trials
+                return None, None, trials
             trials.append(f"{variant.describe()}: used")
-            return variant, dict(run.outcomes), trials
+            return variant, run.run, trials
         trials.append(f"{variant.describe()}: {why}")
-    return None, {}, trials
+    return None, None, trials
 
 
 def instrumented_differs(run: SuiteRun, plain: SuiteRun, varying: set[str]) -> str:

@@ -321,6 +321,7 @@ def _collect_patched(
             flaky=list(base.flaky),
             unstable_ids=list(base.unstable_ids),
             runs=base.runs,
+            cases=base.cases(instrumented=instrument is not None),
         )
         focus = Focus(
             changed=tuple(c.path for c in patch.files),

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from patchwitness.model import (
     BuildFacts,
+    Cases,
     Cell,
     CensusFacts,
     CoverageFacts,
@@ -85,6 +86,9 @@ class BaselineFacts(Fact):
     flaky: list[str] = Field(default_factory=list)
     unstable_ids: list[str] = Field(default_factory=list)
     runs: int = 1
+    # The cases inside each ctest test at the SHA, under the patched run's instrumentation (C++;
+    # None: not recorded, only ctest tests are compared).
+    cases: Cases | None = None
 
 
 class SuiteFacts(Fact):

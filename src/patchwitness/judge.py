@@ -20,6 +20,7 @@ from patchwitness.gates import drift as drift_gate
 from patchwitness.gates import matrix as matrix_gate
 from patchwitness.gates import special as special_gate
 from patchwitness.model import (
+    Cases,
     CensusGate,
     CoverageGate,
     DriftFacts,
@@ -179,6 +180,7 @@ def judge_drift(facts: GradeFacts, policy: Policy) -> DriftGate:
         census=facts.census,
         classes=classes(facts),
         flaky=flaky,
+        cases=_cases(facts),
     )
     drift.ids = dict(facts.after.run.ids)
     drift.unstable_ids = sorted(
@@ -200,6 +202,16 @@ def judge_drift(facts: GradeFacts, policy: Policy) -> DriftGate:
         gate_mode=facts.task.mode == "gate",
     )
     return drift_gate.decide(drift, inputs, policy.table("drift"))
+
+
+def _cases(facts: GradeFacts) -> tuple[Cases, Cases] | None:
+    """The cases inside the ctest tests at the SHA and after the patch, when both were recorded.
+    Not with hidden tests: the patched run then holds the grader's test files, the SHA's not."""
+    assert facts.after is not None
+    before, after = facts.baseline.cases, facts.after.run.cases
+    if before is None or after is None or facts.task.hidden:
+        return None
+    return before, after
 
 
 def test_additions(facts: GradeFacts, policy: Policy) -> str:

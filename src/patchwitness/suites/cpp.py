@@ -13,6 +13,7 @@ it, with their own variables and limits.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -20,12 +21,14 @@ import re
 import shlex
 import shutil
 import threading
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchwitness.environment import Environment
-from patchwitness.model import BuildFacts, TestRun
-from patchwitness.outcomes.ctest import CtestReport, combine
+from patchwitness.model import BuildFacts, Cases, TestRun
+from patchwitness.outcomes import cases as test_cases
+from patchwitness.outcomes.ctest import CtestReport, combine, parse_junit_outputs
 from patchwitness.runner import Limits, Request, Result, Runner, run_tool
 from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, SuiteRun
 from patchwitness.task import Task
@@ -112,14 +115,17 @@ def ctest_keeps_output_size() -> bool:
     return bool(match) and (int(match.group(1)), int(match.group(2))) >= (3, 24)
 
 
-def write_shim(directory: Path, full_output: bool = False) -> Path:
+def write_shim(directory: Path, full_output: bool = False, ends: bool = False) -> Path:
     """The `ctest` shim, in `directory` (put first on PATH). With `full_output`, ctest keeps
-    whole test outputs in its JUnit report."""
+    whole test outputs in its JUnit report; with `ends` too, an output over the limit loses its
+    middle, not its end (where a test framework prints its summary)."""
     directory.mkdir(parents=True, exist_ok=True)
     real = shutil.which("ctest") or "/usr/bin/ctest"
     if full_output and ctest_keeps_output_size():
         wrapper = directory / "ctest-full-output"
         sizes = f"--test-output-size-passed {OUTPUT_LIMIT} --test-output-size-failed {OUTPUT_LIMIT}"
+        if ends:
+            sizes += " --test-output-truncation middle"
         wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(real)} "$@" {sizes}\n')
         wrapper.chmod(0o755)
         real = str(wrapper)
@@ -162,6 +168,17 @@ class CppRun:
     def report(self) -> CtestReport:
         return combine(self.listings, self.junits, self.gtest)
 
+    def cases(self, report: CtestReport) -> Cases:
+        """The cases inside each ctest test (outcomes/cases.py), from the reports and the whole
+        outputs ctest kept (`execute(full_output=True)`). An output of the limit's size may have
+        been cut: its summary is not read."""
+        outputs: dict[str, str] = {}
+        for text in self.junits:
+            with contextlib.suppress(ET.ParseError):
+                outputs.update(parse_junit_outputs(text))
+        cut = [t for t, text in outputs.items() if len(text.encode()) >= OUTPUT_LIMIT]
+        return test_cases.read(report, outputs, cut=cut, count=ctest_keeps_output_size())
+
     def failure_tail(self) -> str:
         if self.failure is None:
             return ""
@@ -203,6 +220,7 @@ class CppSuite:
         limits: Limits | None = None,
         tree_writable: bool = True,
         full_output: bool = False,
+        output_ends: bool = False,
         parallel: int | None = None,
         prefer: tuple[str, ...] = (),
         build: Path | None = None,
@@ -223,7 +241,7 @@ class CppSuite:
         reports, home = scratch / "reports", scratch / "home"
         for d in (build, reports / "gtest", home):
             d.mkdir(parents=True, exist_ok=True)
-        path = [str(write_shim(scratch / "bin", full_output)), *self.env.bin_dirs]
+        path = [str(write_shim(scratch / "bin", full_output, output_ends)), *self.env.bin_dirs]
         env = {
             "PW_BUILD": str(build),
             "PW_REPO": str(tree),
@@ -340,8 +358,16 @@ class CppSuite:
         if slot is not None and slot.has_snapshot(self.warm_name(instrument)):
             build = slot.build(self.warm_name(instrument))
             warm.restore(slot.snapshot(self.warm_name(instrument)), build)
+        # Whole outputs: the Catch2 and doctest summaries that say how many cases ran are there.
         done = self.execute(
-            tree, scratch, variables=variables, prefer=focus.changed, build=build, tools=tools
+            tree,
+            scratch,
+            variables=variables,
+            prefer=focus.changed,
+            build=build,
+            tools=tools,
+            full_output=True,
+            output_ends=True,
         )
         if done.failed_step:
             return self._build_failed(done)
@@ -357,6 +383,7 @@ class CppSuite:
             outcomes=report.outcomes,
             collected=report.listed,
             report_problems=problems,
+            cases=done.cases(report),
         )
         return SuiteRun(
             run=run,
