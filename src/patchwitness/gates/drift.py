@@ -111,13 +111,13 @@ def drift_facts(
     longer runs inside a ctest test that still passes is a removed test, named `TEST::CASE`."""
     f2p, p2f, still = transitions(before, after, failing, flaky)
     weakened = sorted({f"{w.file}::{w.scope}" for w in census.weakened})
-    hidden_cases = test_cases.lost(*cases, after) if cases is not None else []
+    vanished = test_cases.lost(*cases, after) if cases is not None else []
     return DriftFacts(
         failing_ids=list(failing),
         fail_to_pass=f2p,
         pass_to_fail=p2f,
         still_failing=still,
-        tests_removed=sorted(set(before) - set(after)) + hidden_cases,
+        tests_removed=sorted(set(before) - set(after)) + vanished,
         tests_added=sorted(set(after) - set(before)),
         skipped_after=skipped_after(before, after, flaky),
         assertion_delta=census.after_assertions - census.before_assertions,

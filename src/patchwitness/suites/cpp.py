@@ -115,17 +115,14 @@ def ctest_keeps_output_size() -> bool:
     return bool(match) and (int(match.group(1)), int(match.group(2))) >= (3, 24)
 
 
-def write_shim(directory: Path, full_output: bool = False, ends: bool = False) -> Path:
+def write_shim(directory: Path, full_output: bool = False) -> Path:
     """The `ctest` shim, in `directory` (put first on PATH). With `full_output`, ctest keeps
-    whole test outputs in its JUnit report; with `ends` too, an output over the limit loses its
-    middle, not its end (where a test framework prints its summary)."""
+    whole test outputs in its JUnit report."""
     directory.mkdir(parents=True, exist_ok=True)
     real = shutil.which("ctest") or "/usr/bin/ctest"
     if full_output and ctest_keeps_output_size():
         wrapper = directory / "ctest-full-output"
         sizes = f"--test-output-size-passed {OUTPUT_LIMIT} --test-output-size-failed {OUTPUT_LIMIT}"
-        if ends:
-            sizes += " --test-output-truncation middle"
         wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(real)} "$@" {sizes}\n')
         wrapper.chmod(0o755)
         real = str(wrapper)
@@ -171,7 +168,7 @@ class CppRun:
     def cases(self, report: CtestReport) -> Cases:
         """The cases inside each ctest test (outcomes/cases.py), from the reports and the whole
         outputs ctest kept (`execute(full_output=True)`). An output of the limit's size may have
-        been cut: its summary is not read."""
+        been cut short, and a summary past the cut is not there to read: it is not counted."""
         outputs: dict[str, str] = {}
         for text in self.junits:
             with contextlib.suppress(ET.ParseError):
@@ -220,7 +217,6 @@ class CppSuite:
         limits: Limits | None = None,
         tree_writable: bool = True,
         full_output: bool = False,
-        output_ends: bool = False,
         parallel: int | None = None,
         prefer: tuple[str, ...] = (),
         build: Path | None = None,
@@ -241,7 +237,7 @@ class CppSuite:
         reports, home = scratch / "reports", scratch / "home"
         for d in (build, reports / "gtest", home):
             d.mkdir(parents=True, exist_ok=True)
-        path = [str(write_shim(scratch / "bin", full_output, output_ends)), *self.env.bin_dirs]
+        path = [str(write_shim(scratch / "bin", full_output)), *self.env.bin_dirs]
         env = {
             "PW_BUILD": str(build),
             "PW_REPO": str(tree),
@@ -367,7 +363,6 @@ class CppSuite:
             build=build,
             tools=tools,
             full_output=True,
-            output_ends=True,
         )
         if done.failed_step:
             return self._build_failed(done)
