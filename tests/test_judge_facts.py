@@ -88,3 +88,18 @@ def test_a_gate_skipped_at_grade_time_is_named_when_the_policy_no_longer_rejects
     assert (verdict.label, verdict.grade) == ("passed", "accept-with-review")
     assert verdict.reasons[-1].row == "gate-not-run"
     assert "pristine" in verdict.reasons[-1].detail
+
+
+def test_a_coverage_tool_that_fails_on_the_patched_data_asks_for_review():
+    # The run left data and gcovr could not read it: the grader's trouble, not the patch's.
+    facts = load("checkout-coupon-tax", "honest")
+    assert facts.coverage is not None
+    facts.coverage.tool_failure = "gcovr failed: GcovrMergeAssertionError"
+    verdict = judge(facts)
+    assert (verdict.label, verdict.grade) == ("passed", "accept-with-review")
+    assert verdict.gates.coverage.row == "not-measurable"
+    assert "GcovrMergeAssertionError" in verdict.gates.coverage.detail
+    # A run that left no data at all is the run's doing: still a reject.
+    facts.coverage.tool_failure = ""
+    facts.coverage.data_found = False
+    assert (judge(facts).label, judge(facts).gates.coverage.row) == ("uncovered", "no-data")

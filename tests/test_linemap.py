@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from patchwitness.linemap import CODE, INIT, SCOPE, CppLines, map_lines
+from patchwitness.linemap import CODE, INIT, SCOPE, CppLines, map_lines, sha_line
 
 SHAPES = """\
 #include <string>
@@ -202,3 +202,34 @@ def test_blocks_after_a_macro_namespace_and_a_for_head_are_code():
     assert kinds[:3] == [(8, CODE), (10, CODE), (11, CODE)]
     # the `case 'b':` label (13) is scored by the first statement of the block it opens
     assert map_lines(MACRO_NAMESPACE, [13], {9, 10, 11, 15, 16, 19, 22})[13].line == 15
+
+
+# -- between the SHA and the patched text --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "removed", "added", "at_sha"),
+    [
+        (8, [], [3, 4, 5], 5),  # three lines added above: the line moved down by three
+        (2, [], [3, 4, 5], 2),  # above the addition: unmoved
+        (4, [], [3, 4, 5], None),  # a line the patch added has no line at the SHA
+        (6, [5], [5], 6),  # one line rewritten: the lines after it stay where they were
+        (4, [5], [5], 4),
+        (2, [2, 3], [], 4),  # two lines deleted above: the line moved up by two
+        (9, [4], [2, 3], 8),  # one deleted below two added: down by one
+    ],
+)
+def test_a_patched_line_is_mapped_to_the_shas_line(line, removed, added, at_sha):
+    assert sha_line(line, removed, added) == at_sha
+
+
+def test_every_untouched_line_maps_to_the_line_it_was():
+    sha = [f"line {n}" for n in range(1, 21)]
+    removed = [4, 5, 11]
+    patched = [*sha[:3], "new a", *sha[5:10], "new b", "new c", *sha[11:]]
+    added = [4, 10, 11]
+    for number, text in enumerate(patched, start=1):
+        old = sha_line(number, removed, added)
+        assert (old is None) == text.startswith("new")
+        if old is not None:
+            assert sha[old - 1] == text

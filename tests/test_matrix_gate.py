@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from patchwitness import policy
+from patchwitness import carried, policy
+from patchwitness.facts import MovedLines
 from patchwitness.gates import matrix as gate
 from patchwitness.gates.matrix import BUILD_CELL, Resources
 from patchwitness.model import Cell
@@ -320,6 +321,113 @@ def test_cells_are_json_round_trippable():
 
     cells = [cell("asan", "sanitizer", findings=[{"tool": "x", "kind": "y", "location": "z"}])]
     assert load_cells(dump_cells(cells)) == cells
+
+
+# --- sanitizer findings the SHA had already ---------------------------------------------------
+
+UB = "reference binding to misaligned address ADDR for type 'T'"
+
+
+def ub(location: str, kind: str = UB, **extra: str) -> dict[str, str]:
+    return {"tool": "UndefinedBehaviorSanitizer", "kind": kind, "location": location, **extra}
+
+
+def moved_down(by: int, path: str = "include/bytes.hpp", at: int = 3) -> dict[str, MovedLines]:
+    """A patch that adds `by` lines at line `at` of `path`."""
+    return {path: MovedLines(sha_path=path, added=list(range(at, at + by)))}
+
+
+def findings_matrix(patched_finding, *, target: bool = True, at_sha: str = "include/bytes.hpp:9:5"):
+    """The target (or another test) green in dbg and rel after the patch and stopped by a
+    finding under ubsan2; at the SHA the same test was red there with the finding `at_sha`."""
+    name = "golden_sum"
+    base = [cell(e, "run_fail", name, mode="cmake", patch="baseline") for e in ("dbg", "rel")]
+    base.append(
+        cell("ubsan2", "sanitizer", name, mode="cmake", patch="baseline", findings=[ub(at_sha)])
+    )
+    patched = [cell(e, "pass", name, mode="cmake") for e in ("dbg", "rel")]
+    patched.append(cell("ubsan2", "sanitizer", name, mode="cmake", findings=[patched_finding]))
+    return patched, base, [name] if target else []
+
+
+def test_a_finding_the_sha_had_moved_by_the_patch_makes_no_cell_red():
+    patched, base, targets = findings_matrix(ub("include/bytes.hpp:14:5"))
+    result = gate.decide(patched, base, targets=targets, moved=moved_down(5))
+    assert (result.row, result.effect) == ("baseline-red", "review")
+    assert result.facts.new_red == []
+    assert result.facts.carried == [f"golden_sum@ubsan2: {UB} at include/bytes.hpp:14:5"]
+    assert "the SHA's own sanitizer findings" in result.detail
+    # Without the line map (facts collected before it was kept) the status decides, as before.
+    assert gate.decide(patched, base, targets=targets).row == "sanitizer-only"
+
+
+def test_never_by_raw_file_and_line():
+    # At the SHA's very file:line, but the patch added that line: the finding is the patch's.
+    patched, base, targets = findings_matrix(ub("include/bytes.hpp:9:5"))
+    result = gate.decide(patched, base, targets=targets, moved=moved_down(1, at=9))
+    assert result.row == "sanitizer-only"
+    # And at the place the SHA's finding moved to, but of another kind: new too.
+    other = ub("include/bytes.hpp:10:5", kind="load of misaligned address ADDR for type 'T'")
+    patched, base, targets = findings_matrix(other)
+    assert gate.decide(patched, base, targets=targets, moved=moved_down(1, at=9)).row == (
+        "sanitizer-only"
+    )
+
+
+def test_a_new_finding_makes_a_cell_red_that_was_red_at_the_sha_too():
+    # Not a target, red under ubsan2 at the SHA with the old finding, stopped by a new one now:
+    # by status alone this was noise.
+    patched, base, targets = findings_matrix(ub("src/new.cpp:3:1"), target=False)
+    for c in base:
+        c.status = "pass" if c.envelope != "ubsan2" else c.status
+    result = gate.decide(patched, base, targets=targets, moved={})
+    assert (result.row, result.facts.new_red) == ("sanitizer-only", ["golden_sum@ubsan2"])
+    assert gate.decide(patched, base, targets=targets).row == "baseline-red"
+
+
+def test_a_finding_in_a_file_the_patch_created_is_new():
+    patched, base, targets = findings_matrix(ub("include/bytes.hpp:9:5"))
+    created = {"include/bytes.hpp": MovedLines(sha_path=None, added=[1, 2, 3])}
+    assert gate.decide(patched, base, targets=targets, moved=created).row == "sanitizer-only"
+
+
+def test_a_renamed_file_keeps_its_findings():
+    renamed = {"include/b.hpp": MovedLines(sha_path="include/bytes.hpp")}
+    patched, base, targets = findings_matrix(ub("include/b.hpp:9:5"))
+    assert gate.decide(patched, base, targets=targets, moved=renamed).row == "baseline-red"
+
+
+def test_findings_outside_the_repository_are_placed_by_their_stack():
+    library = "/usr/include/c++/12/bits/stl_vector.h:1224"
+    kind = "heap-buffer-overflow"
+
+    def asan(frame: str) -> dict[str, str]:
+        return {
+            "tool": "AddressSanitizer",
+            "kind": kind,
+            "location": library,
+            "frames": f"{library}\n{frame}\ntests/golden_sum.cpp:6",
+            "functions": "std::vector<int>::front()\nfirst()\nmain",
+        }
+
+    at_sha = asan("src/first.cpp:4")
+    base = [cell("ubsan2", "sanitizer", "golden_sum", mode="cmake", findings=[at_sha])]
+    base += [cell(e, "run_fail", "golden_sum", mode="cmake") for e in ("dbg", "rel")]
+    move = {"src/first.cpp": MovedLines(sha_path="src/first.cpp", added=[1, 2])}
+
+    def decide(finding):
+        patched = [cell(e, "pass", "golden_sum", mode="cmake") for e in ("dbg", "rel")]
+        patched.append(cell("ubsan2", "sanitizer", "golden_sum", mode="cmake", findings=[finding]))
+        return gate.decide(patched, base, targets=["golden_sum"], moved=move).row
+
+    # The same call, two lines down: the SHA's. The library's own line never moves, so it
+    # cannot tell a new caller from the old one; the project's frame does.
+    assert decide(asan("src/first.cpp:6")) == "baseline-red"
+    assert decide(asan("src/first.cpp:2")) == "sanitizer-only"  # from a line the patch added
+    assert decide(asan("src/other.cpp:6")) == "sanitizer-only"
+    # Nothing to place a finding by: it matches nothing.
+    bare = {"tool": "AddressSanitizer", "kind": kind, "location": ""}
+    assert carried.place(bare, {}) is None
 
 
 # --- the table is published with the others ---------------------------------------------------

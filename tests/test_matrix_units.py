@@ -208,6 +208,8 @@ def test_ubsan_report():
             "kind": "signed integer overflow",
             "location": "subject/ring.hpp:14:20",
             "message": found[0]["message"],
+            "frames": "subject/ring.hpp:14",
+            "functions": "Ring::push(unsigned int)",
         }
     ]
 
@@ -243,6 +245,48 @@ def test_tsan_report():
 )
 def test_ordinary_stderr_is_not_a_report(text):
     assert sanitizers.parse(text) == []
+
+
+# A report whose own location is a system header: its stack says where the project called it.
+ASAN_IN_LIBRARY = """\
+==9==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6 at pc 0x5 bp 0x7 sp 0x8
+READ of size 4 at 0x6 thread T0
+    #0 0x55 in __interceptor_memcpy ../../../../src/libsanitizer/sanitizer_common/x.inc:827
+    #1 0x56 in std::vector<int>::front() /usr/include/c++/12/bits/stl_vector.h:1224
+    #2 0x57 in first(std::vector<int> const&) /w/repo/src/first.cpp:4
+    #3 0x58 in main /w/repo/tests/golden_first.cpp:6
+    #4 0x59 in __libc_start_call_main ../sysdeps/nptl/libc_start_call_main.h:58
+    #5 0x5a in _start (/w/build/golden_first+0x11a4)
+
+0x6 is located 0 bytes after 4-byte region [0x2,0x6)
+allocated by thread T0 here:
+    #0 0x60 in operator new(unsigned long) ../../../../src/libsanitizer/asan/new.cpp:95
+    #1 0x61 in main /w/repo/tests/golden_first.cpp:5
+
+SUMMARY: AddressSanitizer: heap-buffer-overflow /usr/include/c++/12/bits/stl_vector.h:1224 in x
+"""
+
+
+def test_a_report_keeps_its_first_stack_outside_the_runtime():
+    found = sanitizers.parse(ASAN_IN_LIBRARY, ["/w/repo", "/w/build"])
+    assert found[0]["location"] == "/usr/include/c++/12/bits/stl_vector.h:1224"
+    assert found[0]["frames"].split("\n") == [
+        "/usr/include/c++/12/bits/stl_vector.h:1224",
+        "src/first.cpp:4",
+        "tests/golden_first.cpp:6",
+    ]
+    assert found[0]["functions"].split("\n") == [
+        "std::vector<int>::front()",
+        "first(std::vector<int> const&)",
+        "main",
+    ]
+    # Frames without a source line keep their function; a report without a stack has none.
+    bare = (
+        "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x0\n    #0 0x4f in f (/b/x+0x4f)\n"
+    )
+    assert [(f["frames"], f["functions"]) for f in sanitizers.parse(bare)] == [("", "f")]
+    plain = "a.cpp:3:5: runtime error: load of null pointer of type 'int'\n"
+    assert [(f["frames"], f["functions"]) for f in sanitizers.parse(plain)] == [("", "")]
 
 
 def test_ubsan_kinds_are_stable():

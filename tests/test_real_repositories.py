@@ -516,3 +516,102 @@ def test_a_skip_from_code_alone_is_named_even_without_a_finding(clock_task):
     assert verdict.label == "UNPRINTABLE", verdict.reasons
     rows = [r.row for r in verdict.reasons]
     assert "skipped-by-code" in rows or "gaming-code" in rows
+
+
+# -- 8. the grader's coverage tool fails -----------------------------------------------------------
+
+CLIP_CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(clip CXX)
+set(CMAKE_CXX_STANDARD 17)
+enable_testing()
+add_executable(golden_plain tests/golden_clip.cpp)
+target_include_directories(golden_plain PRIVATE include)
+add_test(NAME golden_plain COMMAND golden_plain)
+add_executable(golden_logged tests/golden_clip.cpp)
+target_include_directories(golden_logged PRIVATE include)
+target_compile_definitions(golden_logged PRIVATE CLIP_LOGGED)
+add_test(NAME golden_logged COMMAND golden_logged)
+"""
+
+# A header-only library whose tests build it twice, with and without an optional feature: the
+# feature switches which definition of `clip` is compiled, so one inline function sits at two
+# lines in two translation units.
+CLIP = """\
+#pragma once
+
+#ifdef CLIP_LOGGED
+#include <cstdio>
+inline int clip(int v)
+{
+    std::printf("clip %d\\n", v);
+    return v < 0 ? 0 : (v > 100 ? 99 : v);
+}
+#else
+inline int clip(int v)
+{
+    return v < 0 ? 0 : (v > 100 ? 99 : v);
+}
+#endif
+"""
+
+CLIP_FILES = {
+    "CMakeLists.txt": CLIP_CMAKE,
+    "include/clip.hpp": CLIP,
+    "tests/golden_clip.cpp": '#include "clip.hpp"\n\nint main() {\n'
+    "  return clip(-5) == 0 && clip(7) == 7 && clip(500) == 100 ? 0 : 1;\n}\n",
+}
+CLIP_FIX = [
+    (
+        "include/clip.hpp",
+        '    std::printf("clip %d\\n", v);\n    return v < 0 ? 0 : (v > 100 ? 99',
+        '    std::printf("clip %d\\n", v);\n    return v < 0 ? 0 : (v > 100 ? 100',
+    ),
+    (
+        "include/clip.hpp",
+        "{\n    return v < 0 ? 0 : (v > 100 ? 99",
+        "{\n    return v < 0 ? 0 : (v > 100 ? 100",
+    ),
+]
+
+
+def clip_task(root: Path, files: dict[str, str]) -> Built:
+    sha = build.make_repo(root / "repo", files)
+    task_dir = root / "tasks" / "clip"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_plain", "golden_logged"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    return Built(root, root / "repo", sha, task_dir, dict(files))
+
+
+@needs_cpp
+def test_an_inline_function_on_two_lines_in_two_programs_is_measured(tmp_path):
+    built = clip_task(tmp_path, CLIP_FILES)
+    verdict = grade(built.task_dir, built.patch(CLIP_FIX, "fix.diff"), settings=Settings())
+    coverage = verdict.gates.coverage
+    assert (verdict.grade, verdict.label) == ("accept", "passed"), verdict.reasons
+    assert coverage.row == "all-hit", coverage.detail
+    assert coverage.facts.scored_executable_lines == 2
+    assert coverage.facts.trials[0].endswith(": used")
+
+
+@needs_cpp
+def test_a_coverage_tool_that_cannot_read_the_shas_data_is_not_measurable(tmp_path):
+    # The project's test leaves a file gcovr takes for coverage data and cannot read, at the SHA
+    # as after any patch: coverage is not measurable for every patch, never a reject.
+    writes = '#include <fstream>\n#include "clip.hpp"\n\nint main() {\n' + (
+        '  std::ofstream("snapshot.gcda") << "not coverage data";\n'
+        "  return clip(-5) == 0 && clip(7) == 7 && clip(500) == 100 ? 0 : 1;\n}\n"
+    )
+    built = clip_task(tmp_path, {**CLIP_FILES, "tests/golden_clip.cpp": writes})
+    verdict = grade(built.task_dir, built.patch(CLIP_FIX, "fix.diff"), settings=Settings())
+    coverage = verdict.gates.coverage
+    assert (verdict.grade, verdict.label) == ("accept-with-review", "passed"), verdict.reasons
+    assert coverage.row == "not-measurable", coverage.detail
+    assert "the coverage tool cannot read it: gcovr failed" in coverage.detail
+    assert verdict.runs["after"].returncode == 0

@@ -20,7 +20,8 @@ from patchwitness.cachedir import cache_root
 from patchwitness.census.items import Inventory
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
 from patchwitness.errors import FailedAtSha, InvalidTask
-from patchwitness.model import Outcome, TestRun
+from patchwitness.model import Cases, Outcome, TestRun
+from patchwitness.outcomes import cases as test_cases
 from patchwitness.pytest_config import PytestConfig
 from patchwitness.settings import Settings
 from patchwitness.suites import Instrumentation, RunSurface, Suite, SuiteRun
@@ -57,6 +58,14 @@ class Baseline:
 
     def graph_for(self, instrument: Instrumentation | None) -> BuildGraph | None:
         return self.graph if instrument is None else self.instrumented_graph
+
+    # The cases inside each ctest test under that instrumentation (C++), which the patched
+    # run's are compared with; the plain run's are `run.cases`.
+    instrumented_cases: Cases | None = None
+
+    def cases(self, instrumented: bool) -> Cases | None:
+        """The SHA's cases as the patched run is compared with them: like with like."""
+        return self.instrumented_cases if instrumented else self.run.cases
 
     def failing_keys(self, names: list[str]) -> list[str]:
         """The task's failing ids as stable keys (InvalidTask for a name that is no test here)."""
@@ -98,6 +107,9 @@ class Baseline:
             "instrumented_graph": (
                 None if self.instrumented_graph is None else self.instrumented_graph.to_json()
             ),
+            "instrumented_cases": (
+                None if self.instrumented_cases is None else self.instrumented_cases.model_dump()
+            ),
         }
 
     @classmethod
@@ -134,6 +146,11 @@ class Baseline:
             surface=RunSurface.from_json(data.get("surface")),
             graph=BuildGraph.from_json(data.get("graph")),
             instrumented_graph=BuildGraph.from_json(data.get("instrumented_graph")),
+            instrumented_cases=(
+                None
+                if data.get("instrumented_cases") is None
+                else Cases.model_validate(data["instrumented_cases"])
+            ),
         )
 
 
@@ -219,11 +236,16 @@ def compute(
             result = suite.run(ws.repo, scratch)
             validate_run(task, result, log_dir(cache, key))
             results.append(result)
-        chosen, instrumented, trials, chosen_run = None, {}, [], None
+        chosen, chosen_run, trials = None, None, []
         if coverage and task.options.coverage.enabled:
             chosen, chosen_run, trials = choose_instrumentation(ws, suite, results)
-            instrumented = dict(chosen_run.outcomes) if chosen_run is not None else {}
+    instrumented = chosen_run.run if chosen_run is not None else None
     first = results[0]
+    # Cases that differ between the SHA's runs are flaky, never judged (outcomes/cases.py).
+    varied = test_cases.varied([r.run.cases for r in results])
+    for cases in (first.run.cases, instrumented.cases if instrumented else None):
+        if cases is not None:
+            cases.varied = varied
     unstable = sorted(
         {k for r in results[1:] for k in identity.unstable(first.run.ids, r.run.ids, r.outcomes)}
     )
@@ -248,11 +270,12 @@ def compute(
         extra={"build": first.build.model_dump() if first.build else None},
         unstable_ids=unstable,
         instrumentation=chosen,
-        instrumented_outcomes=instrumented,
+        instrumented_outcomes=dict(instrumented.outcomes) if instrumented else {},
         coverage_trials=trials,
         surface=first.surface,
         graph=first.graph,
         instrumented_graph=chosen_run.graph if chosen_run is not None else None,
+        instrumented_cases=instrumented.cases if instrumented else None,
     )
     validate_failing(task, baseline)
     return baseline
@@ -261,8 +284,10 @@ def compute(
 def choose_instrumentation(
     ws: Workspace, suite: Suite, plain: list[SuiteRun]
 ) -> tuple[Instrumentation | None, SuiteRun | None, list[str]]:
-    """The richest instrumentation under which the SHA builds and its tests do what they do in
-    the plain run. The grader's own flags must never be what turns a test red."""
+    """The richest instrumentation under which the SHA builds, its tests do what they do in
+    the plain run, and the coverage tool reads what the run left. The grader's own flags must
+    never be what turns a test red, and its own tool never what makes a patch uncovered: when
+    the tool cannot read the SHA's data, coverage is not measurable for every patch."""
     varying = {
         k
         for r in plain[1:]
@@ -274,6 +299,11 @@ def choose_instrumentation(
         run = suite.run(ws.repo, ws.new_dir("instrumented"), instrument=variant)
         why = instrumented_differs(run, plain[0], varying)
         if not why:
+            unread = suite.coverage_problem(run, ws.repo, ws.new_dir("coverage-check"))
+            if unread:
+                # The tool, not the flags: a lesser variant leaves data of the same kind.
+                trials.append(f"{variant.describe()}: the coverage tool cannot read it: {unread}")
+                return None, None, trials
             trials.append(f"{variant.describe()}: used")
             return variant, run, trials
         trials.append(f"{variant.describe()}: {why}")

@@ -183,7 +183,7 @@ def matrix_run(
         cells = baseline
         if data is not None:
             with history.checkout(task, settings.cache) as ws:
-                ws.apply(data, allow_binary=task.options.patch.allow_binary)
+                parsed = ws.apply(data, allow_binary=task.options.patch.allow_binary)
                 gate = matrix.gate(
                     task,
                     plan,
@@ -192,6 +192,7 @@ def matrix_run(
                     tools,
                     baseline=baseline,
                     patch_id=patch_id,
+                    patch=parsed,
                 )
             cells = [c for c in gate.facts.cells]
     except (GradeStop, OSError) as exc:

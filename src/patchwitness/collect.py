@@ -353,6 +353,7 @@ def _collect_patched(
             flaky=list(base.flaky),
             unstable_ids=list(base.unstable_ids),
             runs=base.runs,
+            cases=base.cases(instrumented=instrument is not None),
         )
         focus = Focus(
             changed=tuple(c.path for c in patch.files),
@@ -473,6 +474,7 @@ def _collect_patched(
                     tools,
                     patch_id=patch.sha256,
                     failing=failing,
+                    patch=patch,
                 )
                 clock.lap("matrix")
     clock.lap("cleanup")  # removing the patched workspace (its build trees)
@@ -1058,11 +1060,11 @@ def collect_coverage(
     sources = coverage_gate.patched_sources(production, task.language, known)
     measurable = base.instrumentation is not None
     hits: dict = {}
-    found, why = True, ""
+    found, why, tool_failure = True, "", ""
     unseen: list[str] = []
     if sources and measurable:
         # gcovr runs gcov on files the code under grade wrote: through the runner.
-        data, why = collect_hits(
+        read = collect_hits(
             after.coverage,
             tree,
             scratch,
@@ -1070,8 +1072,11 @@ def collect_coverage(
             settings.runner,
             patched.statements,
         )
-        found = data is not None
-        hits = data or {}
+        # The tool failing on data the run left is the grader's trouble; no data is the run's.
+        found = read.files is not None or read.tool_failed
+        why = "" if read.tool_failed else read.why
+        tool_failure = read.why if read.tool_failed else ""
+        hits = read.files or {}
         unseen = unmeasured(after.coverage, [c.path for c in sources])
         if unseen:
             # A file a test ran as a script is one the probes never see: it is left out, not
@@ -1106,6 +1111,7 @@ def collect_coverage(
         measurable=measurable,
         data_found=found,
         why_no_data=why,
+        tool_failure=tool_failure,
         facts=facts,
     )
 

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from patchwitness.model import (
     BuildFacts,
+    Cases,
     Cell,
     CensusFacts,
     CoverageFacts,
@@ -85,6 +86,9 @@ class BaselineFacts(Fact):
     flaky: list[str] = Field(default_factory=list)
     unstable_ids: list[str] = Field(default_factory=list)
     runs: int = 1
+    # The cases inside each ctest test at the SHA, under the patched run's instrumentation (C++;
+    # None: not recorded, only ctest tests are compared).
+    cases: Cases | None = None
 
 
 class SuiteFacts(Fact):
@@ -116,14 +120,29 @@ class CoverageCollected(Fact):
     measurable: bool = True
     data_found: bool = True
     why_no_data: str = ""
+    # The run left data and the coverage tool failed on it (its message): not measurable.
+    tool_failure: str = ""
     facts: CoverageFacts = Field(default_factory=CoverageFacts)
 
 
+class MovedLines(Fact):
+    """How one file's lines moved between the SHA and the patched text: its path at the SHA (None
+    when the patch created it), the SHA's lines the patch removed and the patched lines it added.
+    linemap.sha_line maps a patched line to the SHA's with it."""
+
+    sha_path: str | None
+    removed: list[int] = Field(default_factory=list)
+    added: list[int] = Field(default_factory=list)
+
+
 class MatrixCollected(Fact):
-    """The flag matrix's cells at the SHA and after the patch, with the manifest's facts."""
+    """The flag matrix's cells at the SHA and after the patch, with the manifest's facts. `moved`
+    is the patch's line map per patched path, by which the gate tells a sanitizer finding the SHA
+    had already from a new one (None: not recorded, every finding of a red cell counts)."""
 
     cells: list[Cell] = Field(default_factory=list)
     baseline: list[Cell] = Field(default_factory=list)
+    moved: dict[str, MovedLines] | None = None
     resources: dict[str, float] = Field(default_factory=dict)
     targets: list[str] = Field(default_factory=list)
     mode: str = ""

@@ -21,6 +21,7 @@ from patchwitness.gates import matrix as matrix_gate
 from patchwitness.gates import special as special_gate
 from patchwitness.gates import surface as surface_gate
 from patchwitness.model import (
+    Cases,
     CensusGate,
     CoverageGate,
     DriftFacts,
@@ -187,6 +188,7 @@ def judge_drift(facts: GradeFacts, policy: Policy) -> DriftGate:
         census=facts.census,
         classes=classes(facts),
         flaky=flaky,
+        cases=_cases(facts),
     )
     drift.ids = dict(facts.after.run.ids)
     drift.unstable_ids = sorted(
@@ -208,6 +210,16 @@ def judge_drift(facts: GradeFacts, policy: Policy) -> DriftGate:
         gate_mode=facts.task.mode == "gate",
     )
     return drift_gate.decide(drift, inputs, policy.table("drift"))
+
+
+def _cases(facts: GradeFacts) -> tuple[Cases, Cases] | None:
+    """The cases inside the ctest tests at the SHA and after the patch, when both were recorded.
+    Not with hidden tests: the patched run then holds the grader's test files, the SHA's not."""
+    assert facts.after is not None
+    before, after = facts.baseline.cases, facts.after.run.cases
+    if before is None or after is None or facts.task.hidden:
+        return None
+    return before, after
 
 
 def test_additions(facts: GradeFacts, policy: Policy) -> str:
@@ -323,11 +335,16 @@ def judge_coverage(facts: GradeFacts, policy: Policy) -> CoverageGate | None:
         touches_source=collected.touches_source,
         goldens_red=_goldens_red(facts),
         data_found=collected.data_found,
-        measurable=collected.measurable,
+        # A coverage tool that fails is never the patch's doing: nothing was measured.
+        measurable=collected.measurable and not collected.tool_failure,
         table=policy.table("coverage"),
     )
     if gate.row == "no-data" and collected.why_no_data:
         gate.detail = collected.why_no_data
+    if gate.row == "not-measurable" and collected.tool_failure:
+        gate.detail = "the coverage tool failed on the patched run's data: " + (
+            collected.tool_failure
+        )
     return gate
 
 
@@ -338,6 +355,7 @@ def judge_matrix(collected: MatrixCollected, policy: Policy) -> MatrixGate:
         matrix_gate.Resources.model_validate(collected.resources),
         targets=collected.targets,
         table=policy.table("matrix"),
+        moved=collected.moved,
     )
     gate.facts.mode = collected.mode
     gate.facts.manifest_sha256 = collected.manifest_sha256

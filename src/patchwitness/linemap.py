@@ -17,13 +17,17 @@ function body, a control statement, a compound statement, a lambda) or an initia
 apart by the text before it. A line inside a function that has no line data at all (a template
 never instantiated, an inline function no test compiled) is not mapped: it stays suspicious. A line
 outside any function (a declaration at namespace or class scope) is no code to score.
+
+`sha_line` maps the other way between two texts: a line of the patched text to the SHA's line it
+is, by the patch's own added and removed lines (the flag matrix matches sanitizer findings with
+the SHA's through it, carried.py).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from patchwitness.census.cpp_lexer import strip_cpp
@@ -358,3 +362,22 @@ def _walk(blocks: list[Block]):
     for block in blocks:
         yield block
         yield from _walk(block.children)
+
+
+# -- between the SHA and the patched text --------------------------------------------------------
+
+
+def sha_line(line: int, removed: Sequence[int], added: Sequence[int]) -> int | None:
+    """The SHA's line that line `line` of the patched text is, given the SHA's lines the patch
+    removed and the patched text's lines it added (a diff's `-` and `+` lines, 1-based); None
+    for a line the patch added. A diff keeps the lines it leaves alone in their order, so the
+    k-th untouched line of the patched text is the k-th untouched line of the SHA's."""
+    if line in added:
+        return None
+    rank = line - sum(1 for n in set(added) if n < line)
+    old = rank
+    for gone in sorted(set(removed)):
+        if gone > old:
+            break
+        old += 1
+    return old

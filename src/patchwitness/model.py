@@ -130,16 +130,36 @@ class RunFacts(Fact):
     limits: list[str] = Field(default_factory=list)
 
 
+class Cases(Fact):
+    """The test cases inside the ctest tests of one run, as their frameworks report them
+    (outcomes/cases.py). Outcomes stay keyed by ctest test; these say only which cases ran, so
+    that a case a filter, a tag or a macro hides inside a passing ctest test is seen to vanish.
+
+    `gtest`: per executable, the GoogleTest cases its XML lists (every case that ran, disabled
+    ones under their name without DISABLED_; no case a filter left out). `counted`: per ctest
+    test, how many test cases its Catch2 or doctest summary says ran (`framework` names which),
+    read from the whole output ctest kept; `uncounted` names the tests whose output it cut short.
+    `varied` (the SHA's only): executables and tests whose cases differed between its runs."""
+
+    executables: dict[str, str] = Field(default_factory=dict)  # ctest test -> executable name
+    gtest: dict[str, list[str]] = Field(default_factory=dict)
+    counted: dict[str, int] = Field(default_factory=dict)
+    framework: dict[str, str] = Field(default_factory=dict)
+    uncounted: list[str] = Field(default_factory=list)
+    varied: list[str] = Field(default_factory=list)
+
+
 class TestRun(Fact):
     """Per-test outcomes of one run of the task's test command, keyed by each test's stable key
     (what the test is: file, classes, function, parametrize position); `ids` keeps the printed id
-    of every test whose key differs from it."""
+    of every test whose key differs from it. `cases`: the cases inside each ctest test (C++)."""
 
     run: RunFacts
     outcomes: dict[str, Outcome] = Field(default_factory=dict)
     collected: list[str] = Field(default_factory=list)
     ids: dict[str, str] = Field(default_factory=dict)
     report_problems: list[str] = Field(default_factory=list)
+    cases: Cases | None = None
 
 
 class WeakenedTest(Frozen):
@@ -312,6 +332,9 @@ class MatrixFacts(Fact):
     missing: list[str] = Field(default_factory=list)
     new_red: list[str] = Field(default_factory=list)
     optional_red: list[str] = Field(default_factory=list)
+    # Sanitizer findings of red cells that the SHA's run had already, at the same place once
+    # mapped through the patch: "golden@envelope: KIND at PATH:LINE" (gates/matrix.py).
+    carried: list[str] = Field(default_factory=list)
     advice: list[str] = Field(default_factory=list)
     tolerance: dict[str, float] = Field(default_factory=dict)
 

@@ -143,7 +143,8 @@ COVERAGE_TABLE: list[Row] = [
         "(comments, build files, data)",
         "not-applicable", "not-applicable", lambda f: not f.touches_source),
     Row("not-measurable", "no instrumented build or run behaves at the SHA as the plain one "
-        "does (the grader's flags break it): the run was plain and coverage is not measured",
+        "does (the grader's flags break it), or the coverage tool cannot read the SHA's data or "
+        "fails on the patched run's: coverage is not measured",
         "not-measurable", "review", lambda f: not f.measurable),
     Row("goldens-red", "the goldens are red",
         "reject", "reject", lambda f: f.goldens_red),

@@ -9,7 +9,8 @@ from patchwitness import policy
 from patchwitness.census.items import split_key
 from patchwitness.classify import GRADER, INFRA, TEST
 from patchwitness.facts import ChangedFile
-from patchwitness.model import CensusFacts, DriftFacts, DriftGate, Outcome, PristineFacts
+from patchwitness.model import Cases, CensusFacts, DriftFacts, DriftGate, Outcome, PristineFacts
+from patchwitness.outcomes import cases as test_cases
 
 
 @dataclass(frozen=True)
@@ -105,15 +106,19 @@ def drift_facts(
     classes: Mapping[str, ChangedFile],
     flaky: set[str] = frozenset(),  # type: ignore[assignment]
     pristine: PristineFacts | None = None,
+    cases: tuple[Cases, Cases] | None = None,
 ) -> DriftFacts:
+    """`cases`: the cases inside the ctest tests at the SHA and after the patch; a case that no
+    longer runs inside a ctest test that still passes is a removed test, named `TEST::CASE`."""
     f2p, p2f, still = transitions(before, after, failing, flaky)
     weakened = sorted({f"{w.file}::{w.scope}" for w in census.weakened})
+    vanished = test_cases.lost(*cases, after) if cases is not None else []
     return DriftFacts(
         failing_ids=list(failing),
         fail_to_pass=f2p,
         pass_to_fail=p2f,
         still_failing=still,
-        tests_removed=sorted(set(before) - set(after)),
+        tests_removed=sorted(set(before) - set(after)) + vanished,
         tests_added=sorted(set(after) - set(before)),
         skipped_after=skipped_after(before, after, flaky),
         assertion_delta=census.after_assertions - census.before_assertions,

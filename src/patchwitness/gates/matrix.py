@@ -6,16 +6,22 @@ the patch is judged on transitions. A required cell the patched run lacks fails 
 listed as `targets` (the task's failing ids, red at the SHA by design) are not noise: a target
 that passes under one envelope and fails under another is the matrix's finding; so is a ctest
 test red under every envelope at the SHA (a known failure of the suite, reported by drift).
+
+A cell a sanitizer made red is judged by its findings when the patch's line map is known
+(carried.py): a finding the SHA's run had already, at the same place once mapped, makes no cell
+red (the cell is noise: the run stopped at the SHA's own finding), and a new one does, whatever
+the cell was at the SHA.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from patchwitness import policy
+from patchwitness import carried, policy
+from patchwitness.facts import MovedLines
 from patchwitness.model import DEFERRED, Cell, MatrixFacts, MatrixGate
 
 RUNTIME_RED = ("run_fail", "sanitizer", "digest_mismatch", "timeout")
@@ -106,8 +112,14 @@ def with_missing(patched: list[Cell], baseline: list[Cell] | None) -> list[Cell]
     return out
 
 
-def new_red(cells: list[Cell], baseline: list[Cell] | None, targets: set[str]) -> list[Cell]:
-    """Red cells the patch is answerable for. Without a baseline every red cell counts."""
+def new_red(
+    cells: list[Cell],
+    baseline: list[Cell] | None,
+    targets: set[str],
+    findings: carried.AtSha | None = None,
+) -> list[Cell]:
+    """Red cells the patch is answerable for. Without a baseline every red cell counts. With the
+    SHA's `findings`, a sanitizer's cell counts exactly when one of its findings is new."""
     if baseline is None:
         return [c for c in cells if _red(c)]
     at_sha = {cell_id(c.golden, c.envelope): c for c in baseline}
@@ -115,6 +127,11 @@ def new_red(cells: list[Cell], baseline: list[Cell] | None, targets: set[str]) -
     out = []
     for cell in cells:
         if not _red(cell):
+            continue
+        new_finding = findings.judge(cell) if findings is not None else None
+        if new_finding is not None:
+            if new_finding:
+                out.append(cell)
             continue
         before = _baseline_cell(at_sha, cell)
         if cell.golden in targets:
@@ -126,16 +143,46 @@ def new_red(cells: list[Cell], baseline: list[Cell] | None, targets: set[str]) -
     return out
 
 
-def noise(cells: list[Cell], baseline: list[Cell] | None, targets: set[str]) -> list[Cell]:
-    """Required cells red at the SHA and still red: what the patch cannot be judged on."""
+def noise(
+    cells: list[Cell],
+    baseline: list[Cell] | None,
+    targets: set[str],
+    findings: carried.AtSha | None = None,
+) -> list[Cell]:
+    """Required cells red at the SHA and still red, and cells red only by the SHA's own
+    sanitizer findings (targets too: the run stopped at a finding it had before the patch): what
+    the patch cannot be judged on."""
     if baseline is None:
         return []
     at_sha = {cell_id(c.golden, c.envelope): c for c in baseline}
     out = []
     for cell in cells:
+        if not (cell.required and _red(cell)):
+            continue
+        new_finding = findings.judge(cell) if findings is not None else None
         before = _baseline_cell(at_sha, cell)
-        if cell.required and cell.golden not in targets and _red(cell) and _red(before):
+        if new_finding is False or (
+            new_finding is None and cell.golden not in targets and _red(before)
+        ):
             out.append(cell)
+    return out
+
+
+def carried_findings(cells: list[Cell], findings: carried.AtSha | None) -> list[str]:
+    """Each finding of a red cell that the SHA had already, named with its place after the
+    patch: `golden@ubsan2: KIND at PATH:LINE`."""
+    if findings is None:
+        return []
+    out = []
+    for cell in cells:
+        for found in cell.sanitizer_findings:
+            if _red(cell) and findings.had(found):
+                text = (
+                    f"{cell_id(cell.golden, cell.envelope)}: {found.get('kind', '')} at "
+                    f"{found.get('location') or '?'}"
+                )
+                if text not in out:
+                    out.append(text)
     return out
 
 
@@ -313,7 +360,8 @@ def detail(
     if row.id == "optional-red":
         return "optional envelopes only: " + ", ".join(facts.optional_red[:6])
     if row.id == "baseline-red":
-        return f"red at the SHA and after the patch: {_names(floor)}; {FIX_THE_SUBJECT}"
+        known = f"; the SHA's own sanitizer findings: {facts.carried[0]}" if facts.carried else ""
+        return f"red at the SHA and after the patch: {_names(floor)}{known}; {FIX_THE_SUBJECT}"
     if row.id == "all-green":
         required = [c for c in cells if c.required]
         green = sum(1 for c in required if c.status == "pass")
@@ -335,14 +383,19 @@ def decide(
     *,
     targets: Iterable[str] = (),
     table: Sequence[policy.Row] = policy.MATRIX_TABLE,
+    moved: Mapping[str, MovedLines] | None = None,
 ) -> MatrixGate:
-    """Judge the patched cells against the SHA's and pick the first matching table row."""
+    """Judge the patched cells against the SHA's and pick the first matching table row. `moved`:
+    the patch's line map (None: not known, a sanitizer's cell is judged by its status)."""
     tolerance = tolerance or Resources()
     goals = set(targets) | known_red(baseline)
     cells = with_missing(patched, baseline)
-    red = new_red(cells, baseline, goals)
+    findings = (
+        carried.at_sha(baseline, moved) if baseline is not None and moved is not None else None
+    )
+    red = new_red(cells, baseline, goals, findings)
     required_red = [c for c in red if c.required]
-    floor = noise(cells, baseline, goals)
+    floor = noise(cells, baseline, goals, findings)
     facts = MatrixFacts(
         cells=cells,
         baseline=list(baseline or []),
@@ -358,6 +411,7 @@ def decide(
         ],
         new_red=[cell_id(c.golden, c.envelope) for c in red],
         optional_red=[cell_id(c.golden, c.envelope) for c in red if not c.required],
+        carried=carried_findings(cells, findings),
         tolerance=tolerance.model_dump(),
     )
     if facts.baseline_red:

@@ -7,6 +7,7 @@ gate (gates/coverage.py) joins them with the patch.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,17 @@ if TYPE_CHECKING:
     from coverage.python import PythonParser
 
 
+@dataclass(frozen=True)
+class Hits:
+    """What one run's coverage data gave: line hits per file, or (`files` None) why there are
+    none. `tool_failed`: the run left data and the coverage tool could not read it, which says
+    nothing about the code under grade; otherwise the run left no data to read."""
+
+    files: dict[str, FileLines] | None
+    why: str = ""
+    tool_failed: bool = False
+
+
 def collect(
     instrumented: object,
     tree: Path,
@@ -24,10 +36,10 @@ def collect(
     wanted: list[str],
     runner: Runner,
     statements: Mapping[str, PythonParser | None] | None = None,
-) -> tuple[dict[str, FileLines] | None, str]:
+) -> Hits:
     """Hits from whatever the suite left behind: coverage.py data or a gcov-instrumented build.
-    Returns (hits, "") or (None, why there are none). `statements`: Python files already parsed
-    (from their text before the run), for the line probes."""
+    `statements`: Python files already parsed (from their text before the run), for the line
+    probes."""
     from patchwitness.hits import gcovr, python
 
     if isinstance(instrumented, python.Instrumentation):
@@ -37,19 +49,21 @@ def collect(
         if py:
             found = python.read_hits(instrumented, tree, py, statements)
             if found is None:
-                return None, "coverage.py wrote no data"
+                return Hits(None, "coverage.py wrote no data")
             hits.update(found)
         if native and instrumented.gcov:
             # The compiled extension, built with gcov's flags in the worktree itself.
-            report, why = gcovr.run_gcovr(tree, tree, scratch, runner)
-            if report is None:
-                return None, why
-            hits.update(gcovr.hits_from_json(report))
-        return hits, ""
+            read = gcovr.run_gcovr(tree, tree, scratch, runner)
+            if read.report is None:
+                return Hits(None, read.why, read.tool_failed)
+            hits.update(gcovr.hits_from_json(read.report))
+        return Hits(hits)
     if isinstance(instrumented, Path):
-        report, why = gcovr.run_gcovr(tree, instrumented, scratch, runner)
-        return (gcovr.hits_from_json(report), "") if report is not None else (None, why)
-    return None, "the run was not instrumented"
+        read = gcovr.run_gcovr(tree, instrumented, scratch, runner)
+        if read.report is None:
+            return Hits(None, read.why, read.tool_failed)
+        return Hits(gcovr.hits_from_json(read.report))
+    return Hits(None, "the run was not instrumented")
 
 
 def unmeasured(instrumented: object, wanted: list[str]) -> list[str]:

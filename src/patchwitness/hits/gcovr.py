@@ -4,30 +4,42 @@ gcovr runs through the runner: it executes gcov on .gcda files that code under g
 The repository's own gcovr configuration never applies (`--config` points at an empty file the
 grader owns) and exclusion markers are off (`--no-markers`), so a marker the patch adds excludes
 nothing. Paths are relative to the worktree root and matched exactly.
+
+A failure of gcovr itself is kept apart from a run that wrote no data (`Read.tool_failed`): the
+first is the grader's trouble and can only make coverage not measurable, the second is the run's.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from patchwitness.facts import FileLines
 from patchwitness.runner import Limits, Request, Runner
 
 
+@dataclass(frozen=True)
+class Read:
+    """gcovr's JSON report of one instrumented build, or why there is none. `tool_failed`: the
+    build holds data and gcovr could not read it."""
+
+    report: dict | None
+    why: str = ""
+    tool_failed: bool = False
+
+
 def has_notes(build: Path) -> bool:
     return any(build.rglob("*.gcno"))
 
 
-def run_gcovr(
-    tree: Path, build: Path, scratch: Path, runner: Runner, timeout: float = 600
-) -> tuple[dict | None, str]:
-    """gcovr's JSON report for one instrumented build, or None and the reason it has none."""
+def run_gcovr(tree: Path, build: Path, scratch: Path, runner: Runner, timeout: float = 600) -> Read:
+    """gcovr's JSON report for one instrumented build, or the reason it has none."""
     if not has_notes(build):
-        return None, "the build wrote no .gcno files: it was not instrumented"
+        return Read(None, "the build wrote no .gcno files: it was not instrumented")
     if not any(build.rglob("*.gcda")):
-        return None, "no .gcda files: nothing instrumented ever ran"
+        return Read(None, "no .gcda files: nothing instrumented ever ran")
     config = scratch / "gcovr.cfg"
     config.write_text("")
     output = scratch / "gcovr.json"
@@ -43,6 +55,12 @@ def run_gcovr(
         "--root",
         str(tree),
         "--no-markers",
+        # An inline function defined at different lines in two translation units (a macro that
+        # switches a block above it, a header built with and without a feature) is one function
+        # on two lines to gcovr, which stops by default. Kept apart, each definition keeps its
+        # own lines, and the line counts this module reads are the same either way.
+        "--merge-mode-functions",
+        "separate",
         "--json",
         str(output),
         str(build),
@@ -65,11 +83,11 @@ def run_gcovr(
     )
     if not result.ok or not output.exists():
         tail = result.stderr[-300:].decode("utf-8", "replace").strip()
-        return None, f"gcovr failed: {tail}"
+        return Read(None, f"gcovr failed: {tail}", tool_failed=True)
     try:
-        return json.loads(output.read_text()), ""
+        return Read(json.loads(output.read_text()))
     except ValueError:
-        return None, "gcovr's JSON does not parse"
+        return Read(None, "gcovr's JSON does not parse", tool_failed=True)
 
 
 def hits_from_json(report: dict) -> dict[str, FileLines]:

@@ -23,11 +23,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchwitness import atomic, history, locks
 from patchwitness.build_id import grader_build
 from patchwitness.environment import Environment
-from patchwitness.facts import MatrixCollected
+from patchwitness.facts import MatrixCollected, MovedLines
 from patchwitness.matrix import run
 from patchwitness.matrix.cache import CACHE_VERSION, CompileCache
 from patchwitness.matrix.cells import compiler_id
@@ -37,6 +38,9 @@ from patchwitness.runner import UNCONFINED, Runner
 from patchwitness.settings import Settings
 from patchwitness.suites.cpp import toolchain_versions
 from patchwitness.task import Task
+
+if TYPE_CHECKING:
+    from patchwitness.patch import Patch
 
 ShaTreeFactory = Callable[[], AbstractContextManager[Path]]
 
@@ -74,6 +78,20 @@ def applies(task: Task, settings: Settings | None = None) -> bool:
 def load_plan(task: Task, extra_envelopes: Sequence[str] = ()) -> Matrix:
     """The task's manifest, read and validated (InvalidTask on any problem)."""
     return load(task, extra_envelopes)
+
+
+def moved_lines(patch: Patch) -> dict[str, MovedLines]:
+    """The patch's line map, per patched path: what the gate matches the SHA's sanitizer
+    findings through. A file the patch deletes has no line after it."""
+    return {
+        change.path: MovedLines(
+            sha_path=None if change.status == "added" else change.path,
+            removed=change.removed_lines,
+            added=change.added_lines,
+        )
+        for change in patch.files
+        if change.status != "removed"
+    }
 
 
 def dump_cells(cells: Sequence[Cell]) -> list[dict]:
@@ -193,10 +211,12 @@ def collect(
     sha_tree_factory: ShaTreeFactory | None = None,
     patch_id: str = "patched",
     failing: Sequence[str] = (),
+    patch: Patch | None = None,
 ) -> MatrixCollected:
     """The SHA's cells and the patched `tree`'s, with what the gate needs beside them.
     `scratch` is a private directory for builds (it may be deleted afterwards). `failing` names
-    the task's failing tests (CMake mode: they are targets, red at the SHA by design)."""
+    the task's failing tests (CMake mode: they are targets, red at the SHA by design). `patch`:
+    what made `tree`, whose line map the gate matches sanitizer findings through."""
     if baseline is None:
         baseline = obtain_baseline(task, plan, tools, sha_tree_factory=sha_tree_factory)
     cells = run.patched_cells(
@@ -219,6 +239,7 @@ def collect(
         resources=plan.resources.model_dump(),
         targets=list(failing or task.failing_ids) if plan.mode == "cmake" else [],
         mode=plan.mode,
+        moved=moved_lines(patch) if patch is not None else None,
         manifest_sha256=plan.sha256,
         envelopes={e.name: list(e.cxxflags) for e in plan.envelopes},
         werror_exceptions={

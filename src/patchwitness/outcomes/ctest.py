@@ -67,6 +67,15 @@ def parse_junit(text: str) -> dict[str, Outcome]:
     return {str(case.get("name")): _junit_outcome(case) for case in cases}
 
 
+def parse_junit_outputs(text: str) -> dict[str, str]:
+    """Each test's output as ctest kept it in its JUnit report (stdout and stderr together)."""
+    out: dict[str, str] = {}
+    for case in ET.fromstring(text).iter("testcase"):
+        kept = case.find("system-out")
+        out[str(case.get("name"))] = (kept.text or "") if kept is not None else ""
+    return out
+
+
 def parse_gtest_xml(text: str) -> dict[str, Outcome]:
     """'Suite.Case' -> outcome from one GoogleTest XML file."""
     root = ET.fromstring(text)

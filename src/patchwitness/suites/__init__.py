@@ -175,6 +175,11 @@ class Suite(Protocol):
         """The coverage variants this suite can run, richest first."""
         ...
 
+    def coverage_problem(self, run: SuiteRun, tree: Path, scratch: Path) -> str:
+        """Why the coverage tool cannot read what an instrumented run over `tree` left ('' when
+        it can). The baseline asks at the SHA, as it asks whether the instrumented run works."""
+        ...
+
     def versions(self) -> dict:
         """Tool versions for the fingerprint."""
         ...

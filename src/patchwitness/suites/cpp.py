@@ -13,6 +13,7 @@ it, with their own variables and limits.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -20,14 +21,16 @@ import re
 import shlex
 import shutil
 import threading
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchwitness import failure_log
 from patchwitness.buildgraph import BuildGraph, read_graph
 from patchwitness.environment import Environment
-from patchwitness.model import BuildFacts, TestRun
-from patchwitness.outcomes.ctest import CtestReport, combine
+from patchwitness.model import BuildFacts, Cases, TestRun
+from patchwitness.outcomes import cases as test_cases
+from patchwitness.outcomes.ctest import CtestReport, combine, parse_junit_outputs
 from patchwitness.runner import Limits, Request, Result, Runner, run_tool
 from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, SuiteRun
 from patchwitness.task import Task
@@ -169,6 +172,17 @@ class CppRun:
     def report(self) -> CtestReport:
         return combine(self.listings, self.junits, self.gtest)
 
+    def cases(self, report: CtestReport) -> Cases:
+        """The cases inside each ctest test (outcomes/cases.py), from the reports and the whole
+        outputs ctest kept (`execute(full_output=True)`). An output of the limit's size may have
+        been cut short, and a summary past the cut is not there to read: it is not counted."""
+        outputs: dict[str, str] = {}
+        for text in self.junits:
+            with contextlib.suppress(ET.ParseError):
+                outputs.update(parse_junit_outputs(text))
+        cut = [t for t, text in outputs.items() if len(text.encode()) >= OUTPUT_LIMIT]
+        return test_cases.read(report, outputs, cut=cut, count=ctest_keeps_output_size())
+
     def failure_tail(self) -> str:
         if self.failure is None:
             return ""
@@ -214,6 +228,15 @@ class CppSuite:
             Instrumentation("any", (KEEP_INLINE,)), NO_FOCUS, root, root
         )
         return grader_variables() | set(run_env(root, root, root)) | set(instrumented)
+
+    def coverage_problem(self, run: SuiteRun, tree: Path, scratch: Path) -> str:
+        """gcovr over the run's build: a project whose data gcovr cannot read (or that wrote
+        none, its build ignoring the grader's flags) is not measurable at the SHA already."""
+        from patchwitness.hits import gcovr
+
+        if not isinstance(run.coverage, Path):
+            return "the run was not instrumented"
+        return gcovr.run_gcovr(tree, run.coverage, scratch, self.runner).why
 
     def execute(
         self,
@@ -353,8 +376,15 @@ class CppSuite:
         build = None
         if slot is not None and slot.has_snapshot(self.warm_name(instrument)):
             build = warm.restore_build(slot, self.warm_name(instrument))
+        # Whole outputs: the Catch2 and doctest summaries that say how many cases ran are there.
         done = self.execute(
-            tree, scratch, variables=variables, prefer=focus.changed, build=build, tools=tools
+            tree,
+            scratch,
+            variables=variables,
+            prefer=focus.changed,
+            build=build,
+            tools=tools,
+            full_output=True,
         )
         if done.failed_step:
             return self._build_failed(done)
@@ -371,6 +401,7 @@ class CppSuite:
             outcomes=report.outcomes,
             collected=report.listed,
             report_problems=problems,
+            cases=done.cases(report),
         )
         return SuiteRun(
             run=run,
