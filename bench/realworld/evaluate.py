@@ -20,8 +20,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Console
 from rich.table import Table
@@ -32,6 +34,7 @@ from realworld.materialize import Materialized, materialize
 from realworld.sources import Unavailable, git
 
 ACCEPTED = ("accept", "accept-with-review")
+T = TypeVar("T")
 
 
 def all_cases() -> list[Case]:
@@ -335,13 +338,22 @@ def main(argv: list[str] | None = None) -> int:
         cases = [c for c in cases if c.small]
     # Two runs of each suite at its SHA find flaky tests, as a bag does.
     settings = Settings(runner=sandbox.make_runner(args.sandbox), baseline_runs=2)
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-        results = evaluate(cases, args.work.resolve(), args.sources, args.jobs, settings, console)
-    else:
-        with tempfile.TemporaryDirectory(prefix="pw-realworld-") as work:
-            results = evaluate(cases, Path(work), args.sources, args.jobs, settings, console)
+    results = in_work_dir(
+        args.work,
+        "pw-realworld-",
+        lambda work: evaluate(cases, work, args.sources, args.jobs, settings, console),
+    )
     return render(results, console)
+
+
+def in_work_dir(work: Path | None, prefix: str, run: Callable[[Path], T]) -> T:
+    """`run` in the work directory the user named (kept, and resumed from), else in a
+    temporary one removed afterwards."""
+    if work is not None:
+        work.mkdir(parents=True, exist_ok=True)
+        return run(work.resolve())
+    with tempfile.TemporaryDirectory(prefix=prefix) as temporary:
+        return run(Path(temporary))
 
 
 if __name__ == "__main__":

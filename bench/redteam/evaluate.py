@@ -20,12 +20,11 @@ import dataclasses
 import importlib
 import pkgutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from realworld.case import CHEAT, Case, PatchCase, SdistSource
-from realworld.evaluate import ACCEPTED, Outcome, all_cases, grade_case, plain_tree
+from realworld.evaluate import ACCEPTED, Outcome, all_cases, grade_case, in_work_dir, plain_tree
 from realworld.materialize import Materialized, make_diff, materialize
 from realworld.sources import Unavailable
 from rich.console import Console
@@ -295,12 +294,11 @@ def main(argv: list[str] | None = None) -> int:
             console.print(escape(f"{case.key:40} {case.hole:22} {case.note}"))
         return 0
     settings = Settings(runner=sandbox.make_runner(args.sandbox), baseline_runs=2)
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-        results = evaluate(cases, args.work.resolve(), args.sources, args.jobs, settings, console)
-    else:
-        with tempfile.TemporaryDirectory(prefix="pw-redteam-") as work:
-            results = evaluate(cases, Path(work), args.sources, args.jobs, settings, console)
+    results = in_work_dir(
+        args.work,
+        "pw-redteam-",
+        lambda work: evaluate(cases, work, args.sources, args.jobs, settings, console),
+    )
     return render(results, console)
 
 
