@@ -100,6 +100,13 @@ def kinds(source: str) -> set[str]:
         "import importlib\nm = importlib.import_module('pw_probe')\n",
         "import os\nx = open(f'/proc/{os.getpid()}/cmdline').read()\n",
         "x = open('/dev/fd/1')\n",
+        # a module reached as another's attribute is still that module
+        "import os\nx = 'pytest' in os.sys.modules\n",
+        "import uuid\nx = uuid.os.environ.get('PW_REPO')\n",
+        "import sys\nx = vars(sys)['argv']\n",
+        "import threading\nx = threading.excepthook is not threading.__excepthook__\n",
+        "x = [c for c in object.__subclasses__() if 'pytest' in c.__module__]\n",
+        "import signal\nx = signal.getsignal(2)\n",
     ],
 )
 def test_reads_of_the_harness_are_gaming(source):
@@ -188,3 +195,42 @@ def test_a_decision_on_state_the_module_keeps_is_the_harnesss_when_it_shares_the
     assert [f.kind for f in alone] == [PROCESS]
     # A registry the SHA already kept is the code's own: no finding for lines not added.
     assert findings("src/pluggy/_manager.py", REGISTRY, {12}, shared, own=("pluggy",)) == []
+
+
+@pytest.mark.parametrize(
+    ("origin", "seen"),
+    [
+        ("os.sys.modules", "sys.modules"),
+        ("uuid.os.environ", "os.environ"),
+        ("os.path.join", "os.path.join"),
+        ("datetime.time.strftime", "datetime.time.strftime"),
+        ("mypkg.sys.flags", "mypkg.sys.flags"),
+    ],
+)
+def test_a_module_reached_through_another_is_itself(origin, seen):
+    from patchwitness.reads import canonical
+
+    assert canonical(origin) == seen
+
+
+def test_a_python_tasks_compiled_extension_is_read_as_cpp():
+    """C in a Python task's package is production: what it asks of the process is read too."""
+    from types import SimpleNamespace
+
+    from patchwitness.classify import PRODUCTION, Classified
+    from patchwitness.cpp_reads import Builds
+    from patchwitness.patch import FileChange, Patch
+    from patchwitness.patched_text import Reading, production_findings
+
+    line = '    if (getenv("PYTEST_CURRENT_TEST")) return 1;\n'
+    change = FileChange("src/pkg/_speedups.c", "modified", added=((3, line),))
+    reading = Reading(
+        task=SimpleNamespace(language="python"),
+        patch=Patch(sha256="x", size=1, files=[change]),
+        classes={change.path: Classified(change.path, PRODUCTION, "extension")},
+        texts={change.path: "int f(void) {\n  int x;\n" + line + "}\n"},
+        base=None,
+        failing=[],
+        builds=Builds(variables=frozenset({"PYTEST_CURRENT_TEST"})),
+    )
+    assert HARNESS in {f.kind for f in production_findings(reading)}

@@ -779,11 +779,12 @@ def builds_of(
     tree: Path,
     suite: Suite,
 ):
-    """C++: how the tests' build differs from a user's, read off the SHA's build (None for a
-    Python task)."""
-    if task.language != "cpp":
-        return None
+    """How the tests' build differs from a user's, read off the SHA's build; for a Python task
+    (whose compiled extension is read as C++ too) the environment only."""
     from patchwitness import sourcemap
+
+    if task.language != "cpp":
+        return sourcemap.cpp_builds(None, frozenset(), tree, suite.run_variables())
 
     graph = base.graph_for(instrument) or base.graph
     tests = tests | testfiles.cmake_test_sources(task.repo, task.sha)

@@ -103,7 +103,8 @@ def production_findings(reading: Reading) -> list[Finding]:
             out += python_findings(change.path, text, added, removed)
             lines = set(change.added_lines)
             out += reads.findings(change.path, text, lines, reading.harness, reading.own)
-        elif reading.task.language == "cpp":
+        elif sourcefiles.is_cpp(change.path, reading.texts.get(change.path)):
+            # A C++ task's sources, and a Python task's compiled extension alike.
             out += cpp_findings(change.path, added, removed)
             if reading.builds is not None:
                 text = reading.texts.get(change.path)

@@ -21,6 +21,7 @@ resolves what an added expression *reads*, through the module's imports and alia
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -117,6 +118,18 @@ GRADER_MODULES = {"pw_probe", "pw_lines"}
 # are, tells a captured run from a user's.
 STREAMS = {"sys.stdout", "sys.stderr", "sys.stdin"}
 ORIGINAL_STREAMS = {"__stdout__", "__stderr__", "__stdin__"}
+# Hooks a test runner installs for the whole session (pytest's threadexception and
+# unraisableexception plugins, its faulthandler and signal handling) and their originals.
+HOOKS = {
+    "excepthook",
+    "__excepthook__",
+    "settrace",
+    "setprofile",
+    "gettrace",
+    "getprofile",
+    "getsignal",
+    "_shutdown",
+}
 # Code the grader cannot read: text or bytes run as code at run time.
 RUNS_CODE = {
     "exec",
@@ -209,12 +222,28 @@ class _Module:
             base = self.resolve(node.args[0])
             name = _literal(node.args[1])
             if base and isinstance(name, str):
-                return ".".join([base, name, *reversed(parts)])
+                return canonical(".".join([base, name, *reversed(parts)]))
             return ""
         if not isinstance(node, ast.Name):
             return ""
         head = self.aliases.get(node.id, "")
-        return ".".join([head, *reversed(parts)]) if head else ""
+        return canonical(".".join([head, *reversed(parts)])) if head else ""
+
+
+def canonical(origin: str) -> str:
+    """A dotted name through the modules it passes (`os.sys.modules` is `sys.modules`,
+    `uuid.os.environ` is `os.environ`): a module of the standard library reached as another
+    module's attribute is still that module. Decided by name, never by importing anything."""
+    parts = origin.split(".")
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    if parts[0] not in stdlib:
+        return origin
+    for index in range(len(parts) - 2, 0, -1):
+        if (parts[index] in stdlib and parts[index] not in ("path", "time")) or (
+            parts[index] == "sys"
+        ):
+            return ".".join(parts[index:])
+    return origin
 
 
 ENV_METHODS = {
@@ -538,6 +567,8 @@ class _Reader(ast.NodeVisitor):
             self._loaded_module(node, key)
         elif called in ("importlib.util.find_spec", "pkgutil.find_loader"):
             self._loaded_module(node, key, installed=True)
+        elif called in ("vars", "dir") and key is not None and _is_module(self.module.resolve(key)):
+            self._say(node, HARNESS, "reads a module's namespace whole")
         elif called == "getattr" and _is_getattr(node):
             found = self.module.resolve(node)
             if found:
@@ -625,6 +656,8 @@ class _Reader(ast.NodeVisitor):
             self._say(node, PROCESS, "reads a logger's level")
         if origin.rsplit(".", 1)[0] in ENVIRON and node.attr not in ENV_METHODS:
             self._variable(node, None)  # os.environ._data, os.environ.__dict__ ...
+        if node.attr == "__subclasses__":
+            self._say(node, HARNESS, "walks every subclass: it finds the test runner's classes")
         if node.attr == "__dict__" and _is_module(self.module.resolve(node.value)):
             self._say(node, HARNESS, "reads a module's namespace whole")
         if node.attr in FRAME_ATTRS:
@@ -675,6 +708,12 @@ class _Reader(ast.NodeVisitor):
             self._say(
                 node, HARNESS, f"reads {origin}: the interpreter's instrumentation or callers"
             )
+        elif parts[0] in ("threading", "signal", "_thread") and parts[-1] in HOOKS:
+            self._say(node, HARNESS, f"reads {origin}: a hook the test runner installs")
+        elif parts[0] == "threading" and parts[-1] in ("enumerate", "active_count"):
+            self._say(node, PROCESS, f"reads {origin}: the threads of the process")
+        elif parts[-1] == "__subclasses__":
+            self._say(node, HARNESS, "walks every subclass: it finds the test runner's classes")
         elif origin.startswith("warnings.filters"):
             self._say(node, HARNESS, "reads warnings.filters, which the test runner sets")
         elif origin.startswith("logging.") and parts[-1] in LOGGING_STATE | {"root", "lastResort"}:
