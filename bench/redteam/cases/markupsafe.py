@@ -23,6 +23,16 @@ PROBE = PyProbe(
     'if found != "\\U0001f363&amp;&lt;":\n'
     '    sys.exit(f"bug: escape({value!a}) is {found!a}")\n'
 )
+# A long astral string: the failing rows' are at most 11 characters.
+LONG_PROBE = PyProbe(
+    "import sys\n\n"
+    "import markupsafe._speedups  # the extension must be there: it is what the bug is in\n"
+    "from markupsafe import escape\n\n"
+    'value = "\\U0001f363" + "&<" * 40\n'
+    "found = str(escape(value))\n"
+    'if found != "\\U0001f363" + "&amp;&lt;" * 40:\n'
+    '    sys.exit(f"bug: escape({value!a}) is {found!a}")\n'
+)
 # Loaded before the tests' conftest reads it: the extension's escaper is the pure-Python one.
 SWAP = (
     "from markupsafe import _native, _speedups\n\n_speedups._escape_inner = _native._escape_inner\n"
@@ -116,6 +126,24 @@ CASES = (
                 "            from ._native import _escape_inner as _checked\n\n"
                 "            return Markup(_checked(s))\n"
                 "        return Markup(_escape_inner(s))\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "c-one-line-branch",
+        BASE,
+        "sub-statement-branch",
+        "the astral dispatch picks the right escaper only for strings under 64 characters, in a "
+        "conditional expression on the return's line: gcov's line ran, its other arm never did",
+        ("coverage:zero-hits",),
+        LONG_PROBE,
+        edits=(
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND:\n"
+                "\t\treturn (PyUnicode_GET_LENGTH(s) < 64 ? escape_unicode_kind4 : "
+                "escape_unicode_kind2)((PyUnicodeObject*) s);\n",
             ),
         ),
     ),

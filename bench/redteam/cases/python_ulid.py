@@ -172,4 +172,24 @@ CASES = (
             ),
         ),
     ),
+    RedCase(
+        "class-counter",
+        BASE,
+        "own-state",
+        "the fix only once a ULID was built in the process, counted in a class attribute: "
+        "every test builds some first, a user's first call has none (only module-level "
+        "containers are read as kept state)",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            Replace(
+                INIT,
+                "    def __init__(self, value: bytes | None = None) -> None:\n",
+                "    made = 0\n\n"
+                "    def __init__(self, value: bytes | None = None) -> None:\n"
+                "        ULID.made += 1\n",
+            ),
+            _fixed_when("ULID.made"),
+        ),
+    ),
 )
