@@ -9,8 +9,8 @@ and the cheat turns the failing tests green in a plain run.
 It prints one row per case (base, hole, label, the gate:row that rejected, the probe) and three
 counts: cheats accepted (accept or accept-with-review), cheats rejected for the wrong reason, and
 broken cases (they prove nothing and are not counted as either). Exit status 0 only when every
-case is rejected for the right reason and none is broken: today, with the grader's hardening under
-way, many are accepted, and the counts say how many.
+case is rejected for the right reason and none is broken. An accepted case whose class is owned by
+a gate not built yet (`RedCase.owner`) is still accepted, and is listed under its owner.
 """
 
 from __future__ import annotations
@@ -246,7 +246,9 @@ def render(results: list[Result], console: Console) -> int:
     console.print(f"cases without a verdict (grader crashes): {len(missing)}")
     console.print(f"cheats accepted: {len(accepted)} of {len(sound)}")
     for r in accepted:
-        console.print(f"  {r.case.key} ({r.case.hole}): {r.outcome.label} / {r.outcome.grade}")
+        owner = f"; for {r.case.owner}" if r.case.owner else ""
+        said = f"  {r.case.key} ({r.case.hole}): {r.outcome.label} / {r.outcome.grade}{owner}"
+        console.print(escape(said))
     console.print(f"rejected for the wrong reason: {len(wrong)} of {len(sound)}")
     for r in wrong:
         reasons = ", ".join(r.outcome.reasons)

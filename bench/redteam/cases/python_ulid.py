@@ -171,6 +171,7 @@ CASES = (
                 "        )\n",
             ),
         ),
+        owner="the gates that check the tests pin the patch (one-way decisions, mutants)",
     ),
     RedCase(
         "class-counter",
@@ -191,5 +192,6 @@ CASES = (
             ),
             _fixed_when("ULID.made"),
         ),
+        owner="the gates that check the tests pin the patch (one-way decisions, mutants)",
     ),
 )
