@@ -784,7 +784,8 @@ def builds_of(
     from patchwitness import sourcemap
 
     if task.language != "cpp":
-        return sourcemap.cpp_builds(None, frozenset(), tree, suite.run_variables())
+        # The variables a test of the SHA's run saw: what the extension runs under.
+        return sourcemap.cpp_builds(None, frozenset(), tree, harness_of(base, suite).variables)
 
     graph = base.graph_for(instrument) or base.graph
     tests = tests | testfiles.cmake_test_sources(task.repo, task.sha)
