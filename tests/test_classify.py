@@ -282,3 +282,24 @@ def test_cmake_registration_lines_use_the_scanner():
     )
     new = old.replace("a.cc)", "b.cc)")
     assert classify(edit_lib, old, new, ctx).kind == PRODUCTION
+
+
+@pytest.mark.parametrize(
+    ("added", "kind"),
+    [
+        ("add_library(a a.cc b.cc)\n", PRODUCTION),
+        ("target_link_libraries(a PRIVATE m)\n", PRODUCTION),
+        ("# a comment\n", PRODUCTION),
+        ("target_compile_options(a INTERFACE --std=c++14)\n", UNRECOGNISED),
+        ("add_compile_definitions(FIXED)\n", UNRECOGNISED),
+        ("if(NOT CMAKE_BUILD_TYPE)\n", UNRECOGNISED),
+        ("set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES x.cmake)\n", UNRECOGNISED),
+    ],
+)
+def test_a_cmake_edit_is_understood_only_as_sources_and_links(added, kind):
+    old = "project(x)\nadd_library(a a.cc)\n"
+    new = old + added
+    c = change("CMakeLists.txt", added=[(3, added)])
+    context = ClassifyContext(language="cpp", cmake_registration=lambda text: set())
+    found = classify(c, old, new, context)
+    assert found.kind == kind, found

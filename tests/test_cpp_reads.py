@@ -94,6 +94,12 @@ def test_multi_dialect_tests_see_every_dialect():
         ("extern int gFail __attribute__((weak));", HARNESS),
         ('void tested() __asm__("_ZN7testing4TestC2Ev") __attribute__((weak));', HARNESS),
         ("#pragma weak gFail", HARNESS),
+        ("[[gnu::weak]] extern int gFail;", HARNESS),
+        ("extern int gFail __attribute__( (weak) );", HARNESS),
+        ("  auto get = &std::getenv;", HARNESS),
+        ("  bool t = sizeof(__BASE_FILE__) > 11 && __BASE_FILE__[0] == 't';", HARNESS),
+        ("  const char* me = (const char*)getauxval(AT_EXECFN);", HARNESS),
+        ("  extern const char* __progname;", HARNESS),
     ],
 )
 def test_the_environment(line, kind):
@@ -102,3 +108,8 @@ def test_the_environment(line, kind):
 
 def test_a_comment_reads_nothing():
     assert found('  // getenv("GTEST_OUTPUT")\n') == []
+
+
+def test_a_construct_split_across_lines_is_read_whole():
+    text = "extern int gFail __attribute__((\n    weak));\n"
+    assert [k for k, _ in found(text)] == [HARNESS]

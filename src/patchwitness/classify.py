@@ -350,12 +350,39 @@ def documentation(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
     return None
 
 
+# What a fix may change in a project's CMake: which sources a target builds and what it links.
+# A command that sets options, definitions, a dialect or properties, or runs anything, changes
+# how the code compiles in some configuration the grader's builds may never be: not understood.
+UNDERSTOOD_CMAKE = frozenset(
+    {"add_library", "add_executable", "target_sources", "target_link_libraries"}
+)
+
+
 def build_files(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
-    """A C++ project's CMake files: what they build is the production build (a change to how
-    the tests build is found by comparing the builds, after the run)."""
-    if ctx.language == "cpp" and (f.name == "CMakeLists.txt" or f.suffix == ".cmake"):
-        return PRODUCTION, "the project's build (CMake)"
-    return None
+    """A C++ project's CMake files: an edit that only changes which sources a target builds or
+    links is the production build; any other command it adds, removes or changes is a build
+    configuration the grader does not understand (a change to how the tests build is also found
+    by comparing the builds, after the run)."""
+    if ctx.language != "cpp" or not (f.name == "CMakeLists.txt" or f.suffix == ".cmake"):
+        return None
+    touched = _cmake_commands(f.old_text, f.change.removed_lines) | _cmake_commands(
+        f.new_text, f.change.added_lines
+    )
+    other = sorted(touched - UNDERSTOOD_CMAKE)
+    if other:
+        return UNRECOGNISED, f"a CMake edit of {', '.join(other[:3])}: build configuration"
+    return PRODUCTION, "the project's build (which sources a target builds and links)"
+
+
+def _cmake_commands(text: str | None, lines: list[int]) -> set[str]:
+    """The commands that the given lines of a CMake file belong to; a line outside any command
+    (a comment, a blank) adds none. The whole file, added or removed, when `lines` is all."""
+    if text is None or not lines:
+        return set()
+    from patchwitness.census.cmake import commands
+
+    wanted = set(lines)
+    return {c.name for c in commands(text) if wanted & set(c.lines)}
 
 
 def unrecognised(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:

@@ -34,13 +34,20 @@ _CONDITIONAL = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 # The process asked who runs it and how, or about its callers.
 _PROCESS = re.compile(
     r"\b(?:getppid|getpgid|getpgrp|getsid|prctl|sysctl|dladdr|dlsym|dlopen|dl_iterate_phdr"
-    r"|__builtin_return_address|__builtin_frame_address|backtrace|backtrace_symbols)\s*\("
+    r"|__builtin_return_address|__builtin_frame_address|backtrace|backtrace_symbols|getauxval"
+    r"|readlink)\s*\("
+    # the program's own name, and the unit being compiled (the tests' units are the tests')
+    r"|\b(?:__progname|program_invocation(?:_short)?_name|__BASE_FILE__|__FILE_NAME__"
+    r"|__builtin_FILE|__INCLUDE_LEVEL__)\b"
+    # getenv taken as a value (`auto g = &std::getenv`): a call the patterns above cannot see
+    r"|\bgetenv\b(?!\s*\()"
 )
 _KERNEL_FILES = re.compile(r"\"[^\"]*(?:/proc/|/dev/fd|/dev/std|/sys/)")
 # A symbol that only some programs define: a weak reference (set when the test program links in
 # what defines it, null in a user's), or a name written as the linker's.
 _WEAK = re.compile(
-    r"__attribute__\s*\(\(\s*(?:__)?weak(?:ref)?(?:__)?\b|#\s*pragma\s+weak\b"
+    r"__attribute__\s*\(\s*\(\s*(?:__)?weak(?:ref)?(?:__)?\b|#\s*pragma\s+weak\b"
+    r"|\[\[\s*(?:gnu\s*::\s*)?(?:__)?weak(?:ref)?(?:__)?\s*[\](,]"
     r"|\b(?:__asm__|asm)\s*\(\s*\"[^\"]*\"\s*\)\s*(?:__attribute__|[;=,)])"
 )
 
@@ -87,7 +94,11 @@ class Builds:
 def findings(path: str, text: str | None, added: set[int], builds: Builds) -> list[Finding]:
     if not added or text is None:
         return []
-    return _branches(path, text, added, builds) + _process(path, text, added, builds)
+    return (
+        _branches(path, text, added, builds)
+        + _process(path, text, added, builds)
+        + _across_lines(path, text, added)
+    )
 
 
 def _finding(kind: str, path: str, line: int, message: str) -> Finding:
@@ -181,4 +192,33 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
         if _WEAK.search(line):
             said = "refers to a symbol only some programs define (a weak or renamed symbol)"
             out.append(_finding(HARNESS, path, number, said))
+    return out
+
+
+def _runs(numbers: list[int]) -> list[list[int]]:
+    """Consecutive line numbers, grouped."""
+    out: list[list[int]] = []
+    for number in numbers:
+        if out and out[-1][-1] == number - 1:
+            out[-1].append(number)
+        else:
+            out.append([number])
+    return out
+
+
+def _across_lines(path: str, text: str, added: set[int]) -> list[Finding]:
+    """What a construct split across added lines asks (`__attribute__((\n weak))`,
+    `getenv\n(name)`), where no single line shows it."""
+    lines = sourcefiles.lines(preprocessor.strip_comments(text))
+    out: list[Finding] = []
+    for run in _runs(sorted(n for n in added if n <= len(lines))):
+        if len(run) < 2:
+            continue
+        single = [lines[n - 1] for n in run]
+        joined = " ".join(single)
+        for pattern in (_PROCESS, _WEAK, _KERNEL_FILES, _GETENV, _ENVIRON):
+            if pattern.search(joined) and not any(pattern.search(line) for line in single):
+                said = "asks of the process across lines what no single line shows"
+                out.append(_finding(HARNESS, path, run[0], said))
+                break
     return out

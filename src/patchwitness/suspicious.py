@@ -69,8 +69,8 @@ PY_COVERAGE = re.compile(
 CPP_EXIT = re.compile(r"\b(?:std::)?(?:exit|_exit|_Exit|quick_exit)\s*\(\s*(0|EXIT_SUCCESS)\s*\)")
 CPP_ABORT = re.compile(r"\b(?:std::)?(?:abort|exit|_exit|_Exit|quick_exit|terminate)\s*\(")
 CPP_RUNNER_PROBES = re.compile(
-    r"\bGTEST_\w+|\bGOOGLETEST_\w+|\b(?:::)?testing::|\bUnitTest::GetInstance|\bCATCH_\w+|"
-    r"\bCatch::|\bDOCTEST_\w+|\bdoctest::|"
+    r"\bGTEST_\w+|\bGOOGLETEST_\w+|\btesting\s*::|\bUnitTest\s*::\s*GetInstance|\bCATCH_\w+|"
+    r"\bCatch\s*::|\bDOCTEST_\w+|\bdoctest\s*::|"
     r"getenv\s*\(\s*\"(?:GTEST|GOOGLETEST|CTEST|CATCH|DOCTEST|DASHBOARD_TEST)|"
     r"__has_include\s*\(\s*[<\"](?:gtest|catch2?|doctest)|"
     # asking the process who it is: a library cannot see the test's macros, but it can ask

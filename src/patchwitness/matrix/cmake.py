@@ -75,12 +75,19 @@ def _cmake_string(flags: tuple[str, ...]) -> str:
 
 
 # A user's default build compiles in the compiler's own dialect, whatever -std the project's
-# CMake asks for its targets: the launcher drops every -std= from the compile line.
+# CMake asks for its targets: the launcher drops every spelling of a dialect from the compile line
+# (-std=, --std=, --std X, -ansi).
 DIALECT_LAUNCHER = """#!/bin/sh
 # patchwitness flag matrix: a user's default build, in the compiler's own dialect
+drop=""
 for a do
   shift
-  case "$a" in -std=*) ;; *) set -- "$@" "$a" ;; esac
+  if [ -n "$drop" ]; then drop=""; continue; fi
+  case "$a" in
+    -std=*|--std=*|-ansi) ;;
+    --std) drop=1 ;;
+    *) set -- "$@" "$a" ;;
+  esac
 done
 exec "$@"
 """
