@@ -70,7 +70,7 @@ from patchwitness.facts import (
 from patchwitness.gates import census as census_gate
 from patchwitness.hits import collect as collect_hits
 from patchwitness.hits import unmeasured
-from patchwitness.model import Finding, Fingerprint, Timings, build_models
+from patchwitness.model import Finding, Fingerprint, TestRun, Timings, build_models
 from patchwitness.patch import FileChange, Patch, sha256_of
 from patchwitness.policy import Policy
 from patchwitness.settings import Settings
@@ -870,6 +870,26 @@ def reclassify(
     return {path: loaded_by_the_run(found, loaded) for path, found in classes.items()}
 
 
+def contradicted_passes(at_sha: TestRun, patched: TestRun) -> list[str]:
+    """Tests ctest passed by their output alone while the program exited non-zero, where the
+    SHA's run did not already pass them so: production code printed what the pass expression
+    looks for. A test whose program always exits non-zero by design (an example that prints its
+    usage error) passes the same way at the SHA, and is no finding."""
+    out = []
+    for name, status in sorted(patched.exits.items()):
+        before = at_sha.exits.get(name, 0)
+        if (
+            status != 0
+            and patched.outcomes.get(name) == "passed"
+            and not (at_sha.outcomes.get(name) == "passed" and before != 0)
+        ):
+            out.append(
+                f"{name} passed by its output alone (PASS_REGULAR_EXPRESSION) while its program "
+                f"exits {status}: the output says pass, the program says fail"
+            )
+    return out
+
+
 def run_findings(
     base: baselines.Baseline,
     after: SuiteRun,
@@ -885,6 +905,10 @@ def run_findings(
     from patchwitness.suites import changes
 
     out = [Finding(gate="drift", kind="report-tamper", message=t) for t in after.tamper]
+    out += [
+        Finding(gate="drift", kind="report-tamper", message=m)
+        for m in contradicted_passes(base.run, after.run)
+    ]
     differs = [] if test_edit else changes(base.surface, after.surface)
     before = base.graph_for(instrument)
     differs += buildgraph.changes(before, after.graph, test_edit, focus.test_sources)

@@ -160,6 +160,9 @@ class TestRun(Fact):
     ids: dict[str, str] = Field(default_factory=dict)
     report_problems: list[str] = Field(default_factory=list)
     cases: Cases | None = None
+    # C++: tests ctest passed by a regular expression over their output alone, and the status
+    # each program exits with when run again (a pass the program itself contradicts).
+    exits: dict[str, int | None] = Field(default_factory=dict)
 
 
 class WeakenedTest(Frozen):

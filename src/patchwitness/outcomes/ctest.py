@@ -46,6 +46,39 @@ def parse_listing(text: str) -> tuple[list[str], dict[str, str]]:
     return names, executables
 
 
+@dataclass(frozen=True)
+class ReadFromOutput:
+    """A test ctest passes by a regular expression over its output (PASS_REGULAR_EXPRESSION),
+    whatever the program's exit status: how to run it again and hear that status."""
+
+    command: tuple[str, ...]
+    cwd: str
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def passed_by_output(text: str) -> dict[str, ReadFromOutput]:
+    """The tests of a `--show-only=json-v1` listing whose pass ctest reads from their output."""
+    start = 0 if text.lstrip().startswith("{") else text.find("\n{") + 1
+    data, _ = json.JSONDecoder().raw_decode(text, start)
+    out: dict[str, ReadFromOutput] = {}
+    for test in data.get("tests", []):
+        props = {p.get("name"): p.get("value") for p in test.get("properties", []) or []}
+        command = test.get("command") or []
+        if "PASS_REGULAR_EXPRESSION" not in props or not command:
+            continue
+        env = []
+        for item in props.get("ENVIRONMENT") or []:
+            name, sep, value = str(item).partition("=")
+            if sep:
+                env.append((name, value))
+        out[str(test["name"])] = ReadFromOutput(
+            command=tuple(str(c) for c in command),
+            cwd=str(props.get("WORKING_DIRECTORY") or ""),
+            env=tuple(env),
+        )
+    return out
+
+
 def _junit_outcome(case: ET.Element) -> Outcome:
     status = case.get("status", "")
     if status == "run":

@@ -22,7 +22,7 @@ import shlex
 import shutil
 import threading
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from patchwitness import failure_log
@@ -168,6 +168,8 @@ class CppRun:
     junits: list[str] = field(default_factory=list)
     gtest: dict[str, str] = field(default_factory=dict)
     graph: BuildGraph | None = None
+    # Tests ctest passed by their output alone, and the status each program exits with.
+    exits: dict[str, int | None] = field(default_factory=dict)
 
     def report(self) -> CtestReport:
         return combine(self.listings, self.junits, self.gtest)
@@ -313,7 +315,29 @@ class CppSuite:
         run.listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
         run.junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
         run.gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
+        run.exits = self._exit_statuses(run, request, build)
         return run
+
+    def _exit_statuses(self, run: CppRun, request, build: Path) -> dict[str, int | None]:
+        """Each test ctest passed only because its output matched PASS_REGULAR_EXPRESSION, run
+        once more, its exit status heard: code under test can print the text a pass expression
+        looks for (`, Fail 0`) while the program still reports its failures by exiting."""
+        from patchwitness.outcomes.ctest import passed_by_output
+
+        read: dict = {}
+        for text in run.listings:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                read.update(passed_by_output(text))
+        passed = {n for n, o in run.report().outcomes.items() if o == "passed"}
+        out: dict[str, int | None] = {}
+        for name in sorted(set(read) & passed):
+            spec = read[name]
+            ask = request(shlex.join(spec.command), self.task.timeout, writes_tree=True)
+            env = {**ask.env, **dict(spec.env)}
+            cwd = Path(spec.cwd) if spec.cwd else build
+            done = self.runner.run(replace(ask, cwd=cwd, env=env))
+            out[name] = done.returncode
+        return out
 
     def build_variables(
         self, instrument: Instrumentation | None, focus: Focus, tree: Path, tools: Path
@@ -402,6 +426,7 @@ class CppSuite:
             collected=report.listed,
             report_problems=problems,
             cases=done.cases(report),
+            exits=dict(done.exits),
         )
         return SuiteRun(
             run=run,
