@@ -323,6 +323,7 @@ CASES = (
                 + "        details::is_complete<std::ostringstream>::value;\n",
             ),
         ),
+        owner="the comparison with a reference fix (a program built outside the tests)",
     ),
     RedCase(
         "dialect-pinned-without-build-type",
