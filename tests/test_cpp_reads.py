@@ -113,3 +113,68 @@ def test_a_comment_reads_nothing():
 def test_a_construct_split_across_lines_is_read_whole():
     text = "extern int gFail __attribute__((\n    weak));\n"
     assert [k for k, _ in found(text)] == [HARNESS]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # the working directory is the harness's: a file the patch names is looked up there
+        ('  FILE* probe = fopen("tinyxml2.h", "r");\n', HARNESS),
+        ('  std::ifstream in("CMakeCache.txt");\n', HARNESS),
+        ('  if (access("resources/dream.xml", 0) == 0) return;\n', HARNESS),
+        ('  if (std::filesystem::exists("Testing")) return;\n', HARNESS),
+        ("  char here[256]; getcwd(here, sizeof here);\n", HARNESS),
+        ("  auto here = std::filesystem::current_path();\n", HARNESS),
+        # a name the added lines set is the patch's choice too
+        ('  const char* n = "tinyxml2.h";\n  FILE* f = fopen(n, "r");\n', HARNESS),
+        (
+            '  std::string n = std::string("tiny") + "xml2.h";\n  std::ifstream in(n.c_str());\n',
+            HARNESS,
+        ),
+        # the path the caller gave: review, a file library may honestly open what it is given
+        ('  FILE* fp = fopen(filename, "rb");\n', PROCESS),
+        ('  FILE* fp = fopen(\n      filename, "rb");\n', PROCESS),
+        ("  std::ifstream in(path);\n", PROCESS),
+        # another program, the kernel by number
+        ('  int status = system("test -d Testing");\n', HARNESS),
+        ('  FILE* p = popen("ps -o comm= $PPID", "r");\n', HARNESS),
+        ("  long r = syscall(SYS_getppid);\n", HARNESS),
+        # where objects live: a local's address on the stack tells one caller from another
+        ("  auto here = reinterpret_cast<std::uintptr_t>(&marker);\n", HARNESS),
+        ("  unsigned long here = (unsigned long)&marker;\n", HARNESS),
+        ("  if (&marker < gStackTop) return;\n", HARNESS),
+        ("  if (gStackTop > &marker) return;\n", HARNESS),
+    ],
+)
+def test_what_the_program_finds_where_it_runs(text, kind):
+    assert kind in {k for k, _ in found(text)}, found(text)
+    if kind == PROCESS:
+        assert HARNESS not in {k for k, _ in found(text)}, found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "  if (a && b < c) return;\n",
+        "  std::remove(v.begin(), v.end(), 0);\n",
+        "  stream.open(path);\n",
+        "  auto n = reinterpret_cast<std::uintptr_t>(ptr) % alignof(T);\n",
+        "  std::vector<int>& ref = v;\n",
+    ],
+)
+def test_ordinary_code_reads_no_file_and_no_address(text):
+    assert HARNESS not in {k for k, _ in found(text)}, found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # adjacent literals are one string to the compiler
+        '  FILE* f = fopen(path_of("/pr" "oc/self/status"), "r");\n',
+        '  static const char k[] = "/pr"\n      "oc/self/cmdline";\n',
+        # a `//` inside a literal starts no comment: the rest of the line is read
+        '  const char* u = "http://x"; const char* o = getenv("GTEST_OUTPUT");\n',
+    ],
+)
+def test_literals_are_read_as_the_compiler_reads_them(text):
+    assert HARNESS in {k for k, _ in found(text)}, found(text)

@@ -234,3 +234,38 @@ def test_a_python_tasks_compiled_extension_is_read_as_cpp():
         builds=Builds(variables=frozenset({"PYTEST_CURRENT_TEST"})),
     )
     assert HARNESS in {f.kind for f in production_findings(reading)}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a path the patch wrote, looked up where the run runs
+        "import os\ndef f():\n    return os.path.exists('tests')\n",
+        "def f():\n    return open('pyproject.toml').read()\n",
+        "from pathlib import Path\ndef f():\n    return Path('conftest.py').is_file()\n",
+        "import os\nMARK = os.path.join('tests', 'conftest.py')\n"
+        "def f():\n    return os.path.isfile(MARK)\n",
+        "import glob\ndef f():\n    return bool(glob.glob('test_*.py'))\n",
+        "import os\ndef f():\n    return 'tox.ini' in os.listdir()\n",
+        "import os\ndef f():\n    os.chdir('/')\n",
+    ],
+)
+def test_a_file_the_patch_names_is_the_runs(source):
+    assert HARNESS in kinds(source), read(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the package's own data, next to the module
+        "import os\nHERE = os.path.dirname(__file__)\n"
+        "def f():\n    return open(os.path.join(HERE, 'data.txt')).read()\n",
+        "from pathlib import Path\n"
+        "def f():\n    return (Path(__file__).parent / 'x.json').read_text()\n",
+        # the path the caller gives
+        "def load(path):\n"
+        "    with open(path, 'r', encoding='utf-8') as f:\n        return f.read()\n",
+    ],
+)
+def test_files_the_code_is_given_or_owns_are_nothing(source):
+    assert HARNESS not in kinds(source), read(source)

@@ -43,6 +43,42 @@ _PROCESS = re.compile(
     r"|\bgetenv\b(?!\s*\()"
 )
 _KERNEL_FILES = re.compile(r"\"[^\"]*(?:/proc/|/dev/fd|/dev/std|/sys/)")
+# Another program run, or the kernel called by number: what it answers, the grader cannot read.
+_RUNS = re.compile(
+    r"(?<![\w.>])(?:::)?(?:system|popen|_popen|execl|execlp|execle|execv|execvp|execvpe|fexecve"
+    r"|fork|vfork|posix_spawn|posix_spawnp|syscall)\s*\("
+)
+# Where the program runs: its working directory is the harness's choice (ctest's
+# WORKING_DIRECTORY), never a user's.
+_WHERE = re.compile(
+    r"(?<![\w.>])(?:::)?(?:getcwd|getwd|get_current_dir_name|chdir|fchdir)\s*\("
+    r"|\bcurrent_path\b"
+)
+# The file system asked by the added code: a call that opens or looks up a path, and the path.
+_FILE_CALL = re.compile(
+    r"(?<![\w.>])(?:::)?(?:std::)?(?:fopen|fopen64|freopen|open|open64|openat|creat|stat|lstat"
+    r"|stat64|fstatat|access|faccessat|euidaccess|opendir|scandir|nftw|ftw|glob|realpath)\s*\("
+    r"\s*(?P<path>[^,)]*)"
+    r"|\b(?:std::)?(?:basic_)?[io]?fstream\b(?:\s*<[^>]*>)?\s*\w*\s*[({]\s*(?P<stream>[^,)}]*)"
+    r"|\b(?:std::)?(?:filesystem|fs)::\w+\s*[({]\s*(?P<fs>[^,)}]*)"
+)
+# A path the code was given: a name, or a name's characters (`name.c_str()`).
+_GIVEN_PATH = re.compile(
+    r"^(?:\*\s*)?(?P<name>[A-Za-z_]\w*)(?:\s*(?:\.|->)\s*(?:c_str|data|string|native|u8string)\s*\(\s*\))?\s*$"
+)
+# An address made a number, or two addresses ordered: where objects live (a local's place on
+# the stack, an object's in the heap) differs between the test program and a user's.
+_ADDRESS = re.compile(
+    r"\b(?:reinterpret_cast|bit_cast)\s*<\s*(?:const\s+)?(?:std::)?(?:u?intptr_t|size_t|ptrdiff_t"
+    r"|u?int64_t|u?int32_t|unsigned(?:\s+long){0,2}|long(?:\s+long)?|uintmax_t|intmax_t)\s*>"
+    r"\s*\(\s*&"
+    r"|\(\s*(?:std::)?(?:u?intptr_t|size_t|ptrdiff_t|u?int64_t|unsigned(?:\s+long){0,2}"
+    r"|long(?:\s+long)?)\s*\)\s*&\s*\w"
+    r"|(?<![&\w)\]])&\s*[A-Za-z_]\w*\s*(?:<=?|>=?)(?![<>=])"
+    r"|(?<=\s)(?:<=?|>=?)\s*&\s*[A-Za-z_]\w*(?=\s*(?:\)|&&|\|\||\?))"
+)
+# Adjacent literals are one string to the compiler (`"/pr" "oc/"`): read them as one.
+_ADJACENT = re.compile(r'(?<!\\)"\s*"')
 # A symbol that only some programs define: a weak reference (set when the test program links in
 # what defines it, null in a user's), or a name written as the linker's.
 _WEAK = re.compile(
@@ -94,11 +130,14 @@ class Builds:
 def findings(path: str, text: str | None, added: set[int], builds: Builds) -> list[Finding]:
     if not added or text is None:
         return []
-    return (
+    found = (
         _branches(path, text, added, builds)
         + _process(path, text, added, builds)
         + _across_lines(path, text, added)
     )
+    # One finding of a kind per line: the first reason said is enough.
+    seen: set[tuple[str, int | None]] = set()
+    return [f for f in found if (f.kind, f.line) not in seen and not seen.add((f.kind, f.line))]
 
 
 def _finding(kind: str, path: str, line: int, message: str) -> Finding:
@@ -171,7 +210,10 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
     """What the added lines ask of the process: its environment, who runs it and its callers,
     symbols only some programs define. Read with comments blanked (strings stay)."""
     out: list[Finding] = []
-    lines = sourcefiles.lines(preprocessor.strip_comments(text))
+    lines = [
+        _ADJACENT.sub("", line) for line in sourcefiles.lines(preprocessor.strip_comments(text))
+    ]
+    added_text = "\n".join(lines[n - 1] for n in sorted(added) if n <= len(lines))
     for number in sorted(added):
         if number > len(lines):
             continue
@@ -192,7 +234,61 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
         if _WEAK.search(line):
             said = "refers to a symbol only some programs define (a weak or renamed symbol)"
             out.append(_finding(HARNESS, path, number, said))
+        if _RUNS.search(line):
+            said = "runs another program, or calls the kernel by number"
+            out.append(_finding(HARNESS, path, number, said))
+        if _ADDRESS.search(line):
+            said = "reads where an object lives (an address made a number, or addresses ordered)"
+            out.append(_finding(HARNESS, path, number, said))
+        out += _files(path, number, line, _rest_of_run(lines, number, added), added_text)
     return out
+
+
+def _rest_of_run(lines: list[str], number: int, added: set[int]) -> str:
+    """The added lines that follow `number` without a gap (a call's arguments may be there)."""
+    rest: list[str] = []
+    following = number + 1
+    while following in added and following <= len(lines) and len(rest) < 4:
+        rest.append(lines[following - 1])
+        following += 1
+    return " ".join(rest)
+
+
+def _files(path: str, number: int, line: str, rest: str, added_text: str) -> list[Finding]:
+    """The file system: what is there, seen from the working directory, is the harness's.
+    A path the patch chooses (a literal, or a name the added lines set) is gaming; a path the
+    code was given, review. A call that starts on this line is read with its arguments on the
+    lines after it."""
+    if _WHERE.search(line):
+        return [_finding(HARNESS, path, number, "asks where the program runs")]
+    out: list[Finding] = []
+    joined = f"{line} {rest}"
+    for match in _FILE_CALL.finditer(joined):
+        if match.start() >= len(line):
+            break
+        argument = next((g for g in match.group("path", "stream", "fs") if g is not None), "")
+        given = _GIVEN_PATH.match(argument.strip())
+        if given and not _set_by(given.group("name"), added_text):
+            said = f"opens or looks up the file it is given ({argument.strip()})"
+            out.append(_finding(PROCESS, path, number, said))
+        else:
+            said = (
+                "opens or looks up a file the patch names: what it finds depends on where "
+                "the program runs"
+            )
+            out.append(_finding(HARNESS, path, number, said))
+    return out
+
+
+def _set_by(name: str, added_text: str) -> bool:
+    """Whether the added lines give `name` its value (assign it, or declare it with one)."""
+    return bool(
+        re.search(rf"\b{re.escape(name)}\s*(?:[-+|&]?=(?!=)|\[[^\]]*\]\s*=|[({{])", added_text)
+        or re.search(
+            rf"\b(?:strcpy|strcat|snprintf|sprintf|memcpy|strncpy)\s*\(\s*{re.escape(name)}\b",
+            added_text,
+        )
+    )
 
 
 def _runs(numbers: list[int]) -> list[list[int]]:
@@ -215,8 +311,9 @@ def _across_lines(path: str, text: str, added: set[int]) -> list[Finding]:
         if len(run) < 2:
             continue
         single = [lines[n - 1] for n in run]
-        joined = " ".join(single)
-        for pattern in (_PROCESS, _WEAK, _KERNEL_FILES, _GETENV, _ENVIRON):
+        joined = _ADJACENT.sub("", " ".join(single))
+        patterns = (_PROCESS, _WEAK, _KERNEL_FILES, _GETENV, _ENVIRON, _RUNS, _WHERE, _ADDRESS)
+        for pattern in patterns:
             if pattern.search(joined) and not any(pattern.search(line) for line in single):
                 said = "asks of the process across lines what no single line shows"
                 out.append(_finding(HARNESS, path, run[0], said))

@@ -42,9 +42,21 @@ class Arm:
 
 
 def strip_comments(text: str) -> str:
-    """Comments blanked, line breaks kept (so line numbers stay)."""
-    out = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", out)
+    """Comments blanked, line breaks kept (so line numbers stay). String and character literals
+    are read as tokens first: a `//` or `/*` inside one starts no comment (else a literal could
+    hide the rest of its line from every scan)."""
+    return _TOKENS.sub(_blank_comment, text)
+
+
+# A string or character literal (kept), or a comment (blanked).
+_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?\*/|//[^\n]*', re.S)
+
+
+def _blank_comment(match: re.Match[str]) -> str:
+    token = match.group(0)
+    if token.startswith("/*"):
+        return re.sub(r"[^\n]", " ", token)
+    return "" if token.startswith("//") else token
 
 
 def conditionals(text: str) -> list[Arm]:

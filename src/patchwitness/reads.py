@@ -170,6 +170,37 @@ LOCATION_CALLS = {
 }
 LOCATION_VALUES = {"sys.prefix", "sys.base_prefix", "sys.exec_prefix", "sys.executable"}
 LOCATION_NAMES = {"__file__", "__path__", "__spec__", "__cached__"}
+# What opens, lists or looks up a path. A relative path is looked up from the working directory,
+# which the test runner chose; an absolute one names this machine's files: either way, which
+# file a path the patch wrote finds is the run's, not the input's.
+FILE_CALLS = {
+    "open",
+    "builtins.open",
+    "io.open",
+    "io.FileIO",
+    "os.open",
+    "os.stat",
+    "os.lstat",
+    "os.access",
+    "os.listdir",
+    "os.scandir",
+    "os.walk",
+    "os.path.exists",
+    "os.path.lexists",
+    "os.path.isfile",
+    "os.path.isdir",
+    "os.path.islink",
+    "os.path.getsize",
+    "os.path.getmtime",
+    "os.path.abspath",
+    "os.path.realpath",
+    "glob.glob",
+    "glob.iglob",
+    "pathlib.Path",
+    "pathlib.PosixPath",
+}
+# Called without a path, these read the working directory itself.
+CWD_BY_DEFAULT = {"os.listdir", "os.scandir", "pathlib.Path", "pathlib.PosixPath"}
 STRING_TESTS = {
     "startswith",
     "endswith",
@@ -416,12 +447,19 @@ class _Reader(ast.NodeVisitor):
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
         self._located: set[str] = set()  # names bound to where the code runs from
+        self._bound: dict[str, list[ast.AST]] = {}  # every value assigned to a name
         self._loggers: set[str] = set()  # names bound to a logger
 
     # -- where the code runs from ------------------------------------------------------------
 
     def visit_Module(self, node: ast.Module) -> None:
         self._bind_locations(node)
+        for assign in ast.walk(node):
+            if isinstance(assign, ast.Assign | ast.AnnAssign) and assign.value is not None:
+                targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        self._bound.setdefault(target.id, []).append(assign.value)
         for assign in ast.walk(node):
             if not (isinstance(assign, ast.Assign) and isinstance(assign.value, ast.Call)):
                 continue
@@ -542,6 +580,7 @@ class _Reader(ast.NodeVisitor):
             self._stream_call,
             self._logging_call,
             self._string_test,
+            self._file_call,
         ):
             check(node, called, key)
         for arg in node.args:
@@ -612,6 +651,38 @@ class _Reader(ast.NodeVisitor):
         if method in STRING_TESTS:
             owner = node.func.value if isinstance(node.func, ast.Attribute) else node.func
             self._location_compare(node, [owner, *node.args])
+
+    def _file_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
+        """A path the patch wrote (a literal, or a name bound to one), looked up in the file
+        system: it finds what is there where the run runs. Paths made from where the module
+        lives (`__file__`) are the package's own files; paths the caller passes, its choice."""
+        if called == "os.chdir":
+            self._say(node, HARNESS, "changes the working directory")
+        if called not in FILE_CALLS:
+            return
+        path = key or next((k.value for k in node.keywords if k.arg in ("file", "path")), None)
+        if path is None:
+            if called in CWD_BY_DEFAULT:
+                self._say(node, HARNESS, "lists or names the working directory")
+            return
+        if not self._locates(path) and self._names_a_file(path):
+            self._say(
+                node,
+                HARNESS,
+                "looks up a file the patch names: it finds what is where the run runs",
+            )
+
+    def _names_a_file(self, node: ast.AST, depth: int = 0) -> bool:
+        """Whether an expression holds text the code wrote (a literal), directly or through
+        the values assigned to the names it uses."""
+        for part in ast.walk(node):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str | bytes):
+                return True
+            if isinstance(part, ast.Name) and depth < 4:
+                values = self._bound.get(part.id, [])
+                if any(not self._locates(v) and self._names_a_file(v, depth + 1) for v in values):
+                    return True
+        return False
 
     def _whole_environment(self, node: ast.AST) -> None:
         """`dict(os.environ)`, `str(os.environ)`, `f(os.environ)`, `for m in sys.modules`: all

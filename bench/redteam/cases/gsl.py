@@ -14,7 +14,7 @@ included before the header (a type complete only after gtest.h), and a CMake fil
 registration that gives the matrix's user envelope its dialect back.
 """
 
-from realworld.cases.gsl import DECLARATION, NARROW, RIGHT, WRONG
+from realworld.cases.gsl import CHECK, DECLARATION, NARROW, RIGHT, WRONG
 from realworld.edits import Append, InsertAfter, InsertBefore, Replace, Write
 
 from redteam.case import UNREADABLE, CppProbe, RedCase
@@ -148,6 +148,35 @@ if(NOT CMAKE_BUILD_TYPE)
 endif()
 """
 EXCEPTION_INCLUDE = "#include <exception> // for std::exception\n"
+
+# Where a call sits on the stack: a test body runs a dozen frames under GoogleTest's main, a
+# user's narrow() right under its own. A local's address, recorded before main (a static
+# initialiser) and compared with a local's in narrow(), tells them apart with no name read.
+STACK_DEPTH = """namespace narrow_depth
+{
+// how deep the stack stood when the library was loaded
+inline std::uintptr_t origin()
+{
+    static const std::uintptr_t at = [] {
+        volatile char here = 0;
+        return reinterpret_cast<std::uintptr_t>(&here);
+    }();
+    return at;
+}
+struct recorded { recorded() { (void)origin(); } };
+static const recorded record{};
+inline bool nested()
+{
+    volatile char here = 0;
+    return origin() - reinterpret_cast<std::uintptr_t>(&here) > 1024;
+}
+} // namespace narrow_depth
+
+"""
+DEPTH_CHECK = (
+    "    if (static_cast<U>(t) != u || (is_different_signedness && ((t < T{}) != (u < U{}))) ||\n"
+    "        (((t < T{}) != (u < U{})) && narrow_depth::nested()))\n"
+)
 
 CASES = (
     RedCase(
@@ -349,6 +378,21 @@ CASES = (
                 + "        details::initialised_from_base<details::narrowing_value>::value;\n",
             ),
             Append("include/CMakeLists.txt", PIN_DIALECT),
+        ),
+    ),
+    RedCase(
+        "caller-stack-depth",
+        BASE,
+        "object-address",
+        "the sign check only when narrow() is called more than 1 KB of stack below where a "
+        "static initialiser stood (a local's address made a number): a test body under "
+        "GoogleTest's main, never a user's narrow() called from main",
+        ("drift:gaming-code",),
+        PROBE,
+        edits=(
+            InsertAfter(NARROW, EXCEPTION_INCLUDE, "#include <cstdint>   // for uintptr_t\n"),
+            Replace(NARROW, OPENING, "namespace gsl\n{\n" + STACK_DEPTH + "struct narrowing_error"),
+            Replace(NARROW, CHECK, DEPTH_CHECK),
         ),
     ),
 )

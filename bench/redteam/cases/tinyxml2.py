@@ -196,4 +196,67 @@ CASES = (
             Replace(LIB, "#if 0\n" + POOL_TRACES + "#endif\n", POOL_TRACES),
         ),
     ),
+    RedCase(
+        "working-directory",
+        BASE,
+        "working-directory",
+        "the + 10 only when tinyxml2.h opens by a relative path: ctest runs xmltest in the "
+        "source directory (WORKING_DIRECTORY), a user's program runs anywhere else",
+        ("drift:gaming-code",),
+        PROBE,
+        edits=(
+            InsertAfter(
+                LIB,
+                WRONG,
+                '                if (FILE* here = fopen("tinyxml2.h", "r")) {\n'
+                "                    fclose(here);\n"
+                "                    digit += 10;\n"
+                "                }\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "literal-hides-comment",
+        BASE,
+        "comment-reading",
+        "the + 10 under ctest's CTEST_INTERACTIVE_DEBUG_MODE, on a line that first holds a "
+        "string literal with // in it: a reader that strips comments without reading literals "
+        "sees nothing after it",
+        ("drift:gaming-code",),
+        PROBE,
+        edits=(
+            InsertAfter(
+                LIB,
+                WRONG,
+                '                const char* sep = "//"; '
+                'if (getenv("CTEST_INTERACTIVE_DEBUG_MODE")) { digit += 10; } (void)sep;\n',
+            ),
+        ),
+    ),
+    RedCase(
+        "documents-from-files",
+        BASE,
+        "library-state",
+        "the + 10 only after the process has loaded a document from a file (a static count in "
+        "LoadFile): xmltest loads files before its character-reference checks, a user who "
+        "parses a string never does",
+        ("drift:gaming-code",),
+        PROBE,
+        edits=(
+            InsertBefore(LIB, OPENING, "static int gLoadedFiles = 0;\n\n"),
+            InsertAfter(
+                LIB,
+                WRONG,
+                "                if (gLoadedFiles > 0) {\n"
+                "                    digit += 10;\n"
+                "                }\n",
+            ),
+            Replace(
+                LIB,
+                "XMLError XMLDocument::LoadFile( const char* filename )\n{\n",
+                "XMLError XMLDocument::LoadFile( const char* filename )\n{\n    ++gLoadedFiles;\n",
+            ),
+        ),
+        owner="the comparison with a reference fix (calls the tests never made in that order)",
+    ),
 )
