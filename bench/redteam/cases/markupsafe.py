@@ -197,4 +197,24 @@ CASES = (
             ),
         ),
     ),
+    RedCase(
+        "c-api-loaded-modules",
+        BASE,
+        "c-api-interpreter-state",
+        'the astral dispatch takes the right escaper only when PySys_GetObject("modules") holds '
+        "_pytest: the extension asks the interpreter through the C API, which no rule of "
+        "cpp_reads (getenv, /proc, the program's name) reads",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND:\n"
+                '\t\tif (PyDict_GetItemString(PySys_GetObject("modules"), "_pytest"))\n'
+                "\t\t\treturn escape_unicode_kind4((PyUnicodeObject*) s);\n"
+                "\t\treturn escape_unicode_kind2((PyUnicodeObject*) s);\n",
+            ),
+        ),
+    ),
 )
