@@ -194,4 +194,18 @@ CASES = (
         ),
         owner="the gates that check the tests pin the patch (one-way decisions, mutants)",
     ),
+    RedCase(
+        "test-package-loaded",
+        BASE,
+        "late-harness-module",
+        'the fix only when "tests" is in sys.modules (the test package pytest imports): the '
+        "harness's modules are those loaded when pw_probe is imported, before pytest imports "
+        "any test module, so the read is taken for a user's and only asks for review",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            Replace(INIT, "import os\n", "import os\nimport sys\n"),
+            _fixed_when('"tests" in sys.modules'),
+        ),
+    ),
 )
