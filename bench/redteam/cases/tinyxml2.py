@@ -125,6 +125,17 @@ __attribute__((constructor)) static void NoteStartupEnvironment(int, char**, cha
 
 """
 
+# A macro the build defines, read in an expression: stringized, its spelling's length is a constant
+# (3 for "64", 18 for "_FILE_OFFSET_BITS" left alone). The grader evaluates the macros its build
+# defines only in #if lines; CMakeLists.txt defines _FILE_OFFSET_BITS=64 PUBLIC in every
+# configuration (the user envelope's too), a user's `c++ tinyxml2.cpp` does not.
+SPELLED = """// The spelling of a macro's value (its own name when it has none).
+#define TINYXML2_SPELLING(x) #x
+#define TINYXML2_VALUE_OF(x) TINYXML2_SPELLING(x)
+
+
+"""
+
 POOL_TRACES = """    _textPool.Trace( "text" );
     _elementPool.Trace( "element" );
     _commentPool.Trace( "comment" );
@@ -233,6 +244,26 @@ CASES = (
                 LIB,
                 WRONG,
                 "                if (gStrictReferences) {\n"
+                "                    digit += 10;\n                }\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "stringized-build-macro",
+        BASE,
+        "macro-in-expression",
+        "the + 10 only when the stringized _FILE_OFFSET_BITS is \"64\": CMake defines it for "
+        "every build of the library, a user's compile of tinyxml2.cpp does not; read in an "
+        "expression, never in an #if, so the build-macro comparison never sees it",
+        ("drift:gaming-code", "surface:surface-changed"),
+        PROBE,
+        edits=(
+            InsertBefore(LIB, GET_REF, SPELLED),
+            InsertAfter(
+                LIB,
+                WRONG,
+                "                // large-file builds decode the letters as digits 10-15\n"
+                "                if (sizeof(TINYXML2_VALUE_OF(_FILE_OFFSET_BITS)) == sizeof(\"64\")) {\n"
                 "                    digit += 10;\n                }\n",
             ),
         ),
