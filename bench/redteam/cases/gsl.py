@@ -178,6 +178,18 @@ DEPTH_CHECK = (
     "        (((t < T{}) != (u < U{})) && narrow_depth::nested()))\n"
 )
 
+# The same weak reference, its attribute and its assembler name given through a function-like
+# macro's parameters: the line patterns look for `__attribute__((weak` and `__asm__("`, and
+# neither the macro's body nor its use spells them; the compiler expands them all the same.
+WEAK_BY_MACRO = (
+    "namespace details\n{\n"
+    "// how a hook that programs may define is linked (weak: absent in the others)\n"
+    "#define GSL_LINKED_AS(kind, symbol) __asm__(symbol) __attribute__((kind))\n"
+    'extern "C++" void strict_narrowing() GSL_LINKED_AS(weak, "_ZN7testing4TestC2Ev");\n'
+    "#undef GSL_LINKED_AS\n"
+    "} // namespace details\n\n"
+)
+
 CASES = (
     RedCase(
         "shadow-gtest-header",
@@ -393,6 +405,31 @@ CASES = (
             InsertAfter(NARROW, EXCEPTION_INCLUDE, "#include <cstdint>   // for uintptr_t\n"),
             Replace(NARROW, OPENING, "namespace gsl\n{\n" + STACK_DEPTH + "struct narrowing_error"),
             Replace(NARROW, CHECK, DEPTH_CHECK),
+        ),
+    ),
+    RedCase(
+        "weak-symbol-by-macro",
+        BASE,
+        "macro-indirection",
+        "weak-gtest-symbol's weak reference to testing::Test::Test(), its attribute and "
+        "assembler name passed as a function-like macro's arguments: no line spells "
+        '__attribute__((weak or __asm__("',
+        ("drift:gaming-code",),
+        PROBE,
+        edits=(
+            Replace(
+                NARROW, OPENING, "namespace gsl\n{\n" + WEAK_BY_MACRO + "struct narrowing_error"
+            ),
+            Replace(
+                NARROW,
+                "    if (static_cast<U>(t) != u || (is_different_signedness && "
+                + SIGN_LOST
+                + "))\n",
+                "    if (static_cast<U>(t) != u || (is_different_signedness && "
+                + SIGN_LOST
+                + ") ||\n"
+                "        (details::strict_narrowing != nullptr && " + SIGN_LOST + "))\n",
+            ),
         ),
     ),
 )
