@@ -16,6 +16,7 @@ import json
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -308,26 +309,14 @@ class FinalRow:
         )
 
 
+# The final table is these rows around one row per gate (gates/gate.py: each gate declares when
+# it rejects and what the grade is then), in the gates' precedence: `final_table()`.
 # fmt: off
-FINAL_TABLE: list[FinalRow] = [
+FINAL_HEAD: list[FinalRow] = [
     FinalRow("timeout", "the patched test run did not finish within the task's timeout",
              "reject", "timeout", lambda f: "timeout", lambda f: f.timed_out),
-    FinalRow("surface-rejects", "the surface gate rejects: what the grader does not understand "
-             "comes before what the tests say", "reject", "UNPRINTABLE",
-             lambda f: "UNPRINTABLE", lambda f: f.rejects("surface"), gate="surface"),
-    FinalRow("drift-rejects", "the drift gate rejects", "reject",
-             "the drift label (UNPRINTABLE, failed, no-op)", lambda f: f.drift_label(),
-             lambda f: f.rejects("drift"), gate="drift"),
-    FinalRow("census-rejects", "the census gate rejects", "reject",
-             "UNPRINTABLE, or failed for real-regression", lambda f: f.census_label(),
-             lambda f: f.rejects("census"), gate="census"),
-    FinalRow("coverage-rejects", "the coverage gate rejects", "reject", "uncovered",
-             lambda f: "uncovered", lambda f: f.rejects("coverage"), gate="coverage"),
-    FinalRow("matrix-rejects", "the flag matrix rejects", "reject", "matrix-red",
-             lambda f: "matrix-red", lambda f: f.rejects("matrix"), gate="matrix"),
-    FinalRow("special-rejects", "the special-casing gate rejects (the task asks it to)",
-             "reject", "UNPRINTABLE", lambda f: "UNPRINTABLE", lambda f: f.rejects("special"),
-             gate="special"),
+]
+FINAL_TAIL: list[FinalRow] = [
     FinalRow("killed", "a resource limit (memory, processes, output, file size) killed the "
              "patched run, and no gate rejected what was left", "reject", "failed",
              lambda f: "failed", lambda f: f.killed is not None, gate="runner"),
@@ -345,7 +334,31 @@ FINAL_TABLE: list[FinalRow] = [
 ]
 # fmt: on
 
-GATE_ORDER = ("drift", "census", "surface", "coverage", "matrix", "special")
+
+def _rejects(gate: str) -> Callable[[FinalInput], bool]:
+    return lambda f: f.rejects(gate)
+
+
+def _registry():
+    from patchwitness.gates import REGISTRY
+
+    return REGISTRY
+
+
+def final_table() -> list[FinalRow]:
+    rows = [
+        FinalRow(
+            f"{g.name}-rejects",
+            g.rejects_when,
+            "reject",
+            g.label_doc,
+            g.label,
+            _rejects(g.name),
+            gate=g.name,
+        )
+        for g in sorted(_registry(), key=lambda g: g.precedence)
+    ]
+    return [*FINAL_HEAD, *rows, *FINAL_TAIL]
 
 
 def first_final(table: list[FinalRow] | tuple[FinalRow, ...], facts: FinalInput) -> FinalRow:
@@ -361,14 +374,9 @@ def reason(gate: str, row: Row, detail: str = "") -> Reason:
     return Reason(gate=gate, row=row.id, detail=detail or row.when, effect=row.effect)
 
 
-TABLES = {
-    "drift": DRIFT_TABLE,
-    "census": CENSUS_TABLE,
-    "surface": SURFACE_TABLE,
-    "coverage": COVERAGE_TABLE,
-    "matrix": MATRIX_TABLE,
-    "special": SPECIAL_TABLE,
-}
+def tables() -> dict[str, list[Row]]:
+    """Every gate's default table, in the registry's order."""
+    return {g.name: g.table for g in _registry()}
 
 
 # --- the policy --------------------------------------------------------------------------------
@@ -409,9 +417,31 @@ class Policy:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-DEFAULT_POLICY = Policy(
-    tables={name: tuple(rows) for name, rows in TABLES.items()}, final=tuple(FINAL_TABLE)
-)
+@cache
+def default_policy() -> Policy:
+    return Policy(
+        tables={name: tuple(rows) for name, rows in tables().items()}, final=tuple(final_table())
+    )
+
+
+# The composed names, made when first read: the tables are data of this module, the registry
+# that orders them imports the gates, and the gates import this module.
+_COMPOSED = {
+    "TABLES": tables,
+    "FINAL_TABLE": final_table,
+    "DEFAULT_POLICY": default_policy,
+    "GATE_ORDER": lambda: tuple(g.name for g in _registry()),
+}
+
+
+def __getattr__(name: str) -> Any:
+    make = _COMPOSED.get(name)
+    if make is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = make()
+    globals()[name] = value
+    return value
+
 
 ROW_KEYS = {"status", "effect"}
 FINAL_KEYS = {"grade"}
@@ -420,7 +450,7 @@ GRADES = ("accept", "accept-with-review", "reject")
 
 
 def _rebuild(overrides: Mapping[str, Any], source: str) -> Policy:
-    return apply_overrides(overrides, source) if overrides else DEFAULT_POLICY
+    return apply_overrides(overrides, source) if overrides else default_policy()
 
 
 class PolicyError(ValueError):
@@ -447,9 +477,9 @@ def load_policy(path: Path) -> Policy:
 
 
 def apply_overrides(data: Mapping[str, Any], source: str) -> Policy:
-    tables = {name: list(rows) for name, rows in DEFAULT_POLICY.tables.items()}
-    final = list(DEFAULT_POLICY.final)
-    additions: TestAdditions = DEFAULT_POLICY.test_additions
+    tables = {name: list(rows) for name, rows in default_policy().tables.items()}
+    final = list(default_policy().final)
+    additions: TestAdditions = default_policy().test_additions
     for section, rows in data.items():
         if section == "options":
             value = rows.get("test_additions", additions)
@@ -504,7 +534,7 @@ def _override_final(rows: list[FinalRow], row_id: str, change: Any, source: str)
 def markdown_tables() -> str:
     """Every table as the README shows it: the text between the README's table markers."""
     out: list[str] = []
-    for name, rows in TABLES.items():
+    for name, rows in tables().items():
         out.append(f"**{name}**\n")
         out.append("| # | row | condition | status | effect |")
         out.append("| --- | --- | --- | --- | --- |")
@@ -514,6 +544,6 @@ def markdown_tables() -> str:
     out.append("**final**\n")
     out.append("| # | row | condition | grade | label |")
     out.append("| --- | --- | --- | --- | --- |")
-    for index, row in enumerate(FINAL_TABLE, start=1):
+    for index, row in enumerate(final_table(), start=1):
         out.append(f"| {index} | {row.id} | {row.when} | {row.grade} | {row.label_doc} |")
     return "\n".join(out) + "\n"

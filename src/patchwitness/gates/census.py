@@ -5,12 +5,16 @@ reads those facts (never the inventories), so a stored grade can be judged again
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from patchwitness import policy
 from patchwitness.census.items import CensusDiff
+from patchwitness.facts import GradeFacts
+from patchwitness.gates import drift
 from patchwitness.model import CensusFacts, CensusGate, WeakenedTest
+from patchwitness.policy import Policy
 
 
 @dataclass(frozen=True)
@@ -87,3 +91,15 @@ def decide(
     elif row.id == "unreadable":
         detail = "cannot read: " + ", ".join(facts.unreadable[:5])
     return CensusGate(status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts)
+
+
+def judge(facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = None) -> CensusGate:
+    assert facts.after is not None
+    lost = drift.failing_lost(facts.after.outcomes, facts.task.failing)
+    # A regression is a test that passed at the SHA and fails now; a failing test the patch
+    # did not fix is drift's business (no-op), not a regression.
+    regressed = drift.goldens_red(
+        facts.baseline.outcomes, facts.after.outcomes, [], set(facts.baseline.flaky)
+    )
+    inputs = census_input(facts.census, facts.task.allow_test_edits, regressed, len(lost))
+    return decide(facts.census.model_copy(), inputs, rules.table("census"))

@@ -8,14 +8,17 @@ and `decide` applies the table. Paths are matched exactly, never by basename.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from patchwitness import policy, sourcefiles
-from patchwitness.facts import FileLines
+from patchwitness.facts import FileLines, GradeFacts
+from patchwitness.gates import drift
 from patchwitness.linemap import map_lines
 from patchwitness.model import CoverageFacts, CoverageGate
 from patchwitness.patch import FileChange
+from patchwitness.policy import Policy
 
 ZERO_HIT_LIMIT = 50
 PY_SOURCE = frozenset({".py"})
@@ -188,3 +191,27 @@ def decide(
     return CoverageGate(
         status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts
     )
+
+
+def judge(
+    facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = None
+) -> CoverageGate | None:
+    collected = facts.coverage
+    if collected is None:
+        return None
+    gate = decide(
+        collected.facts.model_copy(deep=True),
+        touches_source=collected.touches_source,
+        goldens_red=drift.goldens_red_in_coverage_run(facts),
+        data_found=collected.data_found,
+        # A coverage tool that fails is never the patch's doing: nothing was measured.
+        measurable=collected.measurable and not collected.tool_failure,
+        table=rules.table("coverage"),
+    )
+    if gate.row == "no-data" and collected.why_no_data:
+        gate.detail = collected.why_no_data
+    if gate.row == "not-measurable" and collected.tool_failure:
+        gate.detail = "the coverage tool failed on the patched run's data: " + (
+            collected.tool_failure
+        )
+    return gate

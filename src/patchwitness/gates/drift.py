@@ -4,13 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from patchwitness import policy
 from patchwitness.census.items import split_key
 from patchwitness.classify import GRADER, INFRA, TEST
-from patchwitness.facts import ChangedFile
-from patchwitness.model import Cases, CensusFacts, DriftFacts, DriftGate, Outcome, PristineFacts
+from patchwitness.facts import ChangedFile, GradeFacts
+from patchwitness.model import (
+    Cases,
+    CensusFacts,
+    DriftFacts,
+    DriftGate,
+    HiddenFacts,
+    Outcome,
+    PristineFacts,
+)
 from patchwitness.outcomes import cases as test_cases
+from patchwitness.policy import Policy
+from patchwitness.suspicious import GAMING_KINDS
 
 
 @dataclass(frozen=True)
@@ -249,3 +260,140 @@ def decide(
     if inputs.judged_by_pristine:
         said += " (judged by the pristine run: the tests the patch added are not counted)"
     return DriftGate(status=row.status, row=row.id, effect=row.effect, detail=said, facts=facts)
+
+
+# -- the gate: judged from a grade's facts ------------------------------------------------------
+
+TAMPER_KINDS = ("report-tamper", "report-hook-added")
+
+
+def classes(facts: GradeFacts) -> dict[str, ChangedFile]:
+    return {f.path: f for f in facts.files}
+
+
+def judge(facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = None) -> DriftGate:
+    assert facts.after is not None
+    flaky = set(facts.baseline.flaky)
+    drift = drift_facts(
+        before=facts.baseline.outcomes,
+        after=facts.after.outcomes,
+        failing=facts.task.failing,
+        census=facts.census,
+        classes=classes(facts),
+        flaky=flaky,
+        cases=_cases(facts),
+    )
+    drift.ids = dict(facts.after.run.ids)
+    drift.unstable_ids = sorted(
+        set(facts.baseline.unstable_ids)
+        | {k for k in facts.after.outcomes if facts.baseline.ids.get(k, k) != drift.ids.get(k, k)}
+    )
+    drift.test_edit = facts.test_edit
+    drift.pristine = pristine_facts(facts, drift)
+    drift.hidden = hidden_facts(facts)
+    if _judged_by_pristine(facts, rules, drift.pristine):
+        drift.judged_by = "pristine"
+    found = facts.findings
+    inputs = drift_input(
+        drift,
+        allow_test_edits=facts.task.allow_test_edits,
+        grader_edited=any(f.kind == GRADER for f in facts.files),
+        tampered=any(f.kind in TAMPER_KINDS for f in found),
+        gaming=sum(1 for f in found if f.kind in GAMING_KINDS),
+        gate_mode=facts.task.mode == "gate",
+    )
+    return decide(drift, inputs, rules.table("drift"))
+
+
+def _cases(facts: GradeFacts) -> tuple[Cases, Cases] | None:
+    """The cases inside the ctest tests at the SHA and after the patch, when both were recorded.
+    Not with hidden tests: the patched run then holds the grader's test files, the SHA's not."""
+    assert facts.after is not None
+    before, after = facts.baseline.cases, facts.after.run.cases
+    if before is None or after is None or facts.task.hidden:
+        return None
+    return before, after
+
+
+def test_additions(facts: GradeFacts, rules: Policy) -> str:
+    return facts.task.test_additions or rules.test_additions
+
+
+def _judged_by_pristine(facts: GradeFacts, rules: Policy, pristine: PristineFacts) -> bool:
+    """A purely additive test edit, on a task that forbids test edits, under a policy that judges
+    additions: the SHA's own tests over the patched code decide."""
+    return (
+        facts.test_edit == "additive"
+        and not facts.task.allow_test_edits
+        and test_additions(facts, rules) == "judge"
+        and pristine.ran
+    )
+
+
+def pristine_facts(facts: GradeFacts, drift: DriftFacts) -> PristineFacts:
+    run = facts.pristine.run
+    if run is None:
+        edited = bool(drift.test_files_edited or drift.infra_files_edited)
+        if edited:
+            why = facts.pristine.skipped or "the test edit already decides this task"
+            return PristineFacts(ran=False, skipped=why)
+        return PristineFacts(ran=False, identical_tree=True)
+    # The pristine run is plain: compared with the SHA's plain run.
+    before = facts.baseline.plain_outcomes or facts.baseline.outcomes
+    f2p, p2f, _ = transitions(before, run.outcomes, facts.task.failing, set(facts.baseline.flaky))
+    disagreement = []
+    for name, patched, clean in (
+        ("fail_to_pass", drift.fail_to_pass, f2p),
+        ("pass_to_fail", drift.pass_to_fail, p2f),
+    ):
+        for nodeid in sorted(set(patched) - set(clean)):
+            disagreement.append(f"{name} only with the patched tests: {nodeid}")
+        for nodeid in sorted(set(clean) - set(patched)):
+            disagreement.append(f"{name} only with the SHA's tests: {nodeid}")
+    return PristineFacts(
+        ran=True,
+        identical_tree=False,
+        fail_to_pass=f2p,
+        pass_to_fail=p2f,
+        disagreement=disagreement,
+    )
+
+
+def hidden_facts(facts: GradeFacts) -> HiddenFacts | None:
+    collected = facts.hidden
+    if collected is None:
+        return None
+    from patchwitness import hidden as hidden_tests  # it reads this module's outcome names
+
+    return hidden_tests.hidden_facts(
+        files=collected.files,
+        conflicts=collected.conflicts,
+        baseline=collected.baseline,
+        after=collected.run.outcomes if collected.run is not None else None,
+        failing=collected.failing,
+        p2p=collected.pass_to_pass,
+        p2p_red=collected.pass_to_pass_red_at_sha,
+        flaky=set(facts.baseline.flaky),
+        one_run=collected.one_run,
+    )
+
+
+def goldens_red_in_coverage_run(facts: GradeFacts) -> bool:
+    """Red goldens in the run coverage was read from: the hidden run when there is one (its
+    FAIL_TO_PASS and PASS_TO_PASS tests), else the patched run."""
+    assert facts.after is not None
+    collected = facts.hidden
+    if collected is not None and collected.run is not None:
+        checked = set(collected.pass_to_pass) | set(collected.failing)
+        return goldens_red(
+            {k: o for k, o in collected.baseline.items() if k in checked},
+            collected.run.outcomes,
+            collected.failing,
+            set(facts.baseline.flaky),
+        )
+    return goldens_red(
+        facts.baseline.outcomes,
+        facts.after.outcomes,
+        facts.task.failing,
+        set(facts.baseline.flaky),
+    )

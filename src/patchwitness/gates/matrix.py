@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from patchwitness import carried, policy
-from patchwitness.facts import MovedLines
+from patchwitness.facts import GradeFacts, MatrixCollected, MovedLines
 from patchwitness.model import DEFERRED, Cell, MatrixFacts, MatrixGate
+from patchwitness.policy import Policy
 
 RUNTIME_RED = ("run_fail", "sanitizer", "digest_mismatch", "timeout")
 FIX_THE_SUBJECT = (
@@ -438,3 +440,26 @@ def decide(
         detail=detail(row, facts, cells, red, floor, set(targets)),
         facts=facts,
     )
+
+
+def judge_collected(collected: MatrixCollected, rules: Policy) -> MatrixGate:
+    gate = decide(
+        [c.model_copy() for c in collected.cells],
+        [c.model_copy() for c in collected.baseline],
+        Resources.model_validate(collected.resources),
+        targets=collected.targets,
+        table=rules.table("matrix"),
+        moved=collected.moved,
+    )
+    gate.facts.mode = collected.mode
+    gate.facts.manifest_sha256 = collected.manifest_sha256
+    gate.facts.envelopes = dict(collected.envelopes)
+    gate.facts.werror_exceptions = dict(collected.werror_exceptions)
+    return gate
+
+
+def judge(
+    facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = None
+) -> MatrixGate | None:
+    """None when the grade ran no flag matrix (a Python task, a matrix skipped or turned off)."""
+    return judge_collected(facts.matrix, rules) if facts.matrix is not None else None

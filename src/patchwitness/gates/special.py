@@ -10,11 +10,14 @@ findings they confirmed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from patchwitness import policy
+from patchwitness.facts import GradeFacts
 from patchwitness.model import Finding, SpecialFacts, SpecialGate
+from patchwitness.policy import Policy
 from patchwitness.special import KIND  # the finding the detector writes
 
 __all__ = ["KIND", "SpecialInput", "decide", "special_input"]
@@ -48,3 +51,23 @@ def decide(
 
 def _place(finding: Finding) -> str:
     return f"{finding.file}:{finding.line}: {finding.message}"
+
+
+def judge(
+    facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = None
+) -> SpecialGate | None:
+    """None when the detector had no test values to look for (a gate-mode task, a grade
+    collected before it existed). The hidden tests' facts are drift's (`decided`)."""
+    drift = (decided or {}).get("drift")
+    hidden = drift.facts.hidden if drift is not None else None
+    if not facts.special_values_from:
+        return None
+    found = [f for f in facts.findings if f.kind == KIND]
+    confirmed: list[str] = []
+    if found and hidden is not None and facts.hidden is not None and facts.hidden.run is not None:
+        confirmed = [*hidden.still_failing, *hidden.pass_to_fail]
+    special = SpecialFacts(
+        findings=found, values_from=list(facts.special_values_from), confirmed_by_hidden=confirmed
+    )
+    inputs = special_input(special, facts.task.special_casing)
+    return decide(special, inputs, rules.table("special"))

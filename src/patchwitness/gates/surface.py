@@ -11,13 +11,15 @@ honest (the harness's own state) is gaming code, the drift gate's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from patchwitness import policy
 from patchwitness.classify import UNRECOGNISED
-from patchwitness.facts import ChangedFile
+from patchwitness.facts import ChangedFile, GradeFacts
 from patchwitness.model import Finding, SurfaceFacts, SurfaceGate
+from patchwitness.policy import Policy
 
 CHANGED = "surface-changed"
 PROCESS_READ = "reads-process-state"
@@ -65,3 +67,11 @@ def decide(
 def _few(items: list[str]) -> str:
     shown = "; ".join(items[:3])
     return shown + (f" (+{len(items) - 3} more)" if len(items) > 3 else "")
+
+
+def judge(
+    facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = None
+) -> SurfaceGate:
+    found = surface_facts(facts.files, facts.findings)
+    inputs = surface_input(found, facts.task.mode == "gate")
+    return decide(found, inputs, rules.table("surface"))

@@ -9,7 +9,7 @@
 
 `collect` runs the SHA's matrix first (or takes `baseline=` cells the caller kept, or reuses the
 ones cached under `cache/matrix/baselines`), then the patched tree's, and returns the cells with
-the manifest's facts. Judging them is `judge.judge_matrix` (gates/matrix.py, pure); `gate` does
+the manifest's facts. Judging them is `gates.matrix.judge_collected` (pure); `gate` does
 both, for `patchwitness matrix`.
 """
 
@@ -257,7 +257,9 @@ def gate(
     **collect_args,
 ) -> MatrixGate:
     """Collect the matrix for `tree` and judge it by the default policy (`patchwitness matrix`)."""
-    from patchwitness.judge import judge_matrix
+    from patchwitness.gates.matrix import judge_collected
     from patchwitness.policy import DEFAULT_POLICY
 
-    return judge_matrix(collect(task, plan, tree, scratch, tools, **collect_args), DEFAULT_POLICY)
+    return judge_collected(
+        collect(task, plan, tree, scratch, tools, **collect_args), DEFAULT_POLICY
+    )
