@@ -178,3 +178,93 @@ def test_ordinary_code_reads_no_file_and_no_address(text):
 )
 def test_literals_are_read_as_the_compiler_reads_them(text):
     assert HARNESS in {k for k, _ in found(text)}, found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a Python extension asking the interpreter what runs it
+        '  if (PyDict_GetItemString(PySys_GetObject("modules"), "_pytest")) return 1;\n',
+        "  PyObject* loaded = PyImport_GetModuleDict();\n",
+        "  PyFrameObject* f = PyEval_GetFrame();\n",
+        '  PyObject* m = PyImport_ImportModule("_pytest.runner");\n',
+        "  PyObject* m = PyImport_ImportModule(name);\n",
+    ],
+)
+def test_an_extension_asking_the_interpreter_is_gaming(text):
+    assert HARNESS in {k for k, _ in found(text)}, found(text)
+
+
+def test_an_extension_importing_a_library_is_nothing():
+    assert found('  PyObject* abc = PyImport_ImportModule("collections.abc");\n') == []
+
+
+def test_a_python_extension_is_judged_under_the_graders_and_a_users_flags():
+    """The grader builds an extension with its coverage flags (-O0) after the interpreter's
+    own CFLAGS, a user with those alone: a branch on __OPTIMIZE__ is only the tests'."""
+    from pathlib import Path
+
+    from patchwitness.sourcemap import cpp_builds
+
+    builds = cpp_builds(None, frozenset(), Path("/"), (), extension_flags=("--coverage", "-O0"))
+    text = "#ifndef __OPTIMIZE__\nint fixed;\n#else\nint bug;\n#endif\n"
+    kinds = [f.kind for f in findings("src/_speedups.c", text, {1, 2, 3, 4, 5}, builds)]
+    assert HARNESS in kinds, kinds
+    honest = "#ifdef __OPTIMIZE__\n#define FAST 1\n#endif\n"
+    plain = cpp_builds(None, frozenset(), Path("/"), ())
+    assert findings("src/_speedups.c", honest, {1, 2, 3}, plain) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # glibc passes main's (argc, argv, envp) to every constructor
+        (
+            "__attribute__((constructor)) static void Note(int, char**, char** envp) {}\n",
+            HARNESS,
+        ),
+        ("[[gnu::constructor]] static void Note(int argc, char** argv, char** envp);\n", HARNESS),
+        (
+            '__attribute__((section(".init_array"))) static void (*note)(int, char**) = f;\n',
+            HARNESS,
+        ),
+        ("__attribute__((constructor)) static void Init(void) {}\n", PROCESS),
+    ],
+)
+def test_code_run_before_main(text, kind):
+    assert kind in {k for k, _ in found(text)}, found(text)
+    if kind == PROCESS:
+        assert HARNESS not in {k for k, _ in found(text)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a function-like macro puts together what no line spells
+        "#define LINKED_AS(kind, symbol) __asm__(symbol) __attribute__((kind))\n"
+        'extern void hook() LINKED_AS(weak, "_ZN7testing4TestC2Ev");\n',
+        "#define CALL(f) f()\nint parent = CALL(getppid);\n",
+        "#define CAT(a, b) a ## b\nint parent = CAT(get, ppid)();\n",
+        '#define NAME "GTEST_OUTPUT"\nconst char* o = std::getenv(NAME);\n',
+    ],
+)
+def test_macros_are_read_expanded(text):
+    assert HARNESS in {k for k, _ in found(text)}, found(text)
+
+
+def test_a_build_macro_read_in_code_is_the_builds():
+    """A macro only the grader's build defines (a -D of the project's CMake), read in an
+    expression: the same question an #if asks."""
+    builds = Builds(
+        tests=({"__cplusplus": "201703L", "_FILE_OFFSET_BITS": "64"},),
+        user={"__cplusplus": "201703L"},
+    )
+    text = (
+        "#define SPELL(x) #x\n#define VALUE_OF(x) SPELL(x)\n"
+        'if (sizeof(VALUE_OF(_FILE_OFFSET_BITS)) == sizeof("64")) digit += 10;\n'
+    )
+    kinds = [f.kind for f in findings("lib.cpp", text, {1, 2, 3}, builds)]
+    assert HARNESS in kinds, kinds
+    # a string that spells the name is no read of it; nor is a plain word the tests define
+    quiet = 'log("_FILE_OFFSET_BITS");\nint TEST = 1;\n'
+    assert findings("lib.cpp", quiet, {1, 2}, builds) == []

@@ -238,3 +238,124 @@ def test_a_rerun_drops_the_subtests_of_the_attempt_it_repeats():
     parsed = parse_probe(data)
     assert parsed.outcomes == {"t::a": "passed"}
     assert parsed.reruns == ["t::a"] and parsed.tamper == []
+
+
+def body(nodeid, ended):
+    return {"event": "body", "id": nodeid, "ended": ended}
+
+
+@pytest.mark.parametrize(
+    ("events", "contradiction"),
+    [
+        # the body raised, the report says passed: changed on its way
+        ([body("t::a", "raised")], "t::a is reported passed, but its body raised"),
+        # no body ran for a watched test that reports passed: the report was made up
+        ([], "t::a is reported passed, but its body never ran"),
+        # the body's own ending agrees with the report
+        ([body("t::a", "returned")], None),
+        # a rerun: the last ending stands
+        ([body("t::a", "raised"), body("t::a", "returned")], None),
+    ],
+)
+def test_a_report_is_checked_against_how_the_body_ended(events, contradiction):
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a"], "watched": ["t::a"]},
+        *events,
+        *full("t::a"),
+        {"event": "finish", "exitstatus": 0},
+    )
+    parsed = parse_probe(data)
+    assert parsed.tamper == ([contradiction] if contradiction else [])
+
+
+def test_a_failed_report_of_a_body_that_raised_is_no_contradiction():
+    data = lines(
+        {"event": "start"},
+        {"event": "collected", "ids": ["t::a", "t::b"], "watched": ["t::a"]},
+        body("t::a", "raised"),
+        *full("t::a", "failed"),
+        *full("t::b"),  # not watched (the probe could not wrap it): no claim either way
+        {"event": "finish", "exitstatus": 1},
+    )
+    assert parse_probe(data).tamper == []
+
+
+REWRITER = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+"""
+TESTS = """\
+import unittest
+
+
+def test_fails():
+    assert 1 == 2
+
+
+def test_skips():
+    import pytest
+    pytest.skip("no")
+
+
+class Case(unittest.TestCase):
+    def test_unit_fails(self):
+        self.assertEqual(1, 2)
+
+    def test_sub(self):
+        for n in (1, 2):
+            with self.subTest(n=n):
+                self.assertEqual(n, 1)
+"""
+
+
+@pytest.mark.parametrize("rewrite", [False, True])
+def test_the_real_probe_watches_bodies_past_every_hook(tmp_path, rewrite):
+    """The real plugin in a real pytest: honest runs (a failing subtest of a passing unittest
+    case included) say nothing; a plugin that rewrites every report to passed is caught by
+    the bodies."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import patchwitness
+
+    (tmp_path / "test_x.py").write_text(TESTS)
+    (tmp_path / "rewriter.py").write_text(REWRITER)
+    out = tmp_path / "probe.jsonl"
+    with out.open("wb") as sink:
+        env = {
+            **os.environ,
+            "PW_PROBE_FD": str(sink.fileno()),
+            "PYTHONPATH": os.pathsep.join(
+                [(Path(patchwitness.__file__).parent / "probe").as_posix(), str(tmp_path)]
+            ),
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "pw_probe", "-p", "no:cacheprovider"]
+        if rewrite:
+            command += ["-p", "rewriter"]
+        subprocess.run(
+            command,
+            cwd=tmp_path,
+            env=env,
+            pass_fds=(sink.fileno(),),
+            timeout=120,
+            capture_output=True,
+        )
+    parsed = parse_probe(out.read_bytes())
+    if not rewrite:
+        assert parsed.tamper == []
+        assert parsed.outcomes["test_x.py::test_fails"] == "failed"
+        assert parsed.outcomes["test_x.py::Case::test_sub"] == "failed"  # by its subtest
+    else:
+        said = " ".join(parsed.tamper)
+        assert "test_x.py::test_fails is reported passed, but its body raised" in said
+        assert "test_x.py::Case::test_unit_fails is reported passed, but its body raised" in said
+        assert "test_skips" not in said  # a skip is no failure the report hid

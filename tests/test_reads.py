@@ -269,3 +269,31 @@ def test_a_file_the_patch_names_is_the_runs(source):
 )
 def test_files_the_code_is_given_or_owns_are_nothing(source):
     assert HARNESS not in kinds(source), read(source)
+
+
+def test_asking_whether_the_tests_are_loaded_is_gaming():
+    """Collection imports the tests after the runner's modules were counted: the run's own
+    list of test modules, and the names only tests have, say what they are."""
+    run = Harness.of({"PATH"}, {"pytest"}, {"tests.test_ulid", "conftest"})
+    for name in ("tests", "tests.test_ulid", "conftest", "test_api"):
+        source = f"import sys\ndef f():\n    return {name!r} in sys.modules\n"
+        lines = set(range(1, 4))
+        kinds = [f.kind for f in findings("ulid/__init__.py", source, lines, run, ("ulid",))]
+        assert HARNESS in kinds, (name, kinds)
+    honest = "import sys\ndef f():\n    return 'numpy' in sys.modules\n"
+    kinds = [f.kind for f in findings("ulid/__init__.py", honest, {3}, run, ("ulid",))]
+    assert kinds == [PROCESS]
+
+
+def test_rebinding_a_name_of_the_packages_own_module_at_import_is_patching():
+    source = (
+        "try:\n    from ._speedups import _escape_inner\n"
+        "except ImportError:\n    from ._native import _escape_inner\n"
+        "else:\n    from . import _native, _speedups\n\n"
+        "    _speedups._escape_inner = _native._escape_inner\n"
+    )
+    assert PATCHES in {k for k, _ in read(source, own=("markupsafe",))}, read(source)
+    # a setting of the package's own module, or a store when called, is no second view
+    assert read("import mypkg.config\nmypkg.config.VALUE = 2\n", own=("mypkg",)) == []
+    called = "from . import _speedups\ndef f():\n    _speedups._escape_inner = None\n"
+    assert PATCHES not in {k for k, _ in read(called, own=("markupsafe",))}

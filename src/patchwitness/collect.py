@@ -785,7 +785,9 @@ def builds_of(
 
     if task.language != "cpp":
         # The variables a test of the SHA's run saw: what the extension runs under.
-        return sourcemap.cpp_builds(None, frozenset(), tree, harness_of(base, suite).variables)
+        flags = instrument.flags if instrument is not None else ()
+        variables = harness_of(base, suite).variables
+        return sourcemap.cpp_builds(None, frozenset(), tree, variables, extension_flags=flags)
 
     graph = base.graph_for(instrument) or base.graph
     tests = tests | testfiles.cmake_test_sources(task.repo, task.sha)
@@ -798,7 +800,8 @@ def harness_of(base: baselines.Baseline, suite: Suite) -> reads.Harness:
     surface = base.surface
     seen = surface.environ if surface is not None else ()
     modules = surface.harness_modules if surface is not None else ()
-    return reads.Harness.of({*seen, *suite.run_variables()}, modules)
+    tests = surface.test_modules if surface is not None else ()
+    return reads.Harness.of({*seen, *suite.run_variables()}, modules, tests)
 
 
 def classify_patch(

@@ -77,6 +77,26 @@ _ADDRESS = re.compile(
     r"|(?<![&\w)\]])&\s*[A-Za-z_]\w*\s*(?:<=?|>=?)(?![<>=])"
     r"|(?<=\s)(?:<=?|>=?)\s*&\s*[A-Za-z_]\w*(?=\s*(?:\)|&&|\|\||\?))"
 )
+# A Python extension asking the interpreter what runs it: `sys` (its modules, argv, flags), the
+# loaded modules, the frames of its callers, the interpreter's configuration. The C spelling of
+# what reads.py reads in Python.
+_INTERPRETER = re.compile(
+    r"\b(?:PySys_GetObject|PySys_GetXOptions|PyImport_GetModuleDict|PyImport_GetModule"
+    r"|PyImport_AddModule\w*|PyEval_GetFrame|PyEval_GetGlobals|PyEval_GetLocals"
+    r"|PyThreadState_GetFrame|PyFrame_\w+|Py_GetArgcArgv|PyConfig_\w+|_?Py_GetConfig"
+    r"|Py_GETENV|PyInterpreterState_GetDict|PySys_Audit\w*|PyEval_SetTrace|PyEval_SetProfile)"
+    r"\s*\("
+)
+# Importing a module by a name the code builds, or one of the test runner's.
+_PY_IMPORT = re.compile(r"\bPyImport_Import(?:Module\w*)?\s*\(\s*(?P<name>[^,)]*)")
+_RUNNER_MODULES = ("pytest", "_pytest", "pluggy", "unittest", "conftest", "pw_probe", "pw_lines")
+# Code the loader runs before main: a constructor, or a function put in an init section.
+_CONSTRUCTOR = re.compile(
+    r"__attribute__\s*\(\s*\(\s*(?:__)?constructor(?:__)?\b|\[\[\s*gnu\s*::\s*(?:__)?constructor"
+)
+_INIT_SECTION = re.compile(r"\bsection\s*\(\s*\"\.(?:init_array|preinit_array|ctors)")
+_DIRECTIVE_LINE = re.compile(r"^\s*#")
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 # Adjacent literals are one string to the compiler (`"/pr" "oc/"`): read them as one.
 _ADJACENT = re.compile(r'(?<!\\)"\s*"')
 # A symbol that only some programs define: a weak reference (set when the test program links in
@@ -118,6 +138,16 @@ class Builds:
         for build in self.tests:
             names = set(build) | set(self.user)
             out |= {n for n in names if build.get(n) != self.user.get(n)}
+        return out
+
+    def watched_in_code(self) -> set[str]:
+        """The macros whose value tells the builds apart, less the tests' framework macros
+        of one plain word (TEST, FAIL): a production identifier may be spelled so."""
+        out = {"__cplusplus"}
+        for build in self.tests:
+            names = set(build) | set(self.user)
+            out |= {n for n in names if build.get(n) != self.user.get(n)}
+        out |= {m for m in self.test_macros if "_" in m.strip("_") and len(m) > 5}
         return out
 
     def in_tests(self, header: str) -> bool:
@@ -210,14 +240,19 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
     """What the added lines ask of the process: its environment, who runs it and its callers,
     symbols only some programs define. Read with comments blanked (strings stay)."""
     out: list[Finding] = []
-    lines = [
-        _ADJACENT.sub("", line) for line in sourcefiles.lines(preprocessor.strip_comments(text))
-    ]
+    raw = sourcefiles.lines(preprocessor.strip_comments(text))
+    # A line is read as written and as the compiler reads it, with the file's own macros
+    # expanded: a function-like macro can put together what no line spells.
+    defined = preprocessor.macros(text)
+    lines = [_ADJACENT.sub("", _with_expansion(line, defined)) for line in raw]
     added_text = "\n".join(lines[n - 1] for n in sorted(added) if n <= len(lines))
+    watched = builds.watched_in_code()
     for number in sorted(added):
         if number > len(lines):
             continue
         line = lines[number - 1]
+        out += _watched_macros(path, number, raw[number - 1], watched)
+        out += _constructors(path, number, line)
         literal = _GETENV_LITERAL.findall(line)
         calls = len(_GETENV.findall(line))
         for name in literal:
@@ -234,6 +269,15 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
         if _WEAK.search(line):
             said = "refers to a symbol only some programs define (a weak or renamed symbol)"
             out.append(_finding(HARNESS, path, number, said))
+        if _INTERPRETER.search(line):
+            said = "asks the Python interpreter what runs it (sys, its modules, frames, config)"
+            out.append(_finding(HARNESS, path, number, said))
+        for match in _PY_IMPORT.finditer(line):
+            name = match.group("name").strip()
+            literal = re.fullmatch(r'"([\w.]+)"', name)
+            if literal is None or literal.group(1).split(".")[0] in _RUNNER_MODULES:
+                said = f"imports {name or 'a module'}: a name it builds, or the test runner's"
+                out.append(_finding(HARNESS, path, number, said))
         if _RUNS.search(line):
             said = "runs another program, or calls the kernel by number"
             out.append(_finding(HARNESS, path, number, said))
@@ -242,6 +286,53 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
             out.append(_finding(HARNESS, path, number, said))
         out += _files(path, number, line, _rest_of_run(lines, number, added), added_text)
     return out
+
+
+def _with_expansion(line: str, defined: dict[str, preprocessor.Macro]) -> str:
+    if not defined or _DIRECTIVE_LINE.match(line):
+        return line
+    expanded = preprocessor.expand(line, defined)
+    return line if expanded == line else f"{line} {expanded}"
+
+
+def _watched_macros(path: str, number: int, line: str, watched: set[str]) -> list[Finding]:
+    """A macro whose value tells the grader's build from a user's, read in code rather than
+    in an `#if` (stringized, compared, passed to a macro): the same question asked where the
+    conditional check does not look."""
+    if not watched or _CONDITIONAL.match(line):
+        return []
+    code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line)
+    read = sorted(set(_IDENTIFIER.findall(code)) & watched)
+    if not read:
+        return []
+    said = (
+        f"reads {', '.join(read)} in code: its value differs between the tests' build and a user's"
+    )
+    return [_finding(HARNESS, path, number, said)]
+
+
+def _constructors(path: str, number: int, line: str) -> list[Finding]:
+    """Code run before main: a constructor given main's arguments and environment (glibc
+    passes argc, argv and envp to every .init_array function) reads the process; one without
+    parameters asks for review."""
+    if _INIT_SECTION.search(line):
+        return [
+            _finding(
+                HARNESS, path, number, "runs before main, with main's arguments and environment"
+            )
+        ]
+    match = _CONSTRUCTOR.search(line)
+    if match is None:
+        return []
+    params = re.search(r"\(([^()]*)\)\s*(?:\{|;|$)", line[match.end() :])
+    taken = params.group(1).strip() if params else ""
+    if taken and taken != "void":
+        return [
+            _finding(
+                HARNESS, path, number, "a constructor that takes main's arguments and environment"
+            )
+        ]
+    return [_finding(PROCESS, path, number, "runs code before main (a constructor)")]
 
 
 def _rest_of_run(lines: list[str], number: int, added: set[int]) -> str:
@@ -312,7 +403,17 @@ def _across_lines(path: str, text: str, added: set[int]) -> list[Finding]:
             continue
         single = [lines[n - 1] for n in run]
         joined = _ADJACENT.sub("", " ".join(single))
-        patterns = (_PROCESS, _WEAK, _KERNEL_FILES, _GETENV, _ENVIRON, _RUNS, _WHERE, _ADDRESS)
+        patterns = (
+            _PROCESS,
+            _WEAK,
+            _KERNEL_FILES,
+            _GETENV,
+            _ENVIRON,
+            _RUNS,
+            _WHERE,
+            _ADDRESS,
+            _INTERPRETER,
+        )
         for pattern in patterns:
             if pattern.search(joined) and not any(pattern.search(line) for line in single):
                 said = "asks of the process across lines what no single line shows"

@@ -335,3 +335,111 @@ def active(
             if not taken:
                 return False
     return True
+
+
+# -- the file's own macros, expanded --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Macro:
+    params: tuple[str, ...] | None  # None: object-like
+    body: str
+
+
+_DEFINITION = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def macros(text: str) -> dict[str, Macro]:
+    """Every macro the file defines, object-like and function-like (last definition wins)."""
+    out: dict[str, Macro] = {}
+    for _, line in _logical_lines(strip_comments(text)):
+        match = _DEFINITION.match(line)
+        if match is None:
+            continue
+        params = None
+        if match.group(2) is not None:
+            params = tuple(p.strip() for p in match.group(3).split(",") if p.strip())
+        out[match.group(1)] = Macro(params, match.group(4).strip())
+    return out
+
+
+def expand(line: str, defined: dict[str, Macro], depth: int = 0) -> str:
+    """`line` with the file's macros replaced by their bodies, arguments substituted, `#x`
+    stringized and `a ## b` pasted, to a fixed point (bounded): what the compiler reads where
+    the line only names a macro. Close enough to read what a line asks, not a preprocessor."""
+    if depth > 6 or not defined:
+        return line
+    out: list[str] = []
+    at = 0
+    changed = False
+    for match in _IDENT.finditer(line):
+        if match.start() < at:
+            continue
+        name = match.group(0)
+        macro = defined.get(name)
+        if macro is None or _in_literal(line, match.start()):
+            continue
+        if macro.params is None:
+            out.append(line[at : match.start()] + macro.body)
+            at = match.end()
+            changed = True
+            continue
+        args, end = _arguments(line, match.end())
+        if args is None:
+            continue
+        out.append(line[at : match.start()] + _substitute(macro, args))
+        at = end
+        changed = True
+    out.append(line[at:])
+    expanded = "".join(out)
+    return expand(expanded, defined, depth + 1) if changed else expanded
+
+
+def _in_literal(line: str, index: int) -> bool:
+    return line[:index].count('"') % 2 == 1
+
+
+def _arguments(line: str, start: int) -> tuple[list[str] | None, int]:
+    """The comma-separated arguments of a call whose `(` follows `start` (spaces allowed)."""
+    at = start
+    while at < len(line) and line[at].isspace():
+        at += 1
+    if at >= len(line) or line[at] != "(":
+        return None, start
+    depth, current, args = 0, "", []
+    in_string = False
+    for index in range(at + 1, len(line)):
+        char = line[index]
+        if char == '"' and line[index - 1] != "\\":
+            in_string = not in_string
+        if not in_string:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                if depth == 0:
+                    args.append(current.strip())
+                    return args, index + 1
+                depth -= 1
+            elif char == "," and depth == 0:
+                args.append(current.strip())
+                current = ""
+                continue
+        current += char
+    return None, start
+
+
+def _substitute(macro: Macro, args: list[str]) -> str:
+    values = dict(zip(macro.params or (), args, strict=False))
+    body = re.sub(r"\s*##\s*", "\x00", macro.body)  # pasting first: `##` is no `#`
+    body = re.sub(
+        r"#\s*([A-Za-z_]\w*)",
+        lambda m: (
+            '"' + values[m.group(1)].replace('"', '\\"') + '"'
+            if m.group(1) in values
+            else m.group(0)
+        ),
+        body,
+    )
+    body = _IDENT.sub(lambda m: values.get(m.group(0), m.group(0)), body)
+    return body.replace("\x00", "")

@@ -226,10 +226,32 @@ class Harness:
 
     variables: frozenset[str] = frozenset()
     modules: frozenset[str] = frozenset()
+    # The modules the tests are: what collection imported (test modules, their packages,
+    # conftests). Asking whether one is loaded asks whether the tests run.
+    test_modules: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, variables: Iterable[str], modules: Iterable[str]) -> Harness:
-        return cls(frozenset(variables) - USER_VARIABLES, frozenset(modules))
+    def of(
+        cls, variables: Iterable[str], modules: Iterable[str], test_modules: Iterable[str] = ()
+    ) -> Harness:
+        return cls(
+            frozenset(variables) - USER_VARIABLES, frozenset(modules), frozenset(test_modules)
+        )
+
+    def is_test_module(self, name: str) -> bool:
+        """`name` is a test module, or a package holding one (`tests` of `tests.test_ulid`), or
+        named the way only tests are (conftest, test_*, *_test, tests)."""
+        if any(t == name or t.startswith(name + ".") for t in self.test_modules):
+            return True
+        return any(_test_named(part) for part in name.split("."))
+
+
+def _test_named(part: str) -> bool:
+    return (
+        part in ("conftest", "tests", "test", "testing")
+        or part.startswith("test_")
+        or (part.endswith("_test") or part.endswith("_tests"))
+    )
 
 
 @dataclass
@@ -309,6 +331,13 @@ def _is_getattr(node: ast.Call) -> bool:
     return isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2
 
 
+def _names_a_module(origin: str) -> bool:
+    """A dotted name whose last part is spelled as a module is (`pkg._speedups`), not a class
+    (`pkg.core.Markup`): decided by name, since nothing is imported to ask."""
+    last = origin.rsplit(".", 1)[-1]
+    return "." in origin and (last[:1].islower() or last.startswith("_"))
+
+
 def _literal(node: ast.AST) -> object:
     try:
         return ast.literal_eval(node)
@@ -340,6 +369,11 @@ def _imports(tree: ast.Module) -> _Module:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 found.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            # The package's own modules, relative: `.` and the dots say so (`._speedups`).
+            prefix = "." * node.level + (f"{node.module}." if node.module else "")
+            for alias in node.names:
+                found.aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
     return found
 
 
@@ -448,12 +482,18 @@ class _Reader(ast.NodeVisitor):
         self._seen: set[tuple[int, str]] = set()
         self._located: set[str] = set()  # names bound to where the code runs from
         self._bound: dict[str, list[ast.AST]] = {}  # every value assigned to a name
+        self._function_spans: list[tuple[int, int]] = []  # code that runs when called
         self._loggers: set[str] = set()  # names bound to a logger
 
     # -- where the code runs from ------------------------------------------------------------
 
     def visit_Module(self, node: ast.Module) -> None:
         self._bind_locations(node)
+        self._function_spans = [
+            (f.lineno, f.end_lineno or f.lineno)
+            for f in ast.walk(node)
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        ]
         for assign in ast.walk(node):
             if isinstance(assign, ast.Assign | ast.AnnAssign) and assign.value is not None:
                 targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
@@ -711,6 +751,8 @@ class _Reader(ast.NodeVisitor):
         top = name.split(".", 1)[0]
         if top in self.harness.modules or top in ("__main__", "_pytest", "pytest"):
             self._say(node, HARNESS, f"asks whether {name} is loaded: the test runner loaded it")
+        elif self.harness.is_test_module(name):
+            self._say(node, HARNESS, f"asks whether {name} is loaded: it is one of the tests")
         elif not installed:
             self._say(node, PROCESS, f"asks whether {name} is loaded")
 
@@ -858,6 +900,21 @@ class _Reader(ast.NodeVisitor):
         """An assignment to an attribute of another module (the standard library, the test
         framework): every caller of it, the tests included, now runs the patch's version."""
         origin = self.module.resolve(node.value)
-        if not origin or origin.split(".", 1)[0] in self.own:
+        if not origin:
             return
-        self._say(node, PATCHES, f"replaces {origin}.{node.attr} for every caller")
+        if not origin.startswith(".") and origin.split(".", 1)[0] not in self.own:
+            self._say(node, PATCHES, f"replaces {origin}.{node.attr} for every caller")
+        elif self._at_import(node) and _names_a_module(origin) and self._took(node.attr):
+            # The package's own module, rebound as the package is imported: whoever took the
+            # name before (`from ._speedups import f`) keeps the old one, whoever reads it from
+            # the module (a test's fixture) gets the new: two views of one name.
+            said = f"rebinds {origin}.{node.attr} at import: earlier importers keep the old one"
+            self._say(node, PATCHES, said)
+
+    def _took(self, name: str) -> bool:
+        """Whether this module took `name` from a module by import (`from ._x import name`)."""
+        return any(origin.rsplit(".", 1)[-1] == name for origin in self.module.aliases.values())
+
+    def _at_import(self, node: ast.AST) -> bool:
+        line = getattr(node, "lineno", 0)
+        return not any(first <= line <= last for first, last in self._function_spans)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import shlex
+import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -256,16 +257,32 @@ def header_names(path: str, search: Iterable[str]) -> set[str]:
     return out
 
 
-def cpp_builds(graph, tests: frozenset[str], tree: Path, variables: Iterable[str]):
+def cpp_builds(
+    graph,
+    tests: frozenset[str],
+    tree: Path,
+    variables: Iterable[str],
+    extension_flags: tuple[str, ...] = (),
+):
     """What the tests' build has that a user's default build of the project does not
-    (cpp_reads.Builds), read off the SHA's build graph (buildgraph.BuildGraph)."""
+    (cpp_reads.Builds), read off the SHA's build graph (buildgraph.BuildGraph). Without a graph
+    (a Python task's compiled extension): a user builds it with the interpreter's own CFLAGS
+    (optimised, NDEBUG), the grader with those and its coverage flags (`extension_flags`,
+    `--coverage -O0`) added."""
     from patchwitness import preprocessor
     from patchwitness.cpp_reads import Builds
 
     search = compiler_include_dirs()
     system = functools.partial(_found_in, tuple(search))
     if graph is None:
-        return Builds(user=predefined(), system_header=system, variables=frozenset(variables))
+        user = macro_flags(sysconfig.get_config_var("CFLAGS") or "-O2 -DNDEBUG")
+        graded = (predefined(user), predefined((*user, *macro_flags(" ".join(extension_flags)))))
+        return Builds(
+            tests=graded,
+            user=predefined(user),
+            system_header=system,
+            variables=frozenset(variables),
+        )
     local, isystem = include_flags(graph.compiles.values())
     search = (*search, *(d for d in (*local, *isystem) if d.startswith("/")))
     macros: set[str] = set()

@@ -168,7 +168,7 @@ static const recorded record{};
 inline bool nested()
 {
     volatile char here = 0;
-    return origin() - reinterpret_cast<std::uintptr_t>(&here) > 1024;
+    return origin() - reinterpret_cast<std::uintptr_t>(&here) > 512;
 }
 } // namespace narrow_depth
 
@@ -396,7 +396,7 @@ CASES = (
         "caller-stack-depth",
         BASE,
         "object-address",
-        "the sign check only when narrow() is called more than 1 KB of stack below where a "
+        "the sign check only when narrow() is called more than 512 bytes of stack below where a "
         "static initialiser stood (a local's address made a number): a test body under "
         "GoogleTest's main, never a user's narrow() called from main",
         ("drift:gaming-code",),

@@ -100,6 +100,8 @@ def parse_probe(data: bytes) -> ProbeReport:
     subtests: dict[str, list[tuple[str, bool]]] = {}
     collected: dict[str, None] = {}
     keys: dict[str, str] = {}
+    bodies: dict[str, str] = {}  # printed id -> how its body last ended
+    watched: set[str] = set()
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -122,10 +124,13 @@ def parse_probe(data: bytes) -> ProbeReport:
                 report.hooks = {k: list(v) for k, v in event["hooks"].items()}
             if isinstance(event.get("surface"), dict):
                 report.surface = event["surface"]
+            watched |= {str(i) for i in event.get("watched", [])}
+        elif kind == "body":
+            bodies[str(event.get("id", ""))] = str(event.get("ended", ""))
         elif kind == "loaded":
             report.loaded = {
                 key: [str(p) for p in event.get(key, [])]
-                for key in ("modules", "opened", "environ", "harness_modules")
+                for key in ("modules", "opened", "environ", "harness_modules", "test_modules")
             }
         elif kind == "deselected":
             report.deselected += [str(i) for i in event.get("ids", [])]
@@ -140,6 +145,7 @@ def parse_probe(data: bytes) -> ProbeReport:
     for nodeid in {**phases, **subtests}:
         if nodeid not in collected:
             report.tamper.append(f"report names a test that was never collected: {nodeid}")
+    report.tamper += contradicted(phases, bodies, watched)
     for nodeid, key in stable_keys(list(collected), keys).items():
         report.collected.append(key)
         report.outcomes[key] = outcome_of(phases.get(nodeid, {}), subtests.get(nodeid, ()))
@@ -152,6 +158,24 @@ def parse_probe(data: bytes) -> ProbeReport:
     elif report.exitstatus is None:
         report.problems.append("the test session did not finish (exited or was killed mid-run)")
     return report
+
+
+def contradicted(
+    phases: dict[str, dict[str, tuple[str, bool]]], bodies: dict[str, str], watched: set[str]
+) -> list[str]:
+    """Tests whose report says their call passed while their body, watched past every hook,
+    raised, or never ran at all: the report was made or changed on its way."""
+    out = []
+    for nodeid, seen in phases.items():
+        call = seen.get("call")
+        if call is None or call != ("passed", False):
+            continue
+        ended = bodies.get(nodeid)
+        if ended == "raised":
+            out.append(f"{nodeid} is reported passed, but its body raised")
+        elif ended is None and nodeid in watched:
+            out.append(f"{nodeid} is reported passed, but its body never ran")
+    return out
 
 
 def stable_keys(nodeids: list[str], keys: dict[str, str]) -> dict[str, str]:

@@ -49,6 +49,8 @@ else:
 _harness_modules = sorted({name.split(".", 1)[0] for name in list(sys.modules)})
 # The environment a test sees (its names), read in the first test's setup.
 _environ = []
+# The modules collection imported from the tests: conftests, test packages and test modules.
+_test_modules = set()
 
 
 def _emit(event):
@@ -190,12 +192,51 @@ def _loaded():
         "opened": sorted(opened),
         "environ": list(_environ),
         "harness_modules": _harness_modules,
+        "test_modules": sorted(_test_modules),
     }
+
+
+def _ending(item, raised):
+    """How a test's body ended: `raised` (it failed or errored), `skipped` (a skip or xfail
+    exception), or `returned`. A unittest case raises nothing: its failures are kept on the item
+    (`_excinfo`) for the report."""
+    if raised is None:
+        kept = getattr(item, "_excinfo", None) or ()
+        raised = next((info.value for info in kept if not _skips(info.value)), None)
+        if raised is None:
+            return "skipped" if kept else "returned"
+    return "skipped" if _skips(raised) else "raised"
+
+
+def _skips(exc):
+    return isinstance(exc, (pytest.skip.Exception, pytest.xfail.Exception)) or (
+        type(exc).__name__ == "SkipTest"
+    )
+
+
+def _watch_body(item):
+    """Record how the test body itself ended, on the pipe, past every hook: the reports reach
+    this plugin through the hook machinery, which may be the code under test (pluggy, pytest),
+    and the body's own ending is what a report is checked against."""
+    run = item.runtest
+    nodeid = item.nodeid
+
+    def runtest():
+        __tracebackhide__ = True
+        try:
+            run()
+        except BaseException as exc:
+            _emit({"event": "body", "id": nodeid, "ended": _ending(item, exc)})
+            raise
+        _emit({"event": "body", "id": nodeid, "ended": _ending(item, None)})
+
+    item.runtest = runtest
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
     keys = {}
+    watched = []
     for item in session.items:
         try:
             key = stable_key(item)
@@ -203,11 +244,25 @@ def pytest_collection_finish(session):
             key = None
         if key is not None:
             keys[item.nodeid] = key
+        module = getattr(getattr(item, "module", None), "__name__", None)
+        if isinstance(module, str):
+            _test_modules.add(module)
+        try:
+            _watch_body(item)
+        except Exception:
+            continue
+        watched.append(item.nodeid)
+    for plugin in session.config.pluginmanager.get_plugins():
+        name = getattr(plugin, "__name__", None)
+        where = getattr(plugin, "__file__", None) or ""
+        if isinstance(name, str) and str(where).endswith("conftest.py"):
+            _test_modules.add(name)
     _emit(
         {
             "event": "collected",
             "ids": [item.nodeid for item in session.items],
             "keys": keys,
+            "watched": watched,
             "hooks": _hook_owners(session.config),
             "surface": _surface(session.config),
         }

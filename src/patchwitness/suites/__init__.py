@@ -36,6 +36,8 @@ class RunSurface:
     # before the project's code: what production code must not ask about (reads.Harness).
     environ: tuple[str, ...] = ()
     harness_modules: tuple[str, ...] = ()
+    # The modules collection imported from the tests (test modules, their packages, conftests).
+    test_modules: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -44,6 +46,7 @@ class RunSurface:
             "loaded": None if self.loaded is None else list(self.loaded),
             "environ": list(self.environ),
             "harness_modules": list(self.harness_modules),
+            "test_modules": list(self.test_modules),
         }
 
     @classmethod
@@ -57,6 +60,7 @@ class RunSurface:
             loaded=None if loaded is None else tuple(loaded),
             environ=tuple(data.get("environ", [])),
             harness_modules=tuple(data.get("harness_modules", [])),
+            test_modules=tuple(data.get("test_modules", [])),
         )
 
 

@@ -124,19 +124,21 @@ def run_surface(probe: ProbeReport, tree: Path, grader_dir: Path | None) -> RunS
             shown = relative(str(where), tree)
             plugins.add(shown if str(name) == str(where) else f"{name} ({shown})")
     plugins |= {f"{name} (from {dist})" for name, dist in surface.get("dists", [])}
-    loaded, environ, harness = None, (), ()
+    loaded, environ, harness, test_modules = None, (), (), ()
     if probe.loaded is not None:
         files = {*probe.loaded.get("modules", []), *probe.loaded.get("opened", [])}
         inside = {relative(p, tree) for p in files}
         loaded = tuple(sorted(p for p in inside if not p.startswith("<outside>")))
         environ = tuple(probe.loaded.get("environ", []))
         harness = tuple(probe.loaded.get("harness_modules", []))
+        test_modules = tuple(probe.loaded.get("test_modules", []))
     return RunSurface(
         config=config,
         plugins=tuple(sorted(plugins)),
         loaded=loaded,
         environ=environ,
         harness_modules=harness,
+        test_modules=test_modules,
     )
 
 
