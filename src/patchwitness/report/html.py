@@ -22,6 +22,7 @@ from patchwitness.model import (
     DriftGate,
     Fingerprint,
     MatrixGate,
+    SpecialGate,
     SurfaceGate,
     Verdict,
 )
@@ -377,15 +378,49 @@ def matrix_gate_html(gate: MatrixGate) -> str:
     )
 
 
+def special_html(gate: SpecialGate) -> str:
+    f = gate.facts
+    found = [f"{x.file}:{x.line}: {x.message}" if x.file else x.message for x in f.findings]
+    return (
+        gate_head("special", gate.status, gate.row, gate.effect, gate.detail)
+        + id_list("code that singles out the tests' values", found, "special_findings")
+        + id_list("the tests' values were read from", f.values_from, "values_from")
+        + id_list("hidden tests that confirmed it", f.confirmed_by_hidden, "confirmed_by_hidden")
+    )
+
+
+def generic_gate_html(name: str, gate) -> str:
+    """A gate without a section of its own: its head and its facts as JSON."""
+    facts = getattr(gate, "facts", None)
+    shown = facts.model_dump_json(indent=1) if facts is not None else ""
+    return gate_head(name, gate.status, gate.row, gate.effect, gate.detail) + (
+        f"<pre>{e(shown)}</pre>" if shown else ""
+    )
+
+
+# How each gate of the registry (gates/__init__.py) is drawn; a gate not here gets the
+# generic section, so a new gate is never missing from the page.
+SECTIONS = {
+    "drift": drift_html,
+    "census": census_html,
+    "surface": surface_html,
+    "coverage": coverage_html,
+    "matrix": matrix_gate_html,
+    "special": special_html,
+}
+
+
 def gates_html(v: Verdict) -> str:
+    from patchwitness.gates import REGISTRY
+
+    parts = []
+    for declared in REGISTRY:
+        gate = getattr(v.gates, declared.name, None)
+        if gate is None:
+            continue
+        section = SECTIONS.get(declared.name)
+        parts.append(section(gate) if section else generic_gate_html(declared.name, gate))
     g = v.gates
-    parts = [
-        drift_html(g.drift) if g.drift else "",
-        census_html(g.census) if g.census else "",
-        surface_html(g.surface) if g.surface else "",
-        coverage_html(g.coverage) if g.coverage else "",
-        matrix_gate_html(g.matrix) if g.matrix else "",
-    ]
     if g.build is not None:
         steps = [("configure", g.build.configure), ("build", g.build.build)]
         parts.append(

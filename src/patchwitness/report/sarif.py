@@ -24,7 +24,6 @@ from patchwitness.model import Finding, Reason, Verdict
 from patchwitness.report.matrix import digest_of, visible_verdicts
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-GATES = ("drift", "census", "surface", "coverage", "matrix")
 LEVEL_BY_EFFECT = {"reject": "error", "ungradable": "warning", "review": "note"}
 # Locations beyond the first go to relatedLocations; a runaway list is cut, the rest still in
 # the verdict.
@@ -136,16 +135,39 @@ def surface_places(v: Verdict) -> list[Place | None]:
     return files + [Place(r.file, r.line) for r in f.reads if r.file]
 
 
+def finding_place(finding: Finding) -> Place:
+    line = finding.line if finding.line and finding.line >= 1 else None
+    return Place(finding.file, line)
+
+
+def special_places(v: Verdict) -> list[Place | None]:
+    f = v.gates.special.facts if v.gates.special else None
+    return [finding_place(x) for x in f.findings] if f is not None else []
+
+
+def matrix_places(v: Verdict) -> list[Place | None]:
+    """The matrix locates by the findings it wrote (sanitizer reports name a file and line)."""
+    return [finding_place(f) for f in v.findings if f.gate == "matrix" and f.file]
+
+
+# How a reason of each gate of the registry (gates/__init__.py) is located; a gate not here is
+# located by the findings it wrote, so a new gate's reasons are never without a place.
+PLACES = {
+    "census": lambda v, row: census_places(v),
+    "surface": lambda v, row: surface_places(v),
+    "drift": drift_places,
+    "coverage": lambda v, row: coverage_places(v),
+    "matrix": lambda v, row: matrix_places(v),
+    "special": lambda v, row: special_places(v),
+}
+
+
 def reason_places(v: Verdict, reason: Reason) -> list[Place]:
-    found: list[Place | None] = []
-    if reason.gate == "census":
-        found = census_places(v)
-    elif reason.gate == "surface":
-        found = surface_places(v)
-    elif reason.gate == "drift":
-        found = drift_places(v, reason.row)
-    elif reason.gate == "coverage":
-        found = coverage_places(v)
+    locate = PLACES.get(reason.gate)
+    if locate is not None:
+        found = locate(v, reason.row)
+    else:
+        found = [finding_place(f) for f in v.findings if f.gate == reason.gate and f.file]
     unique = dict.fromkeys(p for p in found if p is not None and p.file)
     return list(unique)
 
@@ -220,7 +242,7 @@ def result(log: Log, rule: Rule, v: Verdict, text: str, places: list[Place], ide
 def finding_result(log: Log, v: Verdict, finding: Finding) -> dict:
     level = "error" if v.grade == "reject" else "warning"
     rule = Rule(f"finding/{finding.gate}/{finding.kind}", f"{finding.gate}: {finding.kind}", level)
-    place = Place(finding.file, finding.line if finding.line and finding.line >= 1 else None)
+    place = finding_place(finding)
     text = f"{finding.message} ({v.task} / {v.agent}: {v.label})"
     places = [place] if finding.file else []
     return result(log, rule, v, text, places, f"{finding.kind}|{finding.message}")

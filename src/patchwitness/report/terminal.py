@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from patchwitness import policy
+from patchwitness.gates import REGISTRY
 from patchwitness.model import Verdict
 from patchwitness.report.matrix import Cell, Published, Section, publish
 
@@ -54,12 +55,13 @@ def render_verdict(console: Console, verdict: Verdict) -> None:
     table.add_column("status")
     table.add_column("row")
     table.add_column("detail", overflow="fold")
-    for gate_name in policy.GATE_ORDER:
-        gate = getattr(verdict.gates, gate_name)
+    names = [gate.name for gate in REGISTRY]
+    for gate_name in names:
+        gate = getattr(verdict.gates, gate_name, None)
         if gate is not None:
             table.add_row(gate_name, gate.status, gate.row, Text(gate.detail))
     for reason in verdict.reasons:
-        if reason.gate not in policy.GATE_ORDER:
+        if reason.gate not in names:
             # Text, not markup: a detail quotes logs and test ids, whose "[...]" rich would eat.
             table.add_row(reason.gate, verdict.label, reason.row, Text(reason.detail))
     console.print(table)
