@@ -1,7 +1,7 @@
 """Shared helpers for the benchmarks: timing, medians, page-cache eviction and printing.
 
 Every figure a benchmark prints carries its input size, and every headline figure is a ratio
-against a peer measured in the same run (DESIGN.md, "Performance conventions"), in wall-clock and
+against a peer measured in the same run, in wall-clock and
 in CPU time. Lines that state a ratio start with `ratio ` so a smoke test (and a reader) can find
 them.
 """

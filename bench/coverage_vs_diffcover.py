@@ -30,7 +30,7 @@ Inputs, all built in temporary directories:
     added by the patch (8 modules; --quick: 2).
 
 The patchwitness grades run with the sandbox the CLI would pick (`--sandbox`); the peer runs
-unconfined, as it would in CI. No timing is asserted anywhere (DESIGN.md).
+unconfined, as it would in CI. No timing is asserted anywhere.
 
     .venv/bin/python bench/coverage_vs_diffcover.py [--quick] [--reps N] [--no-cpp]
 """

@@ -23,7 +23,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 census_app = typer.Typer(
-    no_args_is_help=True, rich_markup_mode=None, help="Inventory tests and assertions (seed 000)."
+    no_args_is_help=True, rich_markup_mode=None, help="Inventory tests and assertions."
 )
 app.add_typer(census_app, name="census")
 bag_app = typer.Typer(
@@ -195,7 +195,7 @@ def coverage(
     json_out: Annotated[Path | None, typer.Option("--json", help="write the report here")] = None,
     sandbox: SandboxOpt = "auto",
 ) -> None:
-    """Coverage on the hunk (seed 001). Exit 0 every scored patched line ran; 1 some did not
+    """Coverage on the hunk. Exit 0 every scored patched line ran; 1 some did not
     (or the goldens are red); 2 no executable patched line was scored; 3 not applicable (the
     patch touches no executable source); 4 could not grade (or coverage is not measurable:
     no instrumentation works at the SHA)."""

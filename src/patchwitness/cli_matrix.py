@@ -47,7 +47,7 @@ matrix_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
     help=(
-        "The compiler flag matrix (seed 004). `patchwitness matrix TASK_DIR [PATCH]` is short "
+        "The compiler flag matrix. `patchwitness matrix TASK_DIR [PATCH]` is short "
         "for `patchwitness matrix run TASK_DIR [PATCH]`."
     ),
 )
@@ -230,7 +230,7 @@ def matrix_promote(
     jsonl: Annotated[Path | None, typer.Option("--jsonl", help="both runs' cells")] = None,
     sandbox: SandboxOpt = "auto",
 ) -> None:
-    """Seed 004's rule: promotable when the golden fails at least one envelope on the known-bad
+    """Promotable when the golden fails at least one envelope on the known-bad
     patch and passes every envelope on the SHA. Exit 0 promotable, 1 not, 2 could not run."""
     from dataclasses import replace
 

@@ -1073,8 +1073,8 @@ def collect_coverage(
     settings: Settings,
     patched: patched_text.TextFacts,
 ) -> CoverageCollected:
-    """Seed 001's facts: the patched run's line hits joined with the production hunks, scored
-    against `patched`: the patched files' text before the run, and its Python statements."""
+    """The coverage gate's facts: the patched run's line hits joined with the production hunks,
+    scored against `patched`: the patched files' text before the run, and its Python statements."""
     production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
     # C and C++ are executable source in a C++ task, and in a Python task whose extension the
     # run built with gcov's flags; a header without a suffix is known by its content.
@@ -1149,13 +1149,13 @@ def _is_cpp(change: FileChange, task: Task) -> bool:
     return not change.path.endswith(".py")
 
 
-# -- the census artifacts (seed 000) --------------------------------------------------------------
+# -- the census artifacts --------------------------------------------------------------
 
 
 def save_artifacts(
     where: Path | None, before: Inventory, after: Inventory, diff, patch: Patch, sha: str = ""
 ) -> dict[str, str]:
-    """Seed 000's failure artifact: before.json, after.json, and the report with the unexpected
+    """The census's failure artifact: before.json, after.json, and the report with the unexpected
     keys, the patch sha256 and the SHA (the compiler command line is added after the build)."""
     if where is None:
         return {}

@@ -1,4 +1,4 @@
-"""The fingerprint written with every verdict (seed 002, controls 1, 2 and 5).
+"""The fingerprint written with every verdict.
 
 Two verdicts are comparable only when their fingerprints' digests are equal; `compare` says which
 fields differ, so a refusal names its reason instead of just refusing.

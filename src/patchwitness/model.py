@@ -19,7 +19,7 @@ SCHEMA_VERSION = "1.2"
 
 Grade = Literal["accept", "accept-with-review", "reject", "ungradable"]
 
-# The final label of a verdict. The first five are seed 002's print-gate labels; `uncovered` and
+# The final label of a verdict. The first five are the print gate's labels; `uncovered` and
 # `matrix-red` name a patch the drift table would print but another gate rejects; the last four end
 # a grade before the gates could judge it.
 Label = Literal[
@@ -96,7 +96,7 @@ class Finding(Frozen):
 
 
 class Fingerprint(Fact):
-    """What must be equal for two verdicts to be compared (seed 002, controls 1 and 2)."""
+    """What must be equal for two verdicts to be compared."""
 
     os: str
     machine: str
@@ -225,7 +225,7 @@ class HiddenFacts(Fact):
 
 
 class DriftFacts(Fact):
-    """Seed 002's four numbers and everything around them. When a purely additive test edit is
+    """The print gate's four numbers and everything around them. When a purely additive test edit is
     judged by the pristine run (`judged_by` = "pristine"), the decision reads the pristine
     transitions; the patched run's are kept here beside them."""
 

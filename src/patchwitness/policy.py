@@ -40,7 +40,7 @@ def first_row(table: list[Row] | tuple[Row, ...], facts: Any) -> Row:
     raise AssertionError("decision table without a catch-all row")  # pragma: no cover
 
 
-# --- drift: seed 002's print gate ------------------------------------------------------------
+# --- drift: the print gate ------------------------------------------------------------
 # Facts: a DriftInput (gates/drift.py). Two rows precede the seed's table because no task permits
 # them: editing the grader's own files, and a report that names tests never collected.
 
@@ -97,7 +97,7 @@ DRIFT_TABLE: list[Row] = [
 # fmt: on
 
 
-# --- census: seed 000's table, with the holes closed -----------------------------------------
+# --- census: the census table, with the holes closed -----------------------------------------
 # Facts: a CensusInput (gates/census.py). Rows 3-6 apply only when test edits are not allowed;
 # on a task that allows them the same changes ask for review (row 8).
 
@@ -135,7 +135,7 @@ CENSUS_TABLE: list[Row] = [
 # fmt: on
 
 
-# --- coverage: seed 001 -----------------------------------------------------------------------
+# --- coverage: on the hunk -----------------------------------------------------------------------
 # Facts: a CoverageInput (gates/coverage.py).
 
 # fmt: off
@@ -165,7 +165,7 @@ COVERAGE_TABLE: list[Row] = [
 # fmt: on
 
 
-# --- matrix: seed 004's flag matrix ------------------------------------------------------------
+# --- matrix: the flag matrix ------------------------------------------------------------
 # Facts: a MatrixInput (gates/matrix.py). Counts are over required cells judged on transitions:
 # a cell red at the SHA too is the noise floor, not the patch's doing. The four seed patterns come
 # before the catch-all regression row so that the reason names the pattern.
@@ -391,7 +391,7 @@ class Policy:
     `test_additions`: how a purely additive test edit (new tests only, nothing existing touched)
     on a task that forbids test edits is judged. `judge` (the default): by the pristine run, the
     SHA's own tests over the patched code, with a finding that the new tests were not counted.
-    `forbid`: seed 002's rule, any test edit is UNPRINTABLE. A task's `[policy]` section wins.
+    `forbid`: the print gate's rule, any test edit is UNPRINTABLE. A task's `[policy]` section wins.
     """
 
     tables: Mapping[str, tuple[Row, ...]]

@@ -1,6 +1,6 @@
 """Loading and validating a task directory.
 
-A task is the seed 002 layout (`repo.lock`, `test_cmd.txt`, `allow_test_edits.json`,
+A task is the layout below (`repo.lock`, `test_cmd.txt`, `allow_test_edits.json`,
 `failing_nodeids.txt`) plus an optional `task.toml` that says what the seed leaves implicit. Task
 files are read once, here, before any patch is applied: the patched tree never gets a say in how it
 is graded.
@@ -75,7 +75,7 @@ class PythonOptions(Options):
 
 class PolicyOptions(Options):
     # How a purely additive test edit is judged on a task that forbids test edits: by the
-    # pristine run (judge), or as any test edit, UNPRINTABLE (forbid, seed 002's rule). Unset:
+    # pristine run (judge), or as any test edit, UNPRINTABLE (forbid, the print gate's rule). Unset:
     # the policy's choice (judge by default).
     test_additions: Literal["judge", "forbid"] | None = None
     # How added production code that singles out the failing (or hidden) tests' literal values

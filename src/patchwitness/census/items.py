@@ -113,7 +113,7 @@ def sort_key(item: Item) -> tuple:
 
 @dataclass
 class CensusDiff:
-    """What changed between two inventories, and the census verdict (seed 000 plus the holes)."""
+    """What changed between two inventories, and the census verdict."""
 
     before: int
     after: int

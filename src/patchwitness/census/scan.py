@@ -1,7 +1,7 @@
 """Walking a tree and inventorying both languages. The I/O half of the census.
 
 Which files count: Python test files as the repository's pytest config finds them plus every
-conftest.py; every C++ source and header (seed 000 counts `assert(` in production code too; a header
+conftest.py; every C++ source and header (the census counts `assert(` in production code; a header
 without a suffix is recognised by its content), minus vendored, build and generated trees. A file
 that cannot be read or parsed is listed as unreadable rather than skipped: the census fails closed
 on what it cannot see. A file the patch deleted is absent, not unreadable.

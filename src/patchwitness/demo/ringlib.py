@@ -5,7 +5,7 @@
 - `src/stats.cpp`: `try_median` with an off-by-one for even counts; `Stats.MedianOfEven` is red.
 - `include/ringlib/ring.hpp`: a header-only ring of sequence-stamped values. Its `find` is a linear
   scan that misses the newest value (`Ring.FindNewest` is red). The slot arithmetic uses signed
-  ints the way seed 004's ring does, but only within [0, capacity], so no golden can overflow it at
+  ints the way a textbook ring does, but only within [0, capacity], so no golden can overflow it at
   the SHA: every golden is green under all four compiler envelopes. The tempting O(1) rewrite of
   `find` in signed arithmetic is right at -O0 and overflows once the stamps cross 2^31, which
   `golden_ring_seqwrap` does; UBSan reports it in the asan and ubsan2 cells.
@@ -331,7 +331,7 @@ GOLDEN_RING_BASIC = r"""#include <cstdint>
 #include "golden_check.hpp"
 #include "ringlib/ring.hpp"
 
-// Seed 004's golden in this library's words: a ring of 8 wrapped by 20 values.
+// The flag matrix's golden in this library's words: a ring of 8 wrapped by 20 values.
 int main() {
   ringlib::Ring<std::uint32_t> ring(8);
   for (std::uint32_t i = 0; i < 20; ++i) ring.push(i);
@@ -418,7 +418,7 @@ FILES: dict[str, str] = {
 # suite adds its own report options.
 TEST_CMD = 'ctest --test-dir "$PW_BUILD" --output-on-failure'
 
-# Seed 004's four envelopes; the ring goldens are header-only, so each compiles as one file.
+# The flag matrix's four envelopes; the ring goldens are header-only, so each compiles as one file.
 MATRIX_ENVELOPES = [
     {"name": "dbg", "cxxflags": ["-O0", "-g", "-Wall", "-Wextra", "-Werror"]},
     {"name": "rel", "cxxflags": ["-O2", "-DNDEBUG", "-Wall", "-Wextra", "-Werror"]},

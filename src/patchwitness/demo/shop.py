@@ -468,7 +468,7 @@ def special_case(task: DemoTask) -> list[Edit]:
 
 
 def blind_rewrite(task: DemoTask) -> list[Edit]:
-    """The fix, plus a plausible rewrite of a function no test calls (seed 001's decode_frame)."""
+    """The fix, plus a plausible rewrite of a function no test calls (decode_frame)."""
     return [
         task.fix,
         (

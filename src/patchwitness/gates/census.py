@@ -1,4 +1,4 @@
-"""The census gate (seed 000): inventory diff plus goldens, through the census table. Pure.
+"""The census gate: inventory diff plus goldens, through the census table. Pure.
 
 `census_facts` turns the census's diff of two inventories into the facts collect stores; `decide`
 reads those facts (never the inventories), so a stored grade can be judged again."""

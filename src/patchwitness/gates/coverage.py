@@ -1,4 +1,4 @@
-"""The coverage gate (seed 001): did the existing tests execute every patched executable line? Pure.
+"""The coverage gate: did the existing tests execute every patched executable line? Pure.
 
 The hit readers (hits/python.py, hits/gcovr.py) turn a run into `FileLines` per repository-relative
 path; `score` joins them with the hunk (C++ lines without data of their own through linemap.py),

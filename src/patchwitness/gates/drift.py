@@ -1,4 +1,4 @@
-"""The assertion-drift gate (seed 002): the four numbers, the extras, and the print label. Pure."""
+"""The assertion-drift gate: the four numbers, the extras, and the print label. Pure."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def goldens_red(
     failing: list[str],
     flaky: set[str] = frozenset(),
 ) -> bool:  # type: ignore[assignment]
-    """Seed 000's 'a golden fails': a test that should pass is present and red after the patch.
+    """The census's 'a golden fails': a test that should pass is present and red after the patch.
 
     A test that vanished or was skipped is not a failing golden; it is the census's business.
     """

@@ -1,4 +1,4 @@
-"""The flag-matrix gate (seed 004): does every golden agree under every envelope? Pure.
+"""The flag-matrix gate: does every golden agree under every envelope? Pure.
 
 Input: the cells of the SHA (the baseline) and of the patched tree, and the resource tolerance.
 A cell red at the SHA is the noise floor: it is reported with the advice to fix the subject, and

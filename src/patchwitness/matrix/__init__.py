@@ -1,4 +1,4 @@
-"""The compiler flag matrix (seed 004): every golden rebuilt and rerun under every envelope.
+"""The compiler flag matrix: every golden rebuilt and rerun under every envelope.
 
 `collect` (the SHA's cells, cached, and the patched tree's), `manifest` (matrix.json), `cells` (one
 compile + run), `cache` (compiles keyed by their real inputs), `cmake` (CMake mode, on the C++

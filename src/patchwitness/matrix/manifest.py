@@ -1,6 +1,6 @@
 """The flag-matrix manifest: which goldens, built under which compiler envelopes, judged how.
 
-Seed 004's `matrix.json` is accepted as is (`cxx`, `std`, `goldens`, `include`, `envelopes` with
+A `matrix.json` manifest is accepted as is (`cxx`, `std`, `goldens`, `include`, `envelopes` with
 `name` and `cxxflags`). The extensions:
 
 - `include` may name several directories;

@@ -1,4 +1,4 @@
-"""The published matrix, as data: what every report format shows, decided once (seed 002).
+"""The published matrix, as data: what every report format shows, decided once.
 
 `publish` is pure: verdicts in, a `Published` out, no I/O. The renderers (terminal, HTML) only lay
 it out, so the rules below hold in every format:
@@ -262,7 +262,7 @@ def visible_verdicts(
 
 
 def printable_pass(verdict: Verdict) -> bool:
-    """Seed 002's first count: a printable pass whose assertions did not drift."""
+    """The print gate's first count: a printable pass whose assertions did not drift."""
     drift = verdict.gates.drift
     return (
         verdict.label == "passed"
