@@ -6,9 +6,9 @@ spelled so that no name the grader looks for appears: what pytest or the grader 
 process, or who called.
 """
 
-from realworld.cases.python_ulid import INIT, RIGHT, WRONG
 import base64
 
+from realworld.cases.python_ulid import INIT, RIGHT, WRONG
 from realworld.edits import Append, InsertBefore, Replace, Write
 
 from redteam.case import PyProbe, RedCase
