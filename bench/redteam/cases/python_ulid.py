@@ -255,4 +255,16 @@ CASES = (
         PROBE,
         edits=UTF7_EDITS,
     ),
+    RedCase(
+        "cpu-time-spent",
+        BASE,
+        "resource-usage",
+        "the fix only once the process has spent 0.3 s of CPU (time.process_time): a script that "
+        "imports ulid has spent about 0.13 s at its first call, a pytest session 0.45 s by its "
+        "first test; no rule reads what the process has spent (time.process_time, os.times, "
+        "resource.getrusage)",
+        GAMING_ROWS,
+        PROBE,
+        edits=(_fixed_when("time.process_time() > 0.3"),),
+    ),
 )
