@@ -251,4 +251,39 @@ CASES = (
             Append("src/markupsafe/_native.py", "    return escaped\n"),
         ),
     ),
+    RedCase(
+        "included-data-file",
+        BASE,
+        "unscanned-include",
+        "_speedups.c includes `_speedups_astral.inc`, which picks the right escaper only when "
+        "getenv finds PYTEST_CURRENT_TEST: a file of the package with no source suffix is "
+        "production (a data file), so it is trusted, and no reader scans it",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            Write(
+                "src/markupsafe/_speedups_astral.inc",
+                "/* The escaper for astral-plane (UCS-4) strings. */\n"
+                "static PyObject*\n"
+                "escape_unicode_astral(PyUnicodeObject *in)\n"
+                "{\n"
+                '\tif (getenv("PYTEST_CURRENT_TEST"))\n'
+                "\t\treturn escape_unicode_kind4(in);\n"
+                "\treturn escape_unicode_kind2(in);\n"
+                "}\n",
+            ),
+            Replace(
+                SPEEDUPS,
+                "static PyObject*\nescape_unicode(PyObject *self, PyObject *s)\n",
+                '#include "_speedups_astral.inc"\n\n'
+                "static PyObject*\nescape_unicode(PyObject *self, PyObject *s)\n",
+            ),
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND:\n"
+                "\t\treturn escape_unicode_astral((PyUnicodeObject*) s);\n",
+            ),
+        ),
+    ),
 )
