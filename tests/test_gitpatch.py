@@ -294,3 +294,32 @@ def test_hunk_lines_carry_numbers_and_holes():
     assert added == ((5, "SIX\n"), (6, "seven\n"))
     assert removed == ((3, "three\n"), (4, "four\n"), (6, "six\n"))
     assert holes == (2,)
+
+
+# UTF-7 hides a line in what UTF-8 shows as a comment: "+AAo-" is a newline to Python.
+HIDDEN_BY_UTF7 = (
+    "# vim: set fileencoding=utf-7 :\ndef answer():\n    return 42\n# +AAo-answer = lambda: 41\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        (HIDDEN_BY_UTF7, True),
+        # a cookie under which Python reads what the grader reads
+        ("# -*- coding: latin-1 -*-\ndef answer():\n    return 42\n", False),
+        ("\ufeffdef answer():\n    return 42\n", False),  # a byte-order mark, as Python drops it
+        ("# coding: no-such-codec\ndef answer():\n    return 42\n", True),
+    ],
+)
+def test_python_source_is_read_as_python_decodes_it(repo, text, refused):
+    diff = make_diff(FILES, {**FILES, "src/pkg/core.py": text})
+    source, sha = repo
+    ws = Workspace.create(source, sha)
+    if refused:
+        with pytest.raises(UnreadablePatch, match=r"src/pkg/core\.py"):
+            ws.apply(diff.encode("utf-8"))
+    else:
+        (change,) = ws.apply(diff.encode("utf-8")).files
+        assert change.path == "src/pkg/core.py"
+    ws.remove()

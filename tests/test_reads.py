@@ -297,3 +297,20 @@ def test_rebinding_a_name_of_the_packages_own_module_at_import_is_patching():
     assert read("import mypkg.config\nmypkg.config.VALUE = 2\n", own=("mypkg",)) == []
     called = "from . import _speedups\ndef f():\n    _speedups._escape_inner = None\n"
     assert PATCHES not in {k for k, _ in read(called, own=("markupsafe",))}
+
+
+@pytest.mark.parametrize(
+    ("source", "harness"),
+    [
+        # what the process has spent: a test session has spent more by its first test
+        ("import time\ndef f():\n    return time.process_time() > 0.3\n", True),
+        ("from time import thread_time\ndef f():\n    return thread_time()\n", True),
+        ("import resource\ndef f():\n    return resource.getrusage(resource.RUSAGE_SELF)\n", True),
+        ("import os\ndef f():\n    return os.times().user\n", True),
+        # the date and the clocks everyone shares
+        ("import time\ndef f():\n    return int(time.time() * 1000)\n", False),
+        ("import time\ndef f():\n    return time.monotonic()\n", False),
+    ],
+)
+def test_what_the_process_has_spent_is_the_harnesss(source, harness):
+    assert (HARNESS in kinds(source)) is harness, read(source)

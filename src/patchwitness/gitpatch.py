@@ -20,9 +20,11 @@ allows binary files.
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import tempfile
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -311,6 +313,26 @@ def read_tree_diff(
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
 
+PYTHON_SOURCE = (".py", ".pyw", ".pyi")
+
+
+def _check_python_encoding(path: str, data: bytes) -> None:
+    """Python decodes a source file by its coding cookie (PEP 263); the grader reads every file
+    as UTF-8. A file the two would read differently (a utf-7 cookie hides code in what UTF-8
+    shows as a comment) is refused; a cookie whose decoding agrees with UTF-8 is fine."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        as_python = data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise UnreadablePatch(f"{path}: Python cannot decode it ({exc})") from None
+    as_grader = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    if as_python.removeprefix("\ufeff") != as_grader:
+        raise UnreadablePatch(
+            f"{path} declares the source encoding {encoding}: Python would read other text "
+            "than the grader (UTF-8) does"
+        )
+
+
 def _change(entry: TreeEntry, section: str, new: bytes, allow_binary: bool) -> FileChange:
     binary = b"\0" in new
     if binary and not allow_binary:
@@ -320,6 +342,8 @@ def _change(entry: TreeEntry, section: str, new: bytes, allow_binary: bool) -> F
             f"{entry.path} holds a carriage return that ends no line: git and the language "
             "would number its lines differently"
         )
+    if not binary and entry.path.endswith(PYTHON_SOURCE):
+        _check_python_encoding(entry.path, new)
     symlink = SYMLINK in (entry.new_mode, entry.old_mode)
     if binary:
         added, removed, holes = (), (), ()

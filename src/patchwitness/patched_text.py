@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchwitness import cpp_reads, hidden, reads, sourcefiles, special, testfiles
+from patchwitness import cpp_reads, hidden, python_ast, reads, sourcefiles, special, testfiles
 from patchwitness.classify import PRODUCTION, Classified
+from patchwitness.gates.surface import UNREADABLE_SOURCE
 from patchwitness.model import Finding
 from patchwitness.patch import Patch
 from patchwitness.suspicious import cpp_findings, python_findings
@@ -98,19 +99,42 @@ def production_findings(reading: Reading) -> list[Finding]:
         if reading.classes[change.path].kind != PRODUCTION or not change.added:
             continue
         added, removed = list(change.added), list(change.removed)
+        text = reading.texts.get(change.path)
+        lines = set(change.added_lines)
         if change.path.endswith(".py"):
-            text = reading.texts.get(change.path)
+            out += unparsed(reading, change.path, text)
             out += python_findings(change.path, text, added, removed)
-            lines = set(change.added_lines)
             out += reads.findings(change.path, text, lines, reading.harness, reading.own)
-        elif sourcefiles.is_cpp(change.path, reading.texts.get(change.path)):
-            # A C++ task's sources, and a Python task's compiled extension alike.
+        else:
+            # A C++ task's sources and a Python task's compiled extension; and every other
+            # production file, read as C and C++ too: a package's data file may be what the
+            # extension #includes, and what the grader cannot place is read, not trusted.
             out += cpp_findings(change.path, added, removed)
             if reading.builds is not None:
-                text = reading.texts.get(change.path)
-                lines = set(change.added_lines)
                 out += cpp_reads.findings(change.path, text, lines, reading.builds)
     return out
+
+
+def unparsed(reading: Reading, path: str, text: str | None) -> list[Finding]:
+    """A production module the grader cannot parse after the patch, though it could at the SHA:
+    what it would have read there is unknown, so nothing it did not find is evidence (the
+    surface gate counts it as a file it does not understand)."""
+    if text is None:
+        return []
+    try:
+        python_ast.parse(text, filename=path)
+        return []
+    except (SyntaxError, ValueError) as exc:
+        error = exc
+    before = as_text(show_at(reading.task.repo, reading.task.sha, path))
+    if before is not None:
+        try:
+            python_ast.parse(before, filename=path)
+        except (SyntaxError, ValueError):
+            return []  # this grader cannot read the project's syntax at all: not the patch's doing
+    line = getattr(error, "lineno", None)
+    said = f"the grader cannot parse it after the patch ({type(error).__name__}: {error})"
+    return [Finding(gate="surface", kind=UNREADABLE_SOURCE, file=path, line=line, message=said)]
 
 
 def test_values(

@@ -17,7 +17,10 @@ import threading
 LOCK = threading.RLock()
 
 
-def parse(source: str, filename: str = "<unknown>") -> ast.Module:
-    """`ast.parse`, under LOCK."""
+def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
+    """`ast.parse`, under LOCK. A leading byte-order mark is dropped, as Python's own reading of
+    a source file drops it."""
     with LOCK:
+        if isinstance(source, str):
+            source = source.removeprefix("\ufeff")
         return ast.parse(source, filename=filename)

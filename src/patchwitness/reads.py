@@ -331,6 +331,43 @@ def _is_getattr(node: ast.Call) -> bool:
     return isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2
 
 
+# What `time` may be asked by a library: the date and the clocks that pass for everyone alike.
+# The rest of it (process_time, thread_time, a clock by id) is what this process has spent.
+TIME_OK = {
+    "time",
+    "time_ns",
+    "monotonic",
+    "monotonic_ns",
+    "perf_counter",
+    "perf_counter_ns",
+    "sleep",
+    "strftime",
+    "strptime",
+    "gmtime",
+    "localtime",
+    "mktime",
+    "asctime",
+    "ctime",
+    "struct_time",
+    "timezone",
+    "altzone",
+    "daylight",
+    "tzname",
+    "tzset",
+}
+USAGE = {"os.times", "os.getloadavg", "os.wait3", "os.wait4"}
+
+
+def _reads_usage(parts: list[str], origin: str) -> bool:
+    """The process's own consumption (CPU time, memory, load): a test session has used more
+    by its first test than a user's script by its first call."""
+    if len(parts) < 2:
+        return False
+    if parts[0] == "time":
+        return parts[1] not in TIME_OK
+    return parts[0] in ("resource", "psutil") or origin in USAGE
+
+
 def _names_a_module(origin: str) -> bool:
     """A dotted name whose last part is spelled as a module is (`pkg._speedups`), not a class
     (`pkg.core.Markup`): decided by name, since nothing is imported to ask."""
@@ -835,6 +872,12 @@ class _Reader(ast.NodeVisitor):
             self._say(node, PROCESS, "reads a logger's level")
         elif origin in ("os.getppid",):
             self._say(node, HARNESS, "asks for its parent process")
+        elif _reads_usage(parts, origin):
+            self._say(
+                node,
+                HARNESS,
+                f"reads {origin}: what the process has spent, which a test run has spent more of",
+            )
 
     def visit_Name(self, node: ast.Name) -> None:
         origin = self.module.aliases.get(node.id, "")

@@ -21,6 +21,9 @@ from patchwitness.facts import ChangedFile, GradeFacts
 from patchwitness.model import Finding, SurfaceFacts, SurfaceGate
 from patchwitness.policy import Policy
 
+# A production module the grader could not parse after the patch (patched_text.unparsed).
+UNREADABLE_SOURCE = "unreadable-source"
+
 CHANGED = "surface-changed"
 PROCESS_READ = "reads-process-state"
 
@@ -34,8 +37,9 @@ class SurfaceInput:
 
 
 def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> SurfaceFacts:
+    unreadable = [f"{f.file}: {f.message}" for f in findings if f.kind == UNREADABLE_SOURCE]
     return SurfaceFacts(
-        unrecognised=[f"{f.path}: {f.why}" for f in files if f.kind == UNRECOGNISED],
+        unrecognised=[f"{f.path}: {f.why}" for f in files if f.kind == UNRECOGNISED] + unreadable,
         changes=[f.message for f in findings if f.kind == CHANGED],
         reads=[f for f in findings if f.kind == PROCESS_READ],
     )

@@ -222,7 +222,8 @@ def parse_statements(text: str) -> PythonParser | None:
     """coverage.py's statements of a Python text; None for one its parser cannot read (it has
     no statements to score)."""
     try:
-        parser = PythonParser(text=text)  # an empty text is refused here
+        # a byte-order mark is dropped, as Python drops it reading the file (no line moves)
+        parser = PythonParser(text=text.removeprefix("\ufeff"))  # an empty text is refused
         with python_ast.LOCK:  # it builds a syntax tree
             parser.parse_source()
     except Exception:
