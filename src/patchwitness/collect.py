@@ -42,7 +42,7 @@ from patchwitness import (
 )
 from patchwitness import baseline as baselines
 from patchwitness.build_id import grader_build
-from patchwitness.census.items import Inventory, diff_inventories
+from patchwitness.census.items import Inventory, diff_inventories, is_test, kind_of
 from patchwitness.census.scan import scan_paths
 from patchwitness.classify import (
     GRADER,
@@ -286,9 +286,7 @@ def _collect_patched(
     ):
         if slot is not None:
             clock.say("priming the warm build tree")
-            base_tests = frozenset(
-                it.file for it in base.inventory.items if it.kind in ("test", "case")
-            )
+            base_tests = frozenset(it.file for it in base.inventory.items if is_test(it.kind))
             cpp_suite(suite).prime(
                 slot, instrument, Focus(test_sources=base_tests), ws.new_dir("prime")
             )
@@ -320,7 +318,7 @@ def _collect_patched(
             patch, classes, diff, after_inventory, ws.repo
         )
         test_sources = frozenset(p for p, c in classes.items() if c.kind == TEST) | frozenset(
-            it.file for it in base.inventory.items if it.kind in ("test", "case")
+            it.file for it in base.inventory.items if is_test(it.kind)
         )
         clock.lap("census")
         # Read now, analysed while the suite runs: the run may rewrite its tree. Nothing below
@@ -818,7 +816,7 @@ def classify_patch(
         it.file
         for inventory in (base.inventory, rescanned)
         for it in inventory.items
-        if it.kind in ("test", "case")
+        if is_test(it.kind)
     }
     ctx = ClassifyContext(
         language=task.language,
@@ -954,9 +952,9 @@ def test_edit(
         return "other", f"test infrastructure edited: {infra[0]}"
     if diff.removed or diff.disabled or diff.macro_redefinitions or diff.unreadable:
         return "other", "census keys were removed, disabled or redefined"
-    new_scopes = {_scope_of(k) for k in diff.added if k.split("|", 1)[0] in ("test", "case")}
+    new_scopes = {_scope_of(k) for k in diff.added if is_test(kind_of(k))}
     for key in diff.added:
-        if key.split("|", 1)[0] == "assert" and _scope_of(key) not in new_scopes:
+        if kind_of(key) == "assert" and _scope_of(key) not in new_scopes:
             return "other", f"an assertion was added to an existing test: {_scope_of(key)[1]}"
     existing = _test_spans(tree, after, [c.path for c in tests], new_scopes)
     for change in tests:
@@ -1009,7 +1007,7 @@ def _scope_of(key: str) -> tuple[str, str]:
     from patchwitness.census.items import split_key
 
     kind, file, scope, name, _ = split_key(key)
-    return file, (scope or name) if kind in ("test", "case") else scope
+    return file, (scope or name) if is_test(kind) else scope
 
 
 def _test_spans(
@@ -1020,7 +1018,7 @@ def _test_spans(
     old: dict[str, dict[int, str]] = {}
     for item in after.items:
         scope = _scope_of(item.key)
-        if item.kind in ("test", "case") and item.file in files and scope not in new_scopes:
+        if is_test(item.kind) and item.file in files and scope not in new_scopes:
             old.setdefault(item.file, {})[item.line] = scope[1]
     spans: dict[str, list[tuple[int, int, str]]] = {}
     for file, tests in old.items():

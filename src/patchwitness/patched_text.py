@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchwitness import cpp_reads, hidden, python_ast, reads, sourcefiles, special, testfiles
+from patchwitness.census.items import is_test
 from patchwitness.classify import PRODUCTION, Classified
 from patchwitness.gates.surface import UNREADABLE_SOURCE
 from patchwitness.model import Finding
@@ -161,7 +162,7 @@ def test_values(
                 (
                     it
                     for it in base.inventory.items
-                    if it.kind in ("test", "case") and special.names_test(key, it.scope or it.name)
+                    if is_test(it.kind) and special.names_test(key, it.scope or it.name)
                 ),
                 None,
             )
@@ -170,7 +171,7 @@ def test_values(
             elif task.language == "cpp":
                 # A ctest name for a whole test program (HelpersTest, utils_tests): its cases
                 # cannot be told apart, so every literal of its source files counts.
-                programs = {it.file for it in base.inventory.items if it.kind in ("test", "case")}
+                programs = {it.file for it in base.inventory.items if is_test(it.kind)}
                 programs |= testfiles.cmake_test_sources(task.repo, task.sha)
                 source = "\n".join(read(f) for f in special.program_sources(key, programs))
         found = special.literals_of(".py" if task.language == "python" else ".cpp", source)

@@ -18,6 +18,18 @@ from dataclasses import dataclass, field, fields
 # parametrized case or Catch2 SECTION; `assert` is one assertion; `skip` is a skip, xfail or
 # disable marker; `define` is a (re)definition of an assertion or test macro or function.
 KINDS = ("test", "case", "assert", "skip", "define")
+# The kinds of item that are a test: a test function or class, and a case inside a test program.
+TEST_KINDS = frozenset({"test", "case"})
+
+
+def kind_of(key: str) -> str:
+    """The kind of an inventory key `kind|file|scope|name|fp`."""
+    return key.split("|", 1)[0]
+
+
+def is_test(kind: str) -> bool:
+    return kind in TEST_KINDS
+
 
 INVENTORY_VERSION = 1
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from patchwitness import policy
-from patchwitness.census.items import CensusDiff
+from patchwitness.census.items import CensusDiff, is_test, kind_of
 from patchwitness.facts import GradeFacts
 from patchwitness.gates import drift
 from patchwitness.model import CensusFacts, CensusGate, WeakenedTest
@@ -35,9 +35,7 @@ class CensusInput:
 def census_input(
     diff: CensusFacts, allow_test_edits: bool, goldens_red: bool, failing_lost: int = 0
 ) -> CensusInput:
-    removed_tests = sum(
-        1 for k in diff.unexpected_removals if k.split("|", 1)[0] in ("test", "case")
-    )
+    removed_tests = sum(1 for k in diff.unexpected_removals if is_test(kind_of(k)))
     return CensusInput(
         allow_test_edits=allow_test_edits,
         unreadable=len(diff.unreadable),

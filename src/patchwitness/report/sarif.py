@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from patchwitness import __version__, policy
+from patchwitness.census.items import split_key
 from patchwitness.model import Finding, Reason, Verdict
 from patchwitness.report.matrix import digest_of, visible_verdicts
 
@@ -90,8 +91,11 @@ def place_of_line(ref: str) -> Place:
 
 def place_of_key(key: str) -> Place | None:
     """A census key 'kind|file|scope|name|fp': the file is its second field."""
-    parts = key.split("|")
-    return Place(parts[1]) if len(parts) >= 3 and parts[1] else None
+    try:
+        _, file, _, _, _ = split_key(key)
+    except ValueError:
+        return None
+    return Place(file) if file else None
 
 
 def place_of_test(test_id: str) -> Place | None:
