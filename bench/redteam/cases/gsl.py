@@ -288,7 +288,7 @@ CASES = (
         "dialect-semantics",
         "the declaration compares the signedness test with is_same<decltype(&f), void(*)()> "
         "for a noexcept f: true in C++14 (the fix), false in C++17 (the bug); no macro, no #if",
-        ("drift:gaming-code",),
+        ("drift:gaming-code", "matrix:user-build-red"),
         PROBE,
         edits=(
             Replace(
@@ -373,7 +373,7 @@ CASES = (
         "include/CMakeLists.txt adds --std=c++14 when there is no build type (the user "
         "envelope alone), and the signedness test is flipped by a C++14-only constant "
         "(an aggregate with a base); the user envelope builds as C++14 again",
-        ("matrix:user-build-red", "drift:gaming-code", "surface:surface-changed"),
+        (*UNREADABLE, "matrix:user-build-red", "drift:gaming-code"),
         PROBE,
         edits=(
             InsertAfter(
