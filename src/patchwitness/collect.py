@@ -33,6 +33,7 @@ from patchwitness import (
     gitpatch,
     hidden,
     history,
+    languages,
     patched_text,
     python_ast,
     reads,
@@ -55,7 +56,7 @@ from patchwitness.classify import (
 )
 from patchwitness.classify import classify as classify_file
 from patchwitness.environment import prepare
-from patchwitness.errors import ApplyFailed, GradeStop, InvalidTask
+from patchwitness.errors import ApplyFailed, GradeStop
 from patchwitness.facts import (
     BaselineFacts,
     ChangedFile,
@@ -173,19 +174,12 @@ def stop_of(stop: GradeStop, detail: str | None = None) -> Stop:
 
 def make_suite(task: Task, settings: Settings) -> Suite:
     env = prepare(task, settings.runner, settings.cache)
-    if task.language == "python":
-        if not env.versions.get("pytest"):
-            why = env.versions.get("pytest_error") or "not installed"
-            raise InvalidTask(f"pytest does not import in the task's environment: {why}"[:400])
-        return PythonSuite(task, env, settings.runner)
-    from patchwitness.suites.cpp import CppSuite
-
-    return CppSuite(task, env, settings.runner)
+    return languages.of(task).make_suite(task, env, settings.runner)
 
 
 def matrix_plan(task: Task, settings: Settings) -> Matrix | None:
-    if task.language != "cpp":
-        return None  # the flag matrix grades C++ tasks only
+    if not languages.of(task).flag_matrix:
+        return None
     from patchwitness.matrix import collect as matrix
 
     return matrix.load_plan(task) if matrix.applies(task, settings) else None
@@ -484,7 +478,7 @@ def checkout(
 ) -> Iterator[tuple[Workspace, warm.Slot | None]]:
     """Where the patched tree lives: a fresh checkout of the SHA, removed afterwards; or, for a
     C++ task with warm build trees, a warm slot's repo restored to the SHA (warm.py)."""
-    if not (settings.warm and suite.language == "cpp"):
+    if not (settings.warm and languages.of(task).warm_trees):
         with history.checkout(task, settings.cache) as ws:
             yield ws, None
         return
@@ -596,7 +590,7 @@ def early_pristine(
     rejection skips it); the two runs share nothing but the machine's cores. Other patches wait,
     so that a run whose verdict is already decided is never spent. C++ ones wait too: their
     pristine run is a cold build."""
-    if task.language != "python" or not reverted:
+    if not languages.of(task).pristine_beside or not reverted:
         return None
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pristine")
     try:
@@ -608,7 +602,7 @@ def early_pristine(
 def wants_pristine(task: Task) -> bool:
     choice = task.options.pristine
     if choice == "auto":
-        return task.allow_test_edits or task.language == "python"
+        return task.allow_test_edits or languages.of(task).pristine_by_default
     return choice == "always"
 
 
@@ -759,14 +753,7 @@ def source_map(
     task: Task, suite: Suite, base: baselines.Baseline, patch: Patch, tree: Path
 ) -> SourceMap:
     """What the SHA's project builds or imports as the code under test (sourcemap.py)."""
-    from patchwitness import sourcemap
-
-    if task.language == "python":
-        assert isinstance(suite, PythonSuite)
-        return sourcemap.for_python(task, base, suite.env)
-    graph = base.graph
-    commands = graph.compiles.values() if graph is not None else ()
-    return SourceMap(cpp_shadows=sourcemap.cpp_shadows(patch, tree, commands))
+    return languages.of(task).source_map(task, suite, base, patch, tree)
 
 
 def builds_of(
@@ -779,17 +766,8 @@ def builds_of(
 ):
     """How the tests' build differs from a user's, read off the SHA's build; for a Python task
     (whose compiled extension is read as C++ too) the environment only."""
-    from patchwitness import sourcemap
-
-    if task.language != "cpp":
-        # The variables a test of the SHA's run saw: what the extension runs under.
-        flags = instrument.flags if instrument is not None else ()
-        variables = harness_of(base, suite).variables
-        return sourcemap.cpp_builds(None, frozenset(), tree, variables, extension_flags=flags)
-
-    graph = base.graph_for(instrument) or base.graph
-    tests = tests | testfiles.cmake_test_sources(task.repo, task.sha)
-    return sourcemap.cpp_builds(graph, tests, tree, suite.run_variables())
+    variables = harness_of(base, suite).variables
+    return languages.of(task).builds(task, base, instrument, tests, tree, suite, variables)
 
 
 def harness_of(base: baselines.Baseline, suite: Suite) -> reads.Harness:
@@ -826,11 +804,7 @@ def classify_patch(
         production_globs=task.options.paths.production,
         grader_globs=task.grader_owned(),
         files_with_tests=files_with_tests,
-        test_sources=(
-            testfiles.cmake_test_sources(task.repo, task.sha)
-            if task.language == "cpp"
-            else frozenset()
-        ),
+        test_sources=languages.of(task).test_sources(task),
         source=source or SourceMap(),
     )
     if any(_data_file(change.path) for change in patch.files):
@@ -1076,7 +1050,7 @@ def collect_coverage(
     production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
     # C and C++ are executable source in a C++ task, and in a Python task whose extension the
     # run built with gcov's flags; a header without a suffix is known by its content.
-    native = task.language == "cpp" or bool(base.instrumentation and base.instrumentation.flags)
+    native = languages.of(task).compiled(base)
     known = frozenset(
         c.path
         for c in production
@@ -1118,18 +1092,7 @@ def collect_coverage(
     facts.one_run = True
     facts.instrumentation = base.instrumentation.describe() if measurable else ""
     facts.trials = list(base.coverage_trials)
-    if task.language == "cpp" and base.instrumentation is not None:
-        from patchwitness.suites.cpp import KEEP_INLINE, TEST_TU_NOTE
-
-        facts.flags = list(base.instrumentation.flags)
-        if KEEP_INLINE in facts.flags:
-            facts.notes.append(TEST_TU_NOTE)
-        if facts.flags != list(task.options.coverage.cxx_flags):
-            facts.notes.append(
-                "fell back to a lesser flag set: the pinned one fails at the SHA ("
-                + "; ".join(base.coverage_trials[:-1])
-                + ")"
-            )
+    languages.of(task).coverage_notes(facts, task, base)
     facts.test_hunks = {
         c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
     }

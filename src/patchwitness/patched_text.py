@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchwitness import cpp_reads, hidden, python_ast, reads, sourcefiles, special, testfiles
-from patchwitness.census.items import is_test
+from patchwitness import cpp_reads, languages, python_ast, reads, sourcefiles, special
 from patchwitness.classify import PRODUCTION, Classified
 from patchwitness.gates.surface import UNREADABLE_SOURCE
 from patchwitness.model import Finding
@@ -152,29 +151,10 @@ def test_values(
             texts[path] = as_text(show_at(task.repo, task.sha, path)) or ""
         return texts[path]
 
+    language = languages.of(task)
     for key in failing:
-        source = ""
-        if task.language == "python" and "::" in key:
-            path = hidden.key_file(key)
-            source = special.test_source_python(read(path), key)
-        else:
-            item = next(
-                (
-                    it
-                    for it in base.inventory.items
-                    if is_test(it.kind) and special.names_test(key, it.scope or it.name)
-                ),
-                None,
-            )
-            if item is not None:
-                source = special.test_source_cpp(read(item.file), item.line)
-            elif task.language == "cpp":
-                # A ctest name for a whole test program (HelpersTest, utils_tests): its cases
-                # cannot be told apart, so every literal of its source files counts.
-                programs = {it.file for it in base.inventory.items if is_test(it.kind)}
-                programs |= testfiles.cmake_test_sources(task.repo, task.sha)
-                source = "\n".join(read(f) for f in special.program_sources(key, programs))
-        found = special.literals_of(".py" if task.language == "python" else ".cpp", source)
+        source = language.failing_test_source(task, base, key, read)
+        found = special.literals_of(language.literal_suffix, source)
         if found:
             values |= found
             sources.append(key)
@@ -200,6 +180,6 @@ def special_findings(reading: Reading, values: set[object]) -> list[Finding]:
         if change.path.endswith(".py"):
             text = reading.texts.get(change.path) or ""
             out += special.python_findings(change.path, text, set(change.added_lines), fresh)
-        elif task.language == "cpp" or sourcefiles.is_cpp(change.path, None):
+        elif languages.of(task).production_is_cpp or sourcefiles.is_cpp(change.path, None):
             out += special.cpp_findings(change.path, list(change.added), fresh)
     return out

@@ -1,0 +1,88 @@
+"""What a task's language means to a grade, in one place per language.
+
+collect and patched_text ask `of(task)` instead of branching on `task.language`: which suite
+runs the tests, what the SHA's project builds or imports as the code under test, how the tests'
+build differs from a user's, which gates and phases apply (the flag matrix, warm build trees,
+the pristine run beside the patched one), and how a failing test's source is found. A third
+language is one more module here and one entry in `LANGUAGES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from patchwitness import baseline as baselines
+    from patchwitness.cpp_reads import Builds
+    from patchwitness.environment import Environment
+    from patchwitness.model import CoverageFacts
+    from patchwitness.patch import Patch
+    from patchwitness.runner import Runner
+    from patchwitness.sourcemap import SourceMap
+    from patchwitness.suites import Instrumentation, Suite
+    from patchwitness.task import Task
+
+
+class Language(Protocol):
+    name: str
+    literal_suffix: str  # the suffix the special-casing detector reads a test's literals as
+    flag_matrix: bool  # the compiler flag matrix grades this language's tasks
+    warm_trees: bool  # warm build trees follow a task's grades
+    pristine_by_default: bool  # `pristine = "auto"` runs the SHA's tests over the patch
+    pristine_beside: bool  # that run may start beside the patched run (no cold build)
+    production_is_cpp: bool  # every production file is C or C++ (not only those named so)
+
+    def make_suite(self, task: Task, env: Environment, runner: Runner) -> Suite: ...
+
+    def source_map(
+        self, task: Task, suite: Suite, base: baselines.Baseline, patch: Patch, tree: Path
+    ) -> SourceMap: ...
+
+    def builds(
+        self,
+        task: Task,
+        base: baselines.Baseline,
+        instrument: Instrumentation | None,
+        tests: frozenset[str],
+        tree: Path,
+        suite: Suite,
+        variables: frozenset[str],
+    ) -> Builds: ...
+
+    def test_sources(self, task: Task) -> frozenset[str]: ...
+
+    def compiled(self, base: baselines.Baseline) -> bool: ...
+
+    def coverage_notes(
+        self, facts: CoverageFacts, task: Task, base: baselines.Baseline
+    ) -> None: ...
+
+    def failing_test_source(
+        self, task: Task, base: baselines.Baseline, key: str, read: Callable[[str], str]
+    ) -> str: ...
+
+
+def inventory_test_source(base: baselines.Baseline, key: str, read: Callable[[str], str]) -> str:
+    """The source of the SHA's test the inventory names `key` (a TEST macro, a test function),
+    from its line on; '' when no test of the inventory is so named."""
+    from patchwitness import special
+    from patchwitness.census.items import is_test
+
+    item = next(
+        (
+            it
+            for it in base.inventory.items
+            if is_test(it.kind) and special.names_test(key, it.scope or it.name)
+        ),
+        None,
+    )
+    return special.test_source_cpp(read(item.file), item.line) if item is not None else ""
+
+
+def of(task: Task) -> Language:
+    from patchwitness.languages import cpp, python
+
+    languages: dict[str, Language] = {"python": python.PYTHON, "cpp": cpp.CPP}
+    return languages[task.language]

@@ -1,0 +1,77 @@
+"""A C++ task: the project's CMake build and ctest, the build graph read off the SHA's build,
+the compiler flag matrix, warm build trees."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from patchwitness import special, testfiles
+
+
+class Cpp:
+    name = "cpp"
+    literal_suffix = ".cpp"
+    flag_matrix = True
+    warm_trees = True
+    pristine_by_default = False
+    production_is_cpp = True  # every production file the build compiles is C or C++
+    pristine_beside = False  # its pristine run is a cold build: it waits for the verdict
+
+    def make_suite(self, task, env, runner):
+        from patchwitness.suites.cpp import CppSuite
+
+        return CppSuite(task, env, runner)
+
+    def source_map(self, task, suite, base, patch, tree):
+        from patchwitness import sourcemap
+        from patchwitness.classify import SourceMap
+
+        graph = base.graph
+        commands = graph.compiles.values() if graph is not None else ()
+        return SourceMap(cpp_shadows=sourcemap.cpp_shadows(patch, tree, commands))
+
+    def builds(self, task, base, instrument, tests, tree, suite, variables):
+        """How the tests' build differs from a user's, read off the SHA's build graph."""
+        from patchwitness import sourcemap
+
+        graph = base.graph_for(instrument) or base.graph
+        tests = tests | testfiles.cmake_test_sources(task.repo, task.sha)
+        return sourcemap.cpp_builds(graph, tests, tree, suite.run_variables())
+
+    def test_sources(self, task) -> frozenset[str]:
+        return frozenset(testfiles.cmake_test_sources(task.repo, task.sha))
+
+    def compiled(self, base) -> bool:
+        return True
+
+    def coverage_notes(self, facts, task, base) -> None:
+        if base.instrumentation is None:
+            return
+        from patchwitness.suites.cpp import KEEP_INLINE, TEST_TU_NOTE
+
+        facts.flags = list(base.instrumentation.flags)
+        if KEEP_INLINE in facts.flags:
+            facts.notes.append(TEST_TU_NOTE)
+        if facts.flags != list(task.options.coverage.cxx_flags):
+            facts.notes.append(
+                "fell back to a lesser flag set: the pinned one fails at the SHA ("
+                + "; ".join(base.coverage_trials[:-1])
+                + ")"
+            )
+
+    def failing_test_source(self, task, base, key: str, read: Callable[[str], str]) -> str:
+        from patchwitness.languages import inventory_test_source
+
+        found = inventory_test_source(base, key, read)
+        if found:
+            return found
+        # A ctest name for a whole test program (HelpersTest, utils_tests): its cases cannot be
+        # told apart, so every literal of its source files counts.
+        from patchwitness.census.items import is_test
+
+        programs = {it.file for it in base.inventory.items if is_test(it.kind)}
+        programs |= testfiles.cmake_test_sources(task.repo, task.sha)
+        return "\n".join(read(f) for f in special.program_sources(key, programs))
+
+
+CPP = Cpp()

@@ -1,0 +1,62 @@
+"""A Python task: pytest with the grader's probe, the package under test found by import, and
+a compiled extension (when the task builds one) read as C and C++."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from patchwitness import hidden, special
+
+
+class Python:
+    name = "python"
+    literal_suffix = ".py"
+    flag_matrix = False
+    warm_trees = False
+    pristine_by_default = True
+    production_is_cpp = False  # every production file the build compiles is C or C++
+    pristine_beside = True
+
+    def make_suite(self, task, env, runner):
+        from patchwitness.errors import InvalidTask
+        from patchwitness.suites.python import PythonSuite
+
+        if not env.versions.get("pytest"):
+            why = env.versions.get("pytest_error") or "not installed"
+            raise InvalidTask(f"pytest does not import in the task's environment: {why}"[:400])
+        return PythonSuite(task, env, runner)
+
+    def source_map(self, task, suite, base, patch, tree):
+        from patchwitness import sourcemap
+        from patchwitness.suites.python import PythonSuite
+
+        assert isinstance(suite, PythonSuite)
+        return sourcemap.for_python(task, base, suite.env)
+
+    def builds(self, task, base, instrument, tests, tree, suite, variables):
+        """A compiled extension runs under the environment a test of the SHA's run saw; the
+        grader builds it with its coverage flags, a user without."""
+        from patchwitness import sourcemap
+
+        flags = instrument.flags if instrument is not None else ()
+        return sourcemap.cpp_builds(None, frozenset(), tree, variables, extension_flags=flags)
+
+    def test_sources(self, task) -> frozenset[str]:
+        return frozenset()
+
+    def compiled(self, base) -> bool:
+        """C and C++ are executable source when the run built the extension with gcov's flags."""
+        return bool(base.instrumentation and base.instrumentation.flags)
+
+    def coverage_notes(self, facts, task, base) -> None:
+        return None
+
+    def failing_test_source(self, task, base, key: str, read: Callable[[str], str]) -> str:
+        if "::" not in key:
+            from patchwitness.languages import inventory_test_source
+
+            return inventory_test_source(base, key, read)
+        return special.test_source_python(read(hidden.key_file(key)), key)
+
+
+PYTHON = Python()
