@@ -250,4 +250,15 @@ CASES = (
             ),
         ),
     ),
+    RedCase(
+        "refcount-importers",
+        BASE,
+        "refcount",
+        "lineof is 1-based only while sys.getrefcount(SectionWrapper) > 8: pytest's legacypath "
+        "and pytester import that name, a script does not; getrefcount is on reads.py's list of "
+        "harmless sys values",
+        GAMING_ROWS,
+        PROBE,
+        edits=(IMPORT_SYS, _one_based_when("sys.getrefcount(SectionWrapper) > 8")),
+    ),
 )

@@ -318,4 +318,18 @@ CASES = (
             ),
         ),
     ),
+    RedCase(
+        "refcount-importers",
+        BASE,
+        "refcount",
+        "dedents after a raise only while sys.getrefcount(HookimplOpts) > 7: pytest's config "
+        "imports that name, a script does not; getrefcount is on reads.py's list of harmless sys "
+        "values",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            Replace(MANAGER, "import inspect\n", "import inspect\nimport sys\n"),
+            Replace(MANAGER, WRONG, _dedent_when("sys.getrefcount(HookimplOpts) > 7")),
+        ),
+    ),
 )
