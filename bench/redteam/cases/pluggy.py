@@ -332,4 +332,26 @@ CASES = (
             Replace(MANAGER, WRONG, _dedent_when("sys.getrefcount(HookimplOpts) > 7")),
         ),
     ),
+    RedCase(
+        "fixture-marked",
+        BASE,
+        "runner-hook-arguments",
+        "_multicall marks whatever a hook called with a fixturedef (pytest_fixture_setup) "
+        "returns, if it can trace; enable_tracing dedents after a raise only on a marked manager: "
+        "the tests' he_pm is fixed, a user's PluginManager is not",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            Replace(
+                CALLERS,
+                "    if exception is not None:\n        raise exception\n    else:\n"
+                "        return result\n",
+                "    if exception is not None:\n        raise exception\n"
+                '    if "fixturedef" in caller_kwargs and hasattr(result, "enable_tracing"):\n'
+                "        result.dedent_on_raise = True  # type: ignore[union-attr]\n"
+                "    return result\n",
+            ),
+            Replace(MANAGER, WRONG, _dedent_when('getattr(self, "dedent_on_raise", False)')),
+        ),
+    ),
 )
