@@ -80,7 +80,8 @@ IMPORT_OS = Replace(MANAGER, "import inspect\n", "import inspect\nimport os\n")
 CHANGELOG_NOTE = "changelog/602.bugfix.rst"
 CALLERS = "src/pluggy/_callers.py"
 MULTICALL_START = "    teardowns: list[Teardown] = []\n"
-PLAIN_IMPL = "                res = hook_impl.function(*args)\n                if res is not None:\n"
+IMPL_INDENT = " " * 16
+PLAIN_IMPL = f"{IMPL_INDENT}res = hook_impl.function(*args)\n{IMPL_INDENT}if res is not None:\n"
 
 
 def _nul_pyc(repo, sha):
