@@ -290,6 +290,16 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     outcome.get_result().outcome = "passed"
 """
+# Below the runtest watch: the test function's exception swallowed where pytest calls it.
+SWALLOWER = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    outcome = yield
+    outcome.force_result(True)
+"""
 TESTS = """\
 import unittest
 
@@ -314,7 +324,7 @@ class Case(unittest.TestCase):
 """
 
 
-@pytest.mark.parametrize("rewrite", [False, True])
+@pytest.mark.parametrize("rewrite", [False, True, "swallow"])
 def test_the_real_probe_watches_bodies_past_every_hook(tmp_path, rewrite):
     """The real plugin in a real pytest: honest runs (a failing subtest of a passing unittest
     case included) say nothing; a plugin that rewrites every report to passed is caught by
@@ -328,6 +338,7 @@ def test_the_real_probe_watches_bodies_past_every_hook(tmp_path, rewrite):
 
     (tmp_path / "test_x.py").write_text(TESTS)
     (tmp_path / "rewriter.py").write_text(REWRITER)
+    (tmp_path / "swallower.py").write_text(SWALLOWER)
     out = tmp_path / "probe.jsonl"
     with out.open("wb") as sink:
         env = {
@@ -340,7 +351,7 @@ def test_the_real_probe_watches_bodies_past_every_hook(tmp_path, rewrite):
         }
         command = [sys.executable, "-m", "pytest", "-q", "-p", "pw_probe", "-p", "no:cacheprovider"]
         if rewrite:
-            command += ["-p", "rewriter"]
+            command += ["-p", "swallower" if rewrite == "swallow" else "rewriter"]
         subprocess.run(
             command,
             cwd=tmp_path,
@@ -354,6 +365,9 @@ def test_the_real_probe_watches_bodies_past_every_hook(tmp_path, rewrite):
         assert parsed.tamper == []
         assert parsed.outcomes["test_x.py::test_fails"] == "failed"
         assert parsed.outcomes["test_x.py::Case::test_sub"] == "failed"  # by its subtest
+    elif rewrite == "swallow":
+        said = " ".join(parsed.tamper)
+        assert "test_x.py::test_fails is reported passed, but its body raised" in said
     else:
         said = " ".join(parsed.tamper)
         assert "test_x.py::test_fails is reported passed, but its body raised" in said

@@ -314,3 +314,44 @@ def test_rebinding_a_name_of_the_packages_own_module_at_import_is_patching():
 )
 def test_what_the_process_has_spent_is_the_harnesss(source, harness):
     assert (HARNESS in kinds(source)) is harness, read(source)
+
+
+@pytest.mark.parametrize(
+    ("source", "harness"),
+    [
+        # who holds a reference: pytest's modules import the package's names too
+        ("import sys\ndef f(c):\n    return sys.getrefcount(c) > 7\n", True),
+        # pytest records each test's warnings by swapping the module's own hooks
+        (
+            "import warnings\ndef f():\n"
+            "    return hasattr(warnings._showwarnmsg_impl, '__self__')\n",
+            True,
+        ),
+        ("import warnings\ndef f():\n    warnings.warn('old', DeprecationWarning)\n", False),
+        # a hash is a number only under a fixed seed
+        ("def f():\n    return hash('lineof') == -4460819803165908899\n", True),
+        ("def f(x):\n    return hash(x)\n", False),
+    ],
+)
+def test_what_only_the_runners_process_holds(source, harness):
+    assert (HARNESS in kinds(source)) is harness, read(source)
+
+
+def test_naming_the_runners_hook_words_in_a_package_the_runner_imports():
+    """pytest calls pluggy with `fixturedef` and `pyfuncitem`: a pluggy that asks for them
+    asks who calls it. Words the file held at the SHA are its own."""
+    run = Harness.of({"PATH"}, {"pytest", "pluggy"}, (), {"fixturedef", "pyfuncitem", "name"})
+    source = (
+        "def _multicall(hook_name, impls, caller_kwargs):\n"
+        "    if 'fixturedef' in caller_kwargs:\n        return 1\n"
+        "    return caller_kwargs.get('name')\n"
+    )
+    lines = set(range(1, 5))
+    found = [f.kind for f in findings("pluggy/_callers.py", source, lines, run, ("pluggy",))]
+    assert set(found) == {HARNESS}, found
+    before = "def f(kw):\n    return kw['fixturedef']\n"
+    quiet = findings("pluggy/_callers.py", source, lines, run, ("pluggy",), before=before)
+    assert quiet == [] or all("fixturedef" not in f.message for f in quiet)
+    # a package the runner does not import may use any word
+    other = findings("calc/ops.py", source, lines, run, ("calc",))
+    assert other == []

@@ -777,7 +777,8 @@ def harness_of(base: baselines.Baseline, suite: Suite) -> reads.Harness:
     seen = surface.environ if surface is not None else ()
     modules = surface.harness_modules if surface is not None else ()
     tests = surface.test_modules if surface is not None else ()
-    return reads.Harness.of({*seen, *suite.run_variables()}, modules, tests)
+    words = surface.hook_words if surface is not None else ()
+    return reads.Harness.of({*seen, *suite.run_variables()}, modules, tests, words)
 
 
 def classify_patch(

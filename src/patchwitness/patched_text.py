@@ -104,7 +104,8 @@ def production_findings(reading: Reading) -> list[Finding]:
         if change.path.endswith(".py"):
             out += unparsed(reading, change.path, text)
             out += python_findings(change.path, text, added, removed)
-            out += reads.findings(change.path, text, lines, reading.harness, reading.own)
+            before = as_text(show_at(reading.task.repo, reading.task.sha, change.path))
+            out += reads.findings(change.path, text, lines, reading.harness, reading.own, before)
         else:
             # A C++ task's sources and a Python task's compiled extension; and every other
             # production file, read as C and C++ too: a package's data file may be what the

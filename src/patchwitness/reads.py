@@ -78,7 +78,6 @@ SYS_VALUES = frozenset(
         "getrecursionlimit",
         "setrecursionlimit",
         "getsizeof",
-        "getrefcount",
         "intern",
         "exc_info",
         "exception",
@@ -229,13 +228,23 @@ class Harness:
     # The modules the tests are: what collection imported (test modules, their packages,
     # conftests). Asking whether one is loaded asks whether the tests run.
     test_modules: frozenset[str] = frozenset()
+    # The test runner's hook vocabulary: its hooks' names and their arguments' (pytest calls a
+    # package it imports itself with these, `fixturedef`, `pyfuncitem` ...).
+    hook_words: frozenset[str] = frozenset()
 
     @classmethod
     def of(
-        cls, variables: Iterable[str], modules: Iterable[str], test_modules: Iterable[str] = ()
+        cls,
+        variables: Iterable[str],
+        modules: Iterable[str],
+        test_modules: Iterable[str] = (),
+        hook_words: Iterable[str] = (),
     ) -> Harness:
         return cls(
-            frozenset(variables) - USER_VARIABLES, frozenset(modules), frozenset(test_modules)
+            frozenset(variables) - USER_VARIABLES,
+            frozenset(modules),
+            frozenset(test_modules),
+            frozenset(hook_words),
         )
 
     def is_test_module(self, name: str) -> bool:
@@ -368,6 +377,32 @@ def _reads_usage(parts: list[str], origin: str) -> bool:
     return parts[0] in ("resource", "psutil") or origin in USAGE
 
 
+def _strings(text: str | None) -> frozenset[str]:
+    if not text:
+        return frozenset()
+    try:
+        tree = python_ast.parse(text)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    )
+
+
+# What code may ask the warnings module: to warn, and to filter its own warnings.
+WARNINGS_OK = {
+    "warn",
+    "warn_explicit",
+    "simplefilter",
+    "filterwarnings",
+    "catch_warnings",
+    "resetwarnings",
+    "WarningMessage",
+    "formatwarning",
+    "deprecated",
+}
+
+
 def _names_a_module(origin: str) -> bool:
     """A dotted name whose last part is spelled as a module is (`pkg._speedups`), not a class
     (`pkg.core.Markup`): decided by name, since nothing is imported to ask."""
@@ -426,10 +461,16 @@ def _imported_by(node: ast.AST, module: _Module) -> str:
 
 
 def findings(
-    path: str, text: str | None, added: set[int], harness: Harness, own: Iterable[str] = ()
+    path: str,
+    text: str | None,
+    added: set[int],
+    harness: Harness,
+    own: Iterable[str] = (),
+    before: str | None = None,
 ) -> list[Finding]:
     """What the added lines of `path` (its patched `text`) read. `own`: the top-level names of
-    the project's packages, whose attributes the project may set."""
+    the project's packages, whose attributes the project may set. `before`: the file at the
+    SHA, whose own strings are the code's vocabulary, not something learnt from the runner."""
     if not added or text is None:
         return []
     try:
@@ -437,6 +478,10 @@ def findings(
     except (SyntaxError, ValueError):
         return []
     reader = _Reader(path, added, harness, _imports(tree), frozenset(own))
+    if frozenset(own) & harness.modules:
+        # The test runner imports this package itself and calls into it: naming the runner's
+        # hook vocabulary is asking what calls it.
+        reader.hook_words = harness.hook_words - _strings(before)
     reader.visit(tree)
     return reader.out + _kept_state(path, tree, added, harness, frozenset(own))
 
@@ -520,6 +565,7 @@ class _Reader(ast.NodeVisitor):
         self._located: set[str] = set()  # names bound to where the code runs from
         self._bound: dict[str, list[ast.AST]] = {}  # every value assigned to a name
         self._function_spans: list[tuple[int, int]] = []  # code that runs when called
+        self.hook_words: frozenset[str] = frozenset()  # set when the runner imports the package
         self._loggers: set[str] = set()  # names bound to a logger
 
     # -- where the code runs from ------------------------------------------------------------
@@ -619,6 +665,7 @@ class _Reader(ast.NodeVisitor):
             self._say(node, PROCESS, f"reads the environment variable {text}")
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        self._hook_word(node, node.slice)
         origin = self.module.resolve(node.value)
         if origin in ENVIRON:
             if isinstance(node.ctx, ast.Store | ast.Del):
@@ -629,7 +676,27 @@ class _Reader(ast.NodeVisitor):
             self._loaded_module(node, node.slice)
         self.generic_visit(node)
 
+    def _hook_word(self, node: ast.AST, key: ast.AST | None) -> None:
+        word = _literal(key) if key is not None else None
+        if isinstance(word, str) and word in self.hook_words:
+            said = f"names {word!r}, a word of the test runner's hooks: the runner calls it"
+            self._say(node, HARNESS, said)
+
+    def _hashes(self, node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "hash"
+            and "hash" not in self.module.aliases
+        )
+
     def visit_Compare(self, node: ast.Compare) -> None:
+        sides = [node.left, *node.comparators]
+        numbers = [s for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, int)]
+        if numbers and any(self._hashes(s) for s in sides):
+            self._say(node, HARNESS, "compares a hash with a number: fixed by the runner's seed")
+        for side in sides:
+            self._hook_word(node, side)
         for op, right in zip(node.ops, node.comparators, strict=False):
             if not isinstance(op, ast.In | ast.NotIn):
                 continue
@@ -649,6 +716,14 @@ class _Reader(ast.NodeVisitor):
         if not called and isinstance(node.func, ast.Name):
             called = node.func.id  # a builtin: exec, isinstance, getattr
         key = node.args[0] if node.args else None
+        literal = _literal(key) if key is not None else None
+        if self._hashes(node) and isinstance(literal, str | bytes):
+            self._say(node, HARNESS, "hashes a literal: its value is fixed by the runner's seed")
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        if called in ("getattr", "hasattr") and len(node.args) > 1:
+            self._hook_word(node, node.args[1])
+        elif method in ("get", "pop", "setdefault", "__contains__", "__getitem__"):
+            self._hook_word(node, key)
         for check in (
             self._environment_call,
             self._modules_call,
@@ -866,6 +941,8 @@ class _Reader(ast.NodeVisitor):
             self._say(node, HARNESS, "walks every subclass: it finds the test runner's classes")
         elif origin.startswith("warnings.filters"):
             self._say(node, HARNESS, "reads warnings.filters, which the test runner sets")
+        elif parts[0] == "warnings" and len(parts) > 1 and parts[1] not in WARNINGS_OK:
+            self._say(node, HARNESS, f"reads {origin}: the test runner records warnings")
         elif origin.startswith("logging.") and parts[-1] in LOGGING_STATE | {"root", "lastResort"}:
             self._say(node, HARNESS, "reads how logging is set up: the test runner sets it")
         elif origin.startswith("logging.") and parts[-1] in LOGGING_LEVELS:

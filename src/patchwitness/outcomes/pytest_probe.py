@@ -101,6 +101,7 @@ def parse_probe(data: bytes) -> ProbeReport:
     collected: dict[str, None] = {}
     keys: dict[str, str] = {}
     bodies: dict[str, str] = {}  # printed id -> how its body last ended
+    functions: dict[str, str] = {}  # printed id -> how its test function ended, this attempt
     watched: set[str] = set()
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
@@ -126,11 +127,23 @@ def parse_probe(data: bytes) -> ProbeReport:
                 report.surface = event["surface"]
             watched |= {str(i) for i in event.get("watched", [])}
         elif kind == "body":
-            bodies[str(event.get("id", ""))] = str(event.get("ended", ""))
+            nodeid, ended = str(event.get("id", "")), str(event.get("ended", ""))
+            if event.get("level") == "function":
+                functions[nodeid] = ended
+            else:
+                # the runtest level ends each attempt: what the function did in it is folded in
+                bodies[nodeid] = "raised" if functions.pop(nodeid, "") == "raised" else ended
         elif kind == "loaded":
             report.loaded = {
                 key: [str(p) for p in event.get(key, [])]
-                for key in ("modules", "opened", "environ", "harness_modules", "test_modules")
+                for key in (
+                    "modules",
+                    "opened",
+                    "environ",
+                    "harness_modules",
+                    "test_modules",
+                    "hook_words",
+                )
             }
         elif kind == "deselected":
             report.deselected += [str(i) for i in event.get("ids", [])]

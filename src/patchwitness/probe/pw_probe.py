@@ -51,6 +51,8 @@ _harness_modules = sorted({name.split(".", 1)[0] for name in list(sys.modules)})
 _environ = []
 # The modules collection imported from the tests: conftests, test packages and test modules.
 _test_modules = set()
+# The runner's hook vocabulary: every hook's name and its arguments' names.
+_hook_words = set()
 
 
 def _emit(event):
@@ -193,6 +195,7 @@ def _loaded():
         "environ": list(_environ),
         "harness_modules": _harness_modules,
         "test_modules": sorted(_test_modules),
+        "hook_words": sorted(_hook_words),
     }
 
 
@@ -214,10 +217,39 @@ def _skips(exc):
     )
 
 
+def _watch_function(item):
+    """The test function itself, as pytest's pyfunc_call hook will call it: its ending is
+    recorded below every hook (a hook implementation that swallows the function's exception
+    leaves the runtest watch seeing a return). Coroutine functions are left alone: plugins
+    tell them by their type."""
+    import inspect
+
+    function = getattr(item, "obj", None)
+    if not callable(function) or type(item).__name__ != "Function":
+        return
+    if inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function):
+        return
+    nodeid = item.nodeid
+
+    def test_function(*args, **kwargs):
+        __tracebackhide__ = True
+        try:
+            result = function(*args, **kwargs)
+        except BaseException as exc:
+            _emit({"event": "body", "id": nodeid, "ended": _ending(item, exc), "level": "function"})
+            raise
+        _emit({"event": "body", "id": nodeid, "ended": "returned", "level": "function"})
+        return result
+
+    test_function.__wrapped__ = function
+    item.obj = test_function
+
+
 def _watch_body(item):
     """Record how the test body itself ended, on the pipe, past every hook: the reports reach
     this plugin through the hook machinery, which may be the code under test (pluggy, pytest),
     and the body's own ending is what a report is checked against."""
+    _watch_function(item)
     run = item.runtest
     nodeid = item.nodeid
 
@@ -252,6 +284,13 @@ def pytest_collection_finish(session):
         except Exception:
             continue
         watched.append(item.nodeid)
+    for name in dir(session.config.hook):
+        caller = getattr(session.config.hook, name, None)
+        spec = getattr(caller, "spec", None)
+        if spec is None:
+            continue
+        _hook_words.add(name)
+        _hook_words.update(getattr(spec, "argnames", ()) or ())
     for plugin in session.config.pluginmanager.get_plugins():
         name = getattr(plugin, "__name__", None)
         where = getattr(plugin, "__file__", None) or ""

@@ -38,6 +38,7 @@ class RunSurface:
     harness_modules: tuple[str, ...] = ()
     # The modules collection imported from the tests (test modules, their packages, conftests).
     test_modules: tuple[str, ...] = ()
+    hook_words: tuple[str, ...] = ()  # the runner's hooks and their arguments' names
 
     def to_json(self) -> dict:
         return {
@@ -47,6 +48,7 @@ class RunSurface:
             "environ": list(self.environ),
             "harness_modules": list(self.harness_modules),
             "test_modules": list(self.test_modules),
+            "hook_words": list(self.hook_words),
         }
 
     @classmethod
@@ -61,6 +63,7 @@ class RunSurface:
             environ=tuple(data.get("environ", [])),
             harness_modules=tuple(data.get("harness_modules", [])),
             test_modules=tuple(data.get("test_modules", [])),
+            hook_words=tuple(data.get("hook_words", [])),
         )
 
 

@@ -124,7 +124,7 @@ def run_surface(probe: ProbeReport, tree: Path, grader_dir: Path | None) -> RunS
             shown = relative(str(where), tree)
             plugins.add(shown if str(name) == str(where) else f"{name} ({shown})")
     plugins |= {f"{name} (from {dist})" for name, dist in surface.get("dists", [])}
-    loaded, environ, harness, test_modules = None, (), (), ()
+    loaded, environ, harness, test_modules, hook_words = None, (), (), (), ()
     if probe.loaded is not None:
         files = {*probe.loaded.get("modules", []), *probe.loaded.get("opened", [])}
         inside = {relative(p, tree) for p in files}
@@ -132,6 +132,7 @@ def run_surface(probe: ProbeReport, tree: Path, grader_dir: Path | None) -> RunS
         environ = tuple(probe.loaded.get("environ", []))
         harness = tuple(probe.loaded.get("harness_modules", []))
         test_modules = tuple(probe.loaded.get("test_modules", []))
+        hook_words = tuple(probe.loaded.get("hook_words", []))
     return RunSurface(
         config=config,
         plugins=tuple(sorted(plugins)),
@@ -139,6 +140,7 @@ def run_surface(probe: ProbeReport, tree: Path, grader_dir: Path | None) -> RunS
         environ=environ,
         harness_modules=harness,
         test_modules=test_modules,
+        hook_words=hook_words,
     )
 
 
