@@ -161,7 +161,8 @@ CASES = (
         "header-mismatch",
         "the + 10 only under ctest (CTEST_INTERACTIVE_DEBUG_MODE), in tinyxml2.cpp by a "
         "traditional diff whose +++ names tinyxml2.cpp.orig",
-        (*UNREADABLE, "drift:gaming-code"),
+        # drift's first row names it when the exit-status rerun outside ctest disagrees
+        (*UNREADABLE, "drift:gaming-code", "drift:report-tampered"),
         PROBE,
         raw=_orig_reads_ctest_env,
     ),
@@ -204,7 +205,7 @@ CASES = (
         "process-identity",
         "the + 10 only when /proc/<getppid()>/comm says ctest: the parent of every test ctest "
         "runs, never of a user's program",
-        ("drift:gaming-code",),
+        ("drift:gaming-code", "drift:report-tampered"),
         PROBE,
         edits=(
             InsertBefore(LIB, "#include <new>\t\t// yes", "#include <unistd.h>\t// getppid\n"),
