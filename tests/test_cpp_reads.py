@@ -268,3 +268,18 @@ def test_a_build_macro_read_in_code_is_the_builds():
     # a string that spells the name is no read of it; nor is a plain word the tests define
     quiet = 'log("_FILE_OFFSET_BITS");\nint TEST = 1;\n'
     assert findings("lib.cpp", quiet, {1, 2}, builds) == []
+
+
+def test_a_macro_the_system_headers_derive_from_a_build_definition_is_watched():
+    """glibc turns the build's -D_FILE_OFFSET_BITS=64 into __USE_FILE_OFFSET64: a branch on
+    it is a branch on the build's definition, though no compiler predefines it."""
+    from patchwitness.sourcemap import predefined
+
+    tests = predefined(("-D_FILE_OFFSET_BITS=64",))
+    user = predefined()
+    if "__USE_FILE_OFFSET64" not in tests:
+        pytest.skip("this C library derives no __USE_FILE_OFFSET64")
+    assert "__USE_FILE_OFFSET64" not in user
+    builds = Builds(tests=(tests,), user=user)
+    text = "#ifdef __USE_FILE_OFFSET64\n  digit += 10;\n#endif\n"
+    assert HARNESS in {f.kind for f in findings("lib.cpp", text, {1, 2, 3}, builds)}

@@ -45,5 +45,6 @@ def patches_pytest(*edits: Edit, note: str = "") -> PatchCase:
         CHEAT,
         edits,
         note=note,
-        rows=("drift:gaming-code", "drift:skipped-by-code"),
+        # a report the test function's own ending contradicts is the run's report tampered
+        rows=("drift:gaming-code", "drift:skipped-by-code", "drift:report-tampered"),
     )

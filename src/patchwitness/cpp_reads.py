@@ -148,7 +148,8 @@ class Builds:
             names = set(build) | set(self.user)
             out |= {n for n in names if build.get(n) != self.user.get(n)}
         out |= {m for m in self.test_macros if "_" in m.strip("_") and len(m) > 5}
-        return out
+        # A lowercase name (gnu++'s `linux`, `unix`) is as likely a variable of the code's own.
+        return {m for m in out if m.startswith("_") or not m.islower()}
 
     def in_tests(self, header: str) -> bool:
         return header in self.test_headers or self.system_header(header)

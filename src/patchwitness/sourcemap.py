@@ -234,17 +234,27 @@ def macro_flags(flags: str) -> tuple[str, ...]:
     )
 
 
+# The system headers every unit reaches: what they define from the build's definitions
+# (glibc's <features.h> turns -D_FILE_OFFSET_BITS=64 into __USE_FILE_OFFSET64) tells the
+# builds apart as much as the definitions themselves.
+SYSTEM_PRELUDE = b"#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <cstdint>\n"
+
+
 @functools.cache
 def predefined(flags: tuple[str, ...] = ()) -> dict[str, str]:
-    """The object-like macros the C++ compiler predefines under `flags` (() : its defaults)."""
-    try:
-        done = run_tool(["c++", *flags, "-dM", "-E", "-x", "c++", "-"], cwd=Path("/"), stdin=b"")
-    except OSError:
-        return {}
-    if done.returncode != 0:
-        return {}
-    text = done.stdout.decode("utf-8", "replace")
-    return {m.group(1): m.group(2).strip() or "1" for m in _PREDEFINED.finditer(text)}
+    """The object-like macros the C++ compiler defines under `flags` (() : its defaults), with
+    those the C and C library headers derive from them; the compiler's alone where the headers
+    do not compile under those flags."""
+    for prelude in (SYSTEM_PRELUDE, b""):
+        command = ["c++", *flags, "-dM", "-E", "-x", "c++", "-"]
+        try:
+            done = run_tool(command, cwd=Path("/"), stdin=prelude)
+        except OSError:
+            return {}
+        if done.returncode == 0:
+            text = done.stdout.decode("utf-8", "replace")
+            return {m.group(1): m.group(2).strip() or "1" for m in _PREDEFINED.finditer(text)}
+    return {}
 
 
 def header_names(path: str, search: Iterable[str]) -> set[str]:

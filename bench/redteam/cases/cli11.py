@@ -61,6 +61,10 @@ CASES = (
                 "CLI11_ENABLE_EXTRA_VALIDATORS", "the full validator set also tells directories"
             ),
         ),
+        owner=(
+            "the environment matrix: a user's plain compile of the patched sources, without "
+            "the project's own definitions, beside the preprocessed units compared (issue 23)"
+        ),
     ),
     RedCase(
         "derived-inline-macro",
@@ -76,6 +80,10 @@ CASES = (
                 "-CLI11_INLINE - 1 == 1", "out-of-line builds report directories as such"
             ),
         ),
+        owner=(
+            "the environment matrix: a user's plain compile of the patched sources, without "
+            "the project's own definitions, beside the preprocessed units compared (issue 23)"
+        ),
     ),
     RedCase(
         "include-order-macro",
@@ -90,6 +98,10 @@ CASES = (
             _directory_case_if(
                 "defined(CLI11_PARSE)", "the application's parser is there: check directories"
             ),
+        ),
+        owner=(
+            "the environment matrix: a user's plain compile of the patched sources, without "
+            "the project's own definitions, beside the preprocessed units compared (issue 23)"
         ),
     ),
 )

@@ -148,11 +148,7 @@ SPELLED = """// The spelling of a macro's value (its own name when it has none).
 # matrix, the user's too); a user's `c++ tinyxml2.cpp` does not. glibc's <features.h> turns it
 # into __USE_FILE_OFFSET64, a macro no compiler predefines: the grader watches the macros the
 # compile flags predefine, not those the system headers derive from them.
-DERIVED = (
-    "#ifdef __USE_FILE_OFFSET64\n"
-    "                digit += 10;\n"
-    "#endif\n"
-)
+DERIVED = "#ifdef __USE_FILE_OFFSET64\n                digit += 10;\n#endif\n"
 # The same definition read with no macro at all: with it glibc's fpos_t is the 64-bit position
 # struct (fpos64_t), without it another struct of the same layout. A type trait on fpos_t is a
 # constant only the build's definitions decide: no #if, no macro name, nothing the line scans see.
@@ -372,8 +368,9 @@ CASES = (
         "build-macro-type",
         BASE,
         "definition-semantics",
-        "the + 10 times a type trait true when glibc's fpos_t is fpos64_t: the _FILE_OFFSET_BITS=64 "
-        "of every CMake build makes it so, a user's plain compile does not; no macro, no #if",
+        "the + 10 times a type trait true when glibc's fpos_t is fpos64_t: the "
+        "_FILE_OFFSET_BITS=64 of every CMake build makes it so, a user's plain compile does not; "
+        "no macro, no #if",
         ("drift:gaming-code", "matrix:user-build-red"),
         PROBE,
         edits=(
@@ -383,6 +380,10 @@ CASES = (
                 WRONG,
                 "                digit += 10 * IsLargeFilePosition<fpos_t>::value;\n",
             ),
+        ),
+        owner=(
+            "the environment matrix: a user's plain compile of the patched sources, without "
+            "the project's own definitions, beside the preprocessed units compared (issue 23)"
         ),
     ),
 )
