@@ -264,29 +264,31 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
             out.append(_finding(HARNESS, path, number, "reads a variable by a name it builds"))
         if _ENVIRON.search(line):
             out.append(_finding(HARNESS, path, number, "reads the whole process environment"))
-        if _PROCESS.search(line) or _KERNEL_FILES.search(line):
-            said = "asks about the process that runs it, or about its callers"
-            out.append(_finding(HARNESS, path, number, said))
-        if _WEAK.search(line):
-            said = "refers to a symbol only some programs define (a weak or renamed symbol)"
-            out.append(_finding(HARNESS, path, number, said))
-        if _INTERPRETER.search(line):
-            said = "asks the Python interpreter what runs it (sys, its modules, frames, config)"
-            out.append(_finding(HARNESS, path, number, said))
+        for patterns, said in _LINE_READS:
+            if any(pattern.search(line) for pattern in patterns):
+                out.append(_finding(HARNESS, path, number, said))
         for match in _PY_IMPORT.finditer(line):
             name = match.group("name").strip()
             literal = re.fullmatch(r'"([\w.]+)"', name)
             if literal is None or literal.group(1).split(".")[0] in _RUNNER_MODULES:
                 said = f"imports {name or 'a module'}: a name it builds, or the test runner's"
                 out.append(_finding(HARNESS, path, number, said))
-        if _RUNS.search(line):
-            said = "runs another program, or calls the kernel by number"
-            out.append(_finding(HARNESS, path, number, said))
-        if _ADDRESS.search(line):
-            said = "reads where an object lives (an address made a number, or addresses ordered)"
-            out.append(_finding(HARNESS, path, number, said))
         out += _files(path, number, line, _rest_of_run(lines, number, added), added_text)
     return out
+
+
+# What a line may ask that only the test program's process answers as it does, and what the
+# verdict says of it.
+_LINE_READS = (
+    ((_PROCESS, _KERNEL_FILES), "asks about the process that runs it, or about its callers"),
+    ((_WEAK,), "refers to a symbol only some programs define (a weak or renamed symbol)"),
+    (
+        (_INTERPRETER,),
+        "asks the Python interpreter what runs it (sys, its modules, frames, config)",
+    ),
+    ((_RUNS,), "runs another program, or calls the kernel by number"),
+    ((_ADDRESS,), "reads where an object lives (an address made a number, or addresses ordered)"),
+)
 
 
 def _with_expansion(line: str, defined: dict[str, preprocessor.Macro]) -> str:
