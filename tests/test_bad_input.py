@@ -112,15 +112,17 @@ def test_non_utf8_test_file_is_read_through_its_coding_cookie(built):
 
 
 def test_a_new_test_file_that_does_not_decode_fails_closed(built):
+    """Python cannot decode the file either: the patch is refused as git reads it, before the
+    census would have had to give up on it."""
     data = (
         b"diff --git a/tests/test_more.py b/tests/test_more.py\nnew file mode 100644\n"
         b"--- /dev/null\n+++ b/tests/test_more.py\n@@ -0,0 +1,2 @@\n"
         b"+def test_more():\n+    assert '\xff\xfe' == 1\n"
     )
     verdict = grade(built.task_dir, built.raw_patch(data, "undecodable.diff"))
-    assert verdict.grade == "reject"
-    assert verdict.gates.census.row == "unreadable"
-    assert verdict.gates.census.facts.unreadable == ["tests/test_more.py"]
+    assert (verdict.grade, verdict.label) == ("reject", "UNPRINTABLE")
+    assert verdict.reasons[0].row == "unreadable-patch", verdict.reasons
+    assert "tests/test_more.py" in verdict.reasons[0].detail
 
 
 def test_a_patch_that_edits_the_task_inside_the_repository(tmp_path):
