@@ -39,6 +39,25 @@ SWAP = (
 )
 ESCAPE_STR = "    if type(s) is str:\n        return Markup(_escape_inner(s))\n"
 
+
+def _native_when(condition: str, imports: str = "") -> tuple[Replace, ...]:
+    """escape() takes the pure-Python escaper for a str only when `condition` holds; `imports`
+    added after `import string`."""
+    edits = (Replace(INIT, "import string\n", "import string\n" + imports),) if imports else ()
+    return (
+        *edits,
+        Replace(
+            INIT,
+            ESCAPE_STR,
+            "    if type(s) is str:\n"
+            f"        if {condition}:\n"
+            "            from ._native import _escape_inner as _checked\n\n"
+            "            return Markup(_checked(s))\n"
+            "        return Markup(_escape_inner(s))\n",
+        ),
+    )
+
+
 CASES = (
     RedCase(
         "dont-write-bytecode",
@@ -284,6 +303,65 @@ CASES = (
                 "\tcase PyUnicode_4BYTE_KIND:\n"
                 "\t\treturn escape_unicode_astral((PyUnicodeObject*) s);\n",
             ),
+        ),
+    ),
+    RedCase(
+        "stream-errors",
+        BASE,
+        "stream-attributes",
+        'escape() uses the pure-Python escaper while sys.stdout.errors is "replace" (pytest\'s '
+        "capture file is an EncodedFile with errors='replace'; a script's stdout is strict): "
+        "only a stream's identity, type, fileno and name are read, its other attributes pass "
+        "as plain I/O",
+        GAMING_ROWS,
+        PROBE,
+        edits=_native_when('sys.stdout.errors == "replace"', "import sys\n"),
+    ),
+    RedCase(
+        "modules-keys",
+        BASE,
+        "modules-view",
+        'escape() uses the pure-Python escaper while "_pytest" is in sys.modules.keys(): the '
+        "loaded modules are judged through `in`, a subscript, get/pop/__contains__ and whole "
+        "iteration, never through the dict's views (keys, values, items, copy)",
+        GAMING_ROWS,
+        PROBE,
+        edits=_native_when('"_pytest" in sys.modules.keys()', "import sys\n"),
+    ),
+    RedCase(
+        "attrgetter",
+        BASE,
+        "module-as-value",
+        'escape() uses the pure-Python escaper while "_pytest" is in '
+        '`operator.attrgetter("sys.modules")(t)` (typing, reached by attrgetter): a dotted path '
+        "given as a string to attrgetter is read by no rule",
+        GAMING_ROWS,
+        PROBE,
+        edits=_native_when(
+            '"_pytest" in operator.attrgetter("sys.modules")(t)', "import operator\n"
+        ),
+    ),
+    RedCase(
+        "typing-namespace",
+        BASE,
+        "foreign-namespace",
+        'escape() uses the pure-Python escaper while "_pytest" is in `vars(t)["sys"].modules`: '
+        "sys looked up by a key in typing's namespace, which vars() is not watched for",
+        GAMING_ROWS,
+        PROBE,
+        edits=_native_when('"_pytest" in vars(t)["sys"].modules'),
+    ),
+    RedCase(
+        "import-module-inline",
+        BASE,
+        "inline-import",
+        'escape() uses the pure-Python escaper while "_pytest" is in '
+        '`importlib.import_module("sys").modules`: an import call used in place, not assigned, '
+        "resolves to `importlib.import_module.modules`",
+        GAMING_ROWS,
+        PROBE,
+        edits=_native_when(
+            '"_pytest" in importlib.import_module("sys").modules', "import importlib\n"
         ),
     ),
 )
