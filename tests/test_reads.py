@@ -355,3 +355,38 @@ def test_naming_the_runners_hook_words_in_a_package_the_runner_imports():
     # a package the runner does not import may use any word
     other = findings("calc/ops.py", source, lines, run, ("calc",))
     assert other == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the loaded modules, reached where the resolver used to lose them
+        "def f():\n    return '_pytest' in __import__('sys').modules\n",
+        "import importlib\n"
+        "def f():\n    return '_pytest' in importlib.import_module('sys').modules\n",
+        "import os\ndef f():\n    return '_pytest' in object.__getattribute__(os, 'sys').modules\n",
+        "import operator, typing as t\n"
+        "def f():\n    return operator.attrgetter('sys.modules')(t)\n",
+        "import uuid\ndef f():\n    return '_pytest' in vars(uuid)['sys'].modules\n",
+        "import uuid\ndef f():\n    return '_pytest' in uuid.__dict__['sys'].modules\n",
+        "import os\ndef f(name, modules=os.sys.modules):\n    return name in modules\n",
+        "import sys\ndef f():\n    return '_pytest' in sys.modules.keys()\n",
+        # a stream's properties tell the runner's capture from a terminal
+        "import sys\ndef f():\n    return sys.stdout.errors == 'replace'\n",
+    ],
+)
+def test_what_the_resolver_follows_past_every_spelling(source):
+    assert HARNESS in kinds(source), read(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import sys\ndef f(text):\n    sys.stdout.write(text)\n    sys.stdout.flush()\n",
+        "import operator\n"
+        "def f(items):\n    return sorted(items, key=operator.attrgetter('a.b'))\n",
+        "def f(obj):\n    return vars(obj)['x']\n",
+    ],
+)
+def test_ordinary_uses_of_streams_and_namespaces_are_nothing(source):
+    assert HARNESS not in kinds(source), read(source)

@@ -113,6 +113,8 @@ TTY = {"isatty", "os.isatty"}
 PROCESS_FILES = ("/proc/", "/dev/fd", "/dev/std", "/sys/")
 # The grader's own modules in the run (the pytest probe, the line probes).
 GRADER_MODULES = {"pw_probe", "pw_lines"}
+# What code does with a standard stream; every other property of one tells its kind.
+STREAM_USE = {"write", "writelines", "flush", "read", "readline", "readlines", "isatty"}
 # Streams the test runner replaces (output capture): comparing with them, or asking what they
 # are, tells a captured run from a user's.
 STREAMS = {"sys.stdout", "sys.stderr", "sys.stdin"}
@@ -269,13 +271,28 @@ class _Module:
 
     aliases: dict[str, str] = field(default_factory=dict)
 
+    def _imported_in_place(self, node: ast.Call) -> bool:
+        """`__import__("sys")`, `importlib.import_module("sys")`, used where it is called."""
+        if not node.args or not isinstance(_literal(node.args[0]), str):
+            return False
+        if isinstance(node.func, ast.Name) and node.func.id == "__import__":
+            return True
+        return self.resolve(node.func) in IMPORTERS
+
     def resolve(self, node: ast.AST) -> str:
         """`E.get` -> `os.environ.get` for `from os import environ as E`; '' when unknown."""
         parts: list[str] = []
         while True:
-            if isinstance(node, ast.Attribute):
+            namespace = _namespace_lookup(node)
+            if namespace is not None:  # `vars(M)["k"]`, `M.__dict__["k"]`: M.k
+                node, key = namespace
+                parts.append(key)
+            elif isinstance(node, ast.Attribute):
                 parts.append(node.attr)
                 node = node.value
+            elif isinstance(node, ast.Call) and self._imported_in_place(node):
+                head = _literal(node.args[0])
+                return canonical(".".join([str(head), *reversed(parts)]))
             elif isinstance(node, ast.Call) and not _is_getattr(node) and parts:
                 node = node.func  # `logging.getLogger().handlers`: through the call
             else:
@@ -290,6 +307,26 @@ class _Module:
             return ""
         head = self.aliases.get(node.id, "")
         return canonical(".".join([head, *reversed(parts)])) if head else ""
+
+
+def _namespace_lookup(node: ast.AST) -> tuple[ast.AST, str] | None:
+    """(M, k) for `vars(M)["k"]` or `M.__dict__["k"]`."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    key = _literal(node.slice)
+    if not isinstance(key, str):
+        return None
+    value = node.value
+    if isinstance(value, ast.Attribute) and value.attr == "__dict__":
+        return value.value, key
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "vars"
+        and value.args
+    ):
+        return value.args[0], key
+    return None
 
 
 def canonical(origin: str) -> str:
@@ -337,7 +374,18 @@ def _is_module(origin: str) -> bool:
 
 
 def _is_getattr(node: ast.Call) -> bool:
-    return isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2
+    """`getattr(M, "k")`, or `object.__getattribute__(M, "k")`: M.k by another spelling."""
+    if len(node.args) < 2:
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id == "getattr"
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "__getattribute__"
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("object", "type")
+    )
 
 
 # What `time` may be asked by a library: the date and the clocks that pass for everyone alike.
@@ -756,6 +804,13 @@ class _Reader(ast.NodeVisitor):
     def _modules_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
         if called in ("sys.modules.get", "sys.modules.__contains__", "sys.modules.pop"):
             self._loaded_module(node, key)
+        elif called.startswith("sys.modules."):  # keys(), values(), items(), copy(): all of it
+            self._loaded_module(node, None)
+        elif called in ("operator.attrgetter", "operator.methodcaller"):
+            for arg in node.args:
+                path = _literal(arg)
+                if isinstance(path, str) and any(_is_module(p) for p in path.split(".")):
+                    self._say(node, HARNESS, f"reads {path} by a path spelled as a string")
         elif called in ("importlib.util.find_spec", "pkgutil.find_loader"):
             self._loaded_module(node, key, installed=True)
         elif called in ("vars", "dir") and key is not None and _is_module(self.module.resolve(key)):
@@ -845,6 +900,22 @@ class _Reader(ast.NodeVisitor):
         elif origin == "sys.modules":
             self._loaded_module(node, None)
 
+    def _defaults(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]:
+            self._whole_environment(default)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._defaults(node)
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._defaults(node)
+        self.generic_visit(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._defaults(node)
+        self.generic_visit(node)
+
     def visit_For(self, node: ast.For) -> None:
         self._whole_environment(node.iter)
         self.generic_visit(node)
@@ -902,18 +973,10 @@ class _Reader(ast.NodeVisitor):
                     node, HARNESS, f"reads sys.{attr}: the streams before the runner's capture"
                 )
                 return
-            if (
-                len(parts) > 2
-                and parts[1] in ("stdout", "stderr", "stdin")
-                and parts[2]
-                in (
-                    "fileno",
-                    "name",
-                    "buffer",
-                    "closed",
-                )
-            ):
-                if parts[2] in ("fileno", "name"):
+            if len(parts) > 2 and parts[1] in ("stdout", "stderr", "stdin"):
+                # Writing to a stream, reading from stdin, is what code does with it; any other
+                # property (its name, errors, encoding, buffer) tells the runner's capture.
+                if parts[2] not in STREAM_USE:
                     self._say(
                         node, HARNESS, "asks what a standard stream is: the runner replaces it"
                     )
