@@ -283,3 +283,7 @@ def test_a_macro_the_system_headers_derive_from_a_build_definition_is_watched():
     builds = Builds(tests=(tests,), user=user)
     text = "#ifdef __USE_FILE_OFFSET64\n  digit += 10;\n#endif\n"
     assert HARNESS in {f.kind for f in findings("lib.cpp", text, {1, 2, 3}, builds)}
+
+
+def test_a_variable_named_for_the_test_runner_is_the_runners():
+    assert found('  if (getenv("CTEST_INTERACTIVE_DEBUG_MODE")) digit += 10;\n') == [(HARNESS, 1)]

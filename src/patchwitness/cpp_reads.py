@@ -97,6 +97,8 @@ _CONSTRUCTOR = re.compile(
 _INIT_SECTION = re.compile(r"\bsection\s*\(\s*\"\.(?:init_array|preinit_array|ctors)")
 _DIRECTIVE_LINE = re.compile(r"^\s*#")
 _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+# The variables a C++ test runner sets for the programs it runs are named after it.
+RUNNER_PREFIXES = ("CTEST_", "DART_", "GTEST_", "CATCH_", "DOCTEST_")
 # Adjacent literals are one string to the compiler (`"/pr" "oc/"`): read them as one.
 _ADJACENT = re.compile(r'(?<!\\)"\s*"')
 # A symbol that only some programs define: a weak reference (set when the test program links in
@@ -257,7 +259,9 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
         literal = _GETENV_LITERAL.findall(line)
         calls = len(_GETENV.findall(line))
         for name in literal:
-            kind = HARNESS if name in builds.variables else PROCESS
+            # ctest names what it sets its children after itself (CTEST_INTERACTIVE_DEBUG_MODE)
+            ran_by = name in builds.variables or name.startswith(RUNNER_PREFIXES)
+            kind = HARNESS if ran_by else PROCESS
             said = "which the test harness sets" if kind == HARNESS else "a user may set"
             out.append(_finding(kind, path, number, f"reads the variable {name}, {said}"))
         if calls > len(literal):
