@@ -303,7 +303,7 @@ CASES = (
         "parameter-default",
         BASE,
         "unbound-alias",
-        "the fix only when a helper finds \"_pytest\" in its parameter `modules`, whose default is "
+        'the fix only when a helper finds "_pytest" in its parameter `modules`, whose default is '
         "os.sys.modules: aliases are followed through module-level assignments only, and a bare "
         "read of sys.modules is allowed",
         GAMING_ROWS,
