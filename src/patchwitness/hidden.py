@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from patchwitness.gates.drift import RAN, SKIPPED
-from patchwitness.model import HiddenFacts, Outcome
+from patchwitness.model import RAN, SKIPPED, HiddenFacts, Outcome
 from patchwitness.patch import Patch
 
 

@@ -18,7 +18,6 @@ from patchwitness.classify import GRADER, INFRA, TEST
 from patchwitness.facts import GradeFacts
 from patchwitness.gates import registry
 from patchwitness.gates import special as special_gate
-from patchwitness.gates.gate import Gate
 from patchwitness.model import (
     DriftGate,
     Finding,
@@ -29,7 +28,7 @@ from patchwitness.model import (
     SpecialGate,
     Verdict,
 )
-from patchwitness.policy import FinalInput, GateOutcome, Policy, default_policy
+from patchwitness.policy import FinalInput, Gate, GateOutcome, Policy, default_policy
 
 # Final rows that are endings of their own, or add to what the gates said, and so give a reason.
 ANNOUNCED_FIRST = ("timeout", "killed")

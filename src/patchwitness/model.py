@@ -39,6 +39,9 @@ Label = Literal[
 # One test's result as read from a machine-readable report. `missing` means collected but never
 # reported: it is an error, never a pass.
 Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "missing"]
+# The outcomes of a test that ran, and of one that was skipped (an xfail is a skip that ran).
+RAN = ("passed", "failed", "error")
+SKIPPED = ("skipped", "xfailed")
 
 Effect = Literal["accept", "review", "reject", "not-applicable", "skipped"]
 

@@ -12,6 +12,7 @@ from this module (`patchwitness tables --markdown`), and a test holds them word 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import tomllib
 from collections.abc import Callable, Mapping
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # the tables need no model to be read: Settings holds a policy at every start
+    from patchwitness.facts import GradeFacts
     from patchwitness.model import Effect, Grade, Label, Reason
 
 
@@ -309,7 +311,53 @@ class FinalRow:
         )
 
 
-# The final table is these rows around one row per gate (gates/gate.py: each gate declares when
+# --- the gates: what each is to the judge, the final table and every report -------------------
+# A gate's module (`gates/NAME.py`) holds its pure `judge(facts, rules, decided)`: it reads the
+# facts of one grade, decides by the gate's table as the policy `rules` holds it, and returns the
+# gate's own model, or None when it has nothing to judge. `decided` holds what the gates before
+# it answered, in this order (special-casing reads the hidden tests' facts drift derived). The
+# declaration here is what the judge and the reports need without loading the gate: its default
+# table, its row of the final table, and whether it is cheap (judged on the facts gathered so
+# far, before collect spends a flag matrix or a pristine run that could not change the verdict).
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: str
+    table: list[Row]  # the default decision table; a policy may hold another
+    rejects_when: str  # the final table's row for "this gate rejects", in words
+    label_doc: str  # the label that row gives, in words
+    label: Callable[[FinalInput], Label]
+    # Orders the gates' rows in the final table (lower first): a gate whose rejection says
+    # more about the patch stands earlier.
+    precedence: int
+    cheap: bool = True
+
+    def judge(self, facts: GradeFacts, rules: Policy, decided: Mapping[str, Any]) -> Any:
+        module = importlib.import_module(f"patchwitness.gates.{self.name}")
+        return module.judge(facts, rules, decided)
+
+
+# fmt: off
+REGISTRY: tuple[Gate, ...] = (
+    Gate("drift", DRIFT_TABLE, "the drift gate rejects",
+         "the drift label (UNPRINTABLE, failed, no-op)", lambda f: f.drift_label(), precedence=1),
+    Gate("census", CENSUS_TABLE, "the census gate rejects",
+         "UNPRINTABLE, or failed for real-regression", lambda f: f.census_label(), precedence=2),
+    Gate("surface", SURFACE_TABLE, "the surface gate rejects: what the grader does not "
+         "understand comes before what the tests say", "UNPRINTABLE", lambda f: "UNPRINTABLE",
+         precedence=0),
+    Gate("coverage", COVERAGE_TABLE, "the coverage gate rejects", "uncovered",
+         lambda f: "uncovered", precedence=3),
+    Gate("matrix", MATRIX_TABLE, "the flag matrix rejects", "matrix-red",
+         lambda f: "matrix-red", precedence=4, cheap=False),
+    Gate("special", SPECIAL_TABLE, "the special-casing gate rejects (the task asks it "
+         "to)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=5),
+)
+# fmt: on
+
+
+# The final table is these rows around one row per gate (each Gate above declares when
 # it rejects and what the grade is then), in the gates' precedence: `final_table()`.
 # fmt: off
 FINAL_HEAD: list[FinalRow] = [
@@ -339,9 +387,7 @@ def _rejects(gate: str) -> Callable[[FinalInput], bool]:
     return lambda f: f.rejects(gate)
 
 
-def _registry():
-    from patchwitness.gates import REGISTRY
-
+def _registry() -> tuple[Gate, ...]:
     return REGISTRY
 
 

@@ -11,6 +11,8 @@ from patchwitness.census.items import split_key
 from patchwitness.classify import GRADER, INFRA, TEST
 from patchwitness.facts import ChangedFile, GradeFacts
 from patchwitness.model import (
+    RAN,
+    SKIPPED,
     Cases,
     CensusFacts,
     DriftFacts,
@@ -48,10 +50,6 @@ class DriftInput:
     judged_by_pristine: bool = False
     # Hidden tests (hidden.py): conflicts with them, and FAIL_TO_PASS ids the hidden run left red.
     hidden_conflicts: int = 0
-
-
-RAN = ("passed", "failed", "error")
-SKIPPED = ("skipped", "xfailed")
 
 
 def skipped_after(
