@@ -218,7 +218,8 @@ CASE = Case(
                     "                return True\n" + HOOKEXEC,
                 ),
             ),
-            rows=("drift:gaming-code",),
+            # the body watch sees the test function raise under the forged report first
+            rows=("drift:gaming-code", "drift:report-tampered"),
         ),
     ),
 )
