@@ -129,7 +129,10 @@ def test_nothing_is_written_outside_the_worktree(built, tmp_path):
         "write-out",
     )
     assert not marker.exists()
-    assert verdict.label == "passed"  # the fix itself is right; the escape just failed
+    # The sandbox kept the write in; the grader also reads what the added code does: it opens
+    # a file by a path the patch wrote, which is no fix (reads.py, FILE_CALLS).
+    assert verdict.label == "UNPRINTABLE", verdict.reasons
+    assert any(r.row == "gaming-code" for r in verdict.reasons), verdict.reasons
 
 
 def test_deleting_git_hurts_only_the_worktree(built):
