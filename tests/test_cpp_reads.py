@@ -15,6 +15,8 @@ BUILDS = Builds(
     test_headers=frozenset({"gtest/gtest.h"}),
     system_header=lambda header: header in ("optional", "gtest/gtest.h"),
     variables=frozenset({"GTEST_OUTPUT", "PW_BUILD"}),
+    # what the SHA's test run had loaded (a Python task's extension)
+    modules=frozenset({"pytest", "_pytest", "pluggy", "tests"}),
 )
 
 

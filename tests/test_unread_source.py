@@ -13,6 +13,7 @@ from patchwitness.demo.build import make_repo
 from patchwitness.gates.surface import UNREADABLE_SOURCE, surface_facts
 from patchwitness.model import Finding
 from patchwitness.patched_text import unparsed
+from patchwitness.workspace import as_text, show_at
 
 from .conftest import make_task
 
@@ -67,7 +68,7 @@ def test_a_module_with_a_byte_order_mark_is_read(calc):
 def test_a_module_the_grader_cannot_parse_is_not_understood(tmp_path):
     repo = tmp_path / "repo"
     sha = make_repo(repo, {"pkg/m.py": "x = 1\n", "pkg/old.py": "match x:\n  case:\n"})
-    reading = SimpleNamespace(task=SimpleNamespace(repo=repo, sha=sha))
+    reading = SimpleNamespace(at_sha=lambda path: as_text(show_at(repo, sha, path)))
     found = unparsed(reading, "pkg/m.py", "def f(:\n")
     assert [f.kind for f in found] == [UNREADABLE_SOURCE]
     assert surface_facts([], found).unrecognised[0].startswith("pkg/m.py: the grader cannot parse")

@@ -766,8 +766,8 @@ def builds_of(
 ):
     """How the tests' build differs from a user's, read off the SHA's build; for a Python task
     (whose compiled extension is read as C++ too) the environment only."""
-    variables = harness_of(base, suite).variables
-    return languages.of(task).builds(task, base, instrument, tests, tree, suite, variables)
+    harness = harness_of(base, suite)
+    return languages.of(task).builds(task, base, instrument, tests, tree, suite, harness)
 
 
 def harness_of(base: baselines.Baseline, suite: Suite) -> reads.Harness:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from patchwitness import preprocessor, sourcefiles
 from patchwitness.model import Finding
-from patchwitness.reads import HARNESS, PROCESS
+from patchwitness.reads import GRADER_MODULES, HARNESS, PROCESS
 
 GATE = "suspicious"
 _GETENV = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(")
@@ -89,7 +89,6 @@ _INTERPRETER = re.compile(
 )
 # Importing a module by a name the code builds, or one of the test runner's.
 _PY_IMPORT = re.compile(r"\bPyImport_Import(?:Module\w*)?\s*\(\s*(?P<name>[^,)]*)")
-_RUNNER_MODULES = ("pytest", "_pytest", "pluggy", "unittest", "conftest", "pw_probe", "pw_lines")
 # Code the loader runs before main: a constructor, or a function put in an init section.
 _CONSTRUCTOR = re.compile(
     r"__attribute__\s*\(\s*\(\s*(?:__)?constructor(?:__)?\b|\[\[\s*gnu\s*::\s*(?:__)?constructor"
@@ -125,6 +124,9 @@ class Builds:
     test_headers: frozenset[str] = frozenset()
     system_header: Callable[[str], bool] = field(default=lambda header: False, compare=False)
     variables: frozenset[str] = field(default_factory=frozenset)
+    # A Python extension's: the modules the SHA's test run had loaded (the runner's and the
+    # tests'), which asking to import is asking whether it runs under them.
+    modules: frozenset[str] = field(default_factory=frozenset)
 
     def tests_macros(self, own: dict[str, str]) -> list[dict[str, int | str]]:
         """The macros of the grader's build, once per set of flags it compiled with."""
@@ -134,24 +136,23 @@ class Builds:
     def user_macros(self, own: dict[str, str]) -> dict[str, int | str]:
         return {**self.user, **own}
 
-    def watched(self) -> set[str]:
-        """The macros whose value tells the grader's build from a user's."""
-        out = set(self.test_macros) | {"__cplusplus"}
+    def differing(self) -> set[str]:
+        """The macros some build of the grader's defines otherwise than a user's."""
+        out = {"__cplusplus"}
         for build in self.tests:
             names = set(build) | set(self.user)
             out |= {n for n in names if build.get(n) != self.user.get(n)}
         return out
 
+    def watched(self) -> set[str]:
+        """The macros whose value tells the grader's build from a user's."""
+        return self.differing() | set(self.test_macros)
+
     def watched_in_code(self) -> set[str]:
-        """The macros whose value tells the builds apart, less the tests' framework macros
-        of one plain word (TEST, FAIL): a production identifier may be spelled so."""
-        out = {"__cplusplus"}
-        for build in self.tests:
-            names = set(build) | set(self.user)
-            out |= {n for n in names if build.get(n) != self.user.get(n)}
-        out |= {m for m in self.test_macros if "_" in m.strip("_") and len(m) > 5}
-        # A lowercase name (gnu++'s `linux`, `unix`) is as likely a variable of the code's own.
-        return {m for m in out if m.startswith("_") or not m.islower()}
+        """The same, less the tests' framework macros of one plain word (TEST, FAIL) and the
+        lowercase ones (gnu++'s `linux`, `unix`): a production identifier may be spelled so."""
+        framework = {m for m in self.test_macros if "_" in m.strip("_") and len(m) > 5}
+        return {m for m in self.differing() | framework if m.startswith("_") or not m.islower()}
 
     def in_tests(self, header: str) -> bool:
         return header in self.test_headers or self.system_header(header)
@@ -274,7 +275,8 @@ def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Find
         for match in _PY_IMPORT.finditer(line):
             name = match.group("name").strip()
             literal = re.fullmatch(r'"([\w.]+)"', name)
-            if literal is None or literal.group(1).split(".")[0] in _RUNNER_MODULES:
+            top = literal.group(1).split(".")[0] if literal else ""
+            if literal is None or top in builds.modules or top in GRADER_MODULES:
                 said = f"imports {name or 'a module'}: a name it builds, or the test runner's"
                 out.append(_finding(HARNESS, path, number, said))
         out += _files(path, number, line, _rest_of_run(lines, number, added), added_text)
@@ -293,6 +295,10 @@ _LINE_READS = (
     ((_RUNS,), "runs another program, or calls the kernel by number"),
     ((_ADDRESS,), "reads where an object lives (an address made a number, or addresses ordered)"),
 )
+
+
+# Every pattern a construct split across lines may hide from each line alone.
+_SPLIT_READS = (*(p for patterns, _ in _LINE_READS for p in patterns), _GETENV, _ENVIRON, _WHERE)
 
 
 def _with_expansion(line: str, defined: dict[str, preprocessor.Macro]) -> str:
@@ -410,18 +416,7 @@ def _across_lines(path: str, text: str, added: set[int]) -> list[Finding]:
             continue
         single = [lines[n - 1] for n in run]
         joined = _ADJACENT.sub("", " ".join(single))
-        patterns = (
-            _PROCESS,
-            _WEAK,
-            _KERNEL_FILES,
-            _GETENV,
-            _ENVIRON,
-            _RUNS,
-            _WHERE,
-            _ADDRESS,
-            _INTERPRETER,
-        )
-        for pattern in patterns:
+        for pattern in _SPLIT_READS:
             if pattern.search(joined) and not any(pattern.search(line) for line in single):
                 said = "asks of the process across lines what no single line shows"
                 out.append(_finding(HARNESS, path, run[0], said))

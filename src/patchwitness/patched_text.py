@@ -53,6 +53,13 @@ class Reading:
     own: frozenset[str] = frozenset()
     # C++: how the tests' build differs from a user's (cpp_reads.Builds).
     builds: cpp_reads.Builds | None = None
+    _at_sha: dict[str, str | None] = field(default_factory=dict, repr=False)
+
+    def at_sha(self, path: str) -> str | None:
+        """`path` as the SHA has it (None: no such file), read from git once per grade."""
+        if path not in self._at_sha:
+            self._at_sha[path] = as_text(show_at(self.task.repo, self.task.sha, path))
+        return self._at_sha[path]
 
 
 @dataclass
@@ -104,7 +111,7 @@ def production_findings(reading: Reading) -> list[Finding]:
         if change.path.endswith(".py"):
             out += unparsed(reading, change.path, text)
             out += python_findings(change.path, text, added, removed)
-            before = as_text(show_at(reading.task.repo, reading.task.sha, change.path))
+            before = reading.at_sha(change.path)
             out += reads.findings(change.path, text, lines, reading.harness, reading.own, before)
         else:
             # A C++ task's sources and a Python task's compiled extension; and every other
@@ -127,7 +134,7 @@ def unparsed(reading: Reading, path: str, text: str | None) -> list[Finding]:
         return []
     except (SyntaxError, ValueError) as exc:
         error = exc
-    before = as_text(show_at(reading.task.repo, reading.task.sha, path))
+    before = reading.at_sha(path)
     if before is not None:
         try:
             python_ast.parse(before, filename=path)
@@ -176,7 +183,7 @@ def special_findings(reading: Reading, values: set[object]) -> list[Finding]:
     for change in reading.patch.files:
         if reading.classes[change.path].kind != PRODUCTION or not change.added:
             continue
-        before = as_text(show_at(task.repo, task.sha, change.path)) or ""
+        before = reading.at_sha(change.path) or ""
         fresh = values - special.literals_of(change.path, before)
         if change.path.endswith(".py"):
             text = reading.texts.get(change.path) or ""

@@ -17,7 +17,6 @@ import json
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -387,10 +386,6 @@ def _rejects(gate: str) -> Callable[[FinalInput], bool]:
     return lambda f: f.rejects(gate)
 
 
-def _registry() -> tuple[Gate, ...]:
-    return REGISTRY
-
-
 def final_table() -> list[FinalRow]:
     rows = [
         FinalRow(
@@ -402,7 +397,7 @@ def final_table() -> list[FinalRow]:
             _rejects(g.name),
             gate=g.name,
         )
-        for g in sorted(_registry(), key=lambda g: g.precedence)
+        for g in sorted(REGISTRY, key=lambda g: g.precedence)
     ]
     return [*FINAL_HEAD, *rows, *FINAL_TAIL]
 
@@ -422,7 +417,7 @@ def reason(gate: str, row: Row, detail: str = "") -> Reason:
 
 def tables() -> dict[str, list[Row]]:
     """Every gate's default table, in the registry's order."""
-    return {g.name: g.table for g in _registry()}
+    return {g.name: g.table for g in REGISTRY}
 
 
 # --- the policy --------------------------------------------------------------------------------
@@ -463,30 +458,18 @@ class Policy:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-@cache
 def default_policy() -> Policy:
-    return Policy(
-        tables={name: tuple(rows) for name, rows in tables().items()}, final=tuple(final_table())
-    )
+    return DEFAULT_POLICY
 
 
-# The composed names, made when first read: the tables are data of this module, the registry
-# that orders them imports the gates, and the gates import this module.
-_COMPOSED = {
-    "TABLES": tables,
-    "FINAL_TABLE": final_table,
-    "DEFAULT_POLICY": default_policy,
-    "GATE_ORDER": lambda: tuple(g.name for g in _registry()),
-}
-
-
-def __getattr__(name: str) -> Any:
-    make = _COMPOSED.get(name)
-    if make is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = make()
-    globals()[name] = value
-    return value
+# Composed once from the registry: the tables are this module's data, and so are the gates'
+# declarations that order them.
+TABLES = tables()
+FINAL_TABLE = final_table()
+GATE_ORDER = tuple(g.name for g in REGISTRY)
+DEFAULT_POLICY = Policy(
+    tables={name: tuple(rows) for name, rows in TABLES.items()}, final=tuple(FINAL_TABLE)
+)
 
 
 ROW_KEYS = {"status", "effect"}

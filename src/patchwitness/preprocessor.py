@@ -126,12 +126,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
 
 def defines(text: str) -> dict[str, str]:
     """Object-like macros the file defines (`#define NAME value`), last definition wins."""
-    out: dict[str, str] = {}
-    for _, line in _logical_lines(strip_comments(text)):
-        match = re.match(r"^\s*#\s*define\s+([A-Za-z_]\w*)(?!\()\s*(.*)$", line)
-        if match:
-            out[match.group(1)] = match.group(2).strip() or "1"
-    return out
+    return {name: m.body or "1" for name, m in macros(text).items() if m.params is None}
 
 
 _DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)", re.MULTILINE)

@@ -273,6 +273,7 @@ def cpp_builds(
     tree: Path,
     variables: Iterable[str],
     extension_flags: tuple[str, ...] = (),
+    modules: Iterable[str] = (),
 ):
     """What the tests' build has that a user's default build of the project does not
     (cpp_reads.Builds), read off the SHA's build graph (buildgraph.BuildGraph). Without a graph
@@ -292,6 +293,7 @@ def cpp_builds(
             user=predefined(user),
             system_header=system,
             variables=frozenset(variables),
+            modules=frozenset(modules),
         )
     local, isystem = include_flags(graph.compiles.values())
     search = (*search, *(d for d in (*local, *isystem) if d.startswith("/")))

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from patchwitness.environment import Environment
     from patchwitness.model import CoverageFacts
     from patchwitness.patch import Patch
+    from patchwitness.reads import Harness
     from patchwitness.runner import Runner
     from patchwitness.sourcemap import SourceMap
     from patchwitness.suites import Instrumentation, Suite
@@ -48,7 +49,7 @@ class Language(Protocol):
         tests: frozenset[str],
         tree: Path,
         suite: Suite,
-        variables: frozenset[str],
+        harness: Harness,
     ) -> Builds: ...
 
     def test_sources(self, task: Task) -> frozenset[str]: ...

@@ -30,7 +30,7 @@ class Cpp:
         commands = graph.compiles.values() if graph is not None else ()
         return SourceMap(cpp_shadows=sourcemap.cpp_shadows(patch, tree, commands))
 
-    def builds(self, task, base, instrument, tests, tree, suite, variables):
+    def builds(self, task, base, instrument, tests, tree, suite, harness):
         """How the tests' build differs from a user's, read off the SHA's build graph."""
         from patchwitness import sourcemap
 

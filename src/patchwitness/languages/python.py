@@ -33,13 +33,20 @@ class Python:
         assert isinstance(suite, PythonSuite)
         return sourcemap.for_python(task, base, suite.env)
 
-    def builds(self, task, base, instrument, tests, tree, suite, variables):
+    def builds(self, task, base, instrument, tests, tree, suite, harness):
         """A compiled extension runs under the environment a test of the SHA's run saw; the
         grader builds it with its coverage flags, a user without."""
         from patchwitness import sourcemap
 
         flags = instrument.flags if instrument is not None else ()
-        return sourcemap.cpp_builds(None, frozenset(), tree, variables, extension_flags=flags)
+        return sourcemap.cpp_builds(
+            None,
+            frozenset(),
+            tree,
+            harness.variables,
+            extension_flags=flags,
+            modules=harness.modules | harness.test_modules,
+        )
 
     def test_sources(self, task) -> frozenset[str]:
         return frozenset()

@@ -212,9 +212,9 @@ def _ending(item, raised):
 
 
 def _skips(exc):
-    return isinstance(exc, (pytest.skip.Exception, pytest.xfail.Exception)) or (
-        type(exc).__name__ == "SkipTest"
-    )
+    import unittest
+
+    return isinstance(exc, (pytest.skip.Exception, pytest.xfail.Exception, unittest.SkipTest))
 
 
 def _watch_function(item):
@@ -225,7 +225,7 @@ def _watch_function(item):
     import inspect
 
     function = getattr(item, "obj", None)
-    if not callable(function) or type(item).__name__ != "Function":
+    if not callable(function) or not isinstance(item, pytest.Function):
         return
     if inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function):
         return
