@@ -72,12 +72,12 @@ from coverage.python import PythonParser
 
 from patchwitness import environment
 from patchwitness.api import grade
-from patchwitness.collect import make_suite
 from patchwitness.demo import build, shop
 from patchwitness.demo.run import build_demo
 from patchwitness.gates import coverage as coverage_gate
 from patchwitness.model import CoverageFacts, Verdict
 from patchwitness.patch import FileChange, parse_patch
+from patchwitness.phases.prepare import make_suite
 from patchwitness.runner import Runner
 from patchwitness.settings import Settings
 from patchwitness.suites import SuiteRun

@@ -1,16 +1,17 @@
 """File classes: production, test, test infrastructure, grader, documentation, unrecognised.
-Row by row of the classifier's rules (classify.RULES), on paths and source maps alone."""
+Row by row of the classifier's rules (classify.rules_of), on paths and source maps alone."""
 
 from __future__ import annotations
 
 import pytest
 
 from patchwitness.classify import (
+    CPP_RULES,
     DOC,
     GRADER,
     INFRA,
     PRODUCTION,
-    RULES,
+    PYTHON_RULES,
     TEST,
     UNRECOGNISED,
     Classified,
@@ -18,6 +19,7 @@ from patchwitness.classify import (
     SourceMap,
     classify,
     loaded_by_the_run,
+    rules_of,
 )
 from patchwitness.patch import FileChange
 from patchwitness.pytest_config import PytestConfig
@@ -100,7 +102,7 @@ def test_python_classes(path, kind):
     ],
 )
 def test_cpp_classes(path, kind):
-    found = classify(change(path), "", "", ClassifyContext(language="cpp"))
+    found = classify(change(path), "", "", ClassifyContext(rules=CPP_RULES))
     assert found.kind == kind, found
 
 
@@ -120,7 +122,7 @@ def test_a_new_module_outside_the_package_is_unrecognised(path, why):
 
 def test_a_header_that_shadows_a_system_header_is_unrecognised():
     source = SourceMap(cpp_shadows={"include/gtest/gtest.h": "<gtest/gtest.h>"})
-    context = ClassifyContext(language="cpp", source=source)
+    context = ClassifyContext(rules=CPP_RULES, source=source)
     found = classify(change("include/gtest/gtest.h", status="added"), None, "", context)
     assert found.kind == UNRECOGNISED and "<gtest/gtest.h>" in found.why
     other = classify(change("include/lib/new.h", status="added"), None, "", context)
@@ -161,7 +163,7 @@ def test_what_the_run_loaded_is_judged_again():
 
 def test_every_rule_decides_something():
     """Each rule answers for at least one path above: none is dead."""
-    names = {rule.__name__ for rule in RULES}
+    names = {rule.__name__ for rules in (PYTHON_RULES, CPP_RULES) for rule in rules_of(rules)}
     assert names == {
         "task_globs",
         "symlink",
@@ -185,12 +187,12 @@ def test_python_files_from_the_repository_config():
 
 
 def test_file_holding_tests_is_a_test_file():
-    context = ClassifyContext(language="cpp", files_with_tests={"src/selftest.cc"})
+    context = ClassifyContext(rules=CPP_RULES, files_with_tests={"src/selftest.cc"})
     assert classify(change("src/selftest.cc"), "", "", context).kind == TEST
 
 
 def test_a_source_that_builds_only_a_test_program_is_a_test_file():
-    ctx = ClassifyContext(language="cpp", test_sources=frozenset({"xmltest.cpp"}))
+    ctx = ClassifyContext(rules=CPP_RULES, test_sources=frozenset({"xmltest.cpp"}))
     assert classify(change("xmltest.cpp"), "", "", ctx).kind == TEST
     assert classify(change("tinyxml2.cpp"), "", "", ctx).kind == PRODUCTION
 
@@ -212,7 +214,7 @@ def test_a_source_that_builds_only_a_test_program_is_a_test_file():
     ],
 )
 def test_a_file_the_tests_name_is_test_data(path, strings, kind):
-    ctx = ClassifyContext(language="cpp", test_strings={"xmltest.cpp": strings})
+    ctx = ClassifyContext(rules=CPP_RULES, test_strings={"xmltest.cpp": strings})
     found = classify(change(path), "", "", ctx)
     assert found.kind == kind
     if kind == INFRA:
@@ -270,7 +272,7 @@ def test_new_pyproject_with_pytest_section_is_infra():
 
 def test_cmake_registration_lines_use_the_scanner():
     ctx = ClassifyContext(
-        language="cpp", cmake_registration=lambda text: {3} if "add_test" in text else set()
+        rules=CPP_RULES, cmake_registration=lambda text: {3} if "add_test" in text else set()
     )
     old = "project(x)\nadd_library(a a.cc)\nadd_test(NAME t COMMAND t)\n"
     edit_test = change("CMakeLists.txt", added=[(3, "# gone\n")], removed=[(3, "add_test\n")])
@@ -300,6 +302,6 @@ def test_a_cmake_edit_is_understood_only_as_sources_and_links(added, kind):
     old = "project(x)\nadd_library(a a.cc)\n"
     new = old + added
     c = change("CMakeLists.txt", added=[(3, added)])
-    context = ClassifyContext(language="cpp", cmake_registration=lambda text: set())
+    context = ClassifyContext(rules=CPP_RULES, cmake_registration=lambda text: set())
     found = classify(c, old, new, context)
     assert found.kind == kind, found

@@ -1,4 +1,4 @@
-"""Coverage on the hunk (seed 001): the pure join, and end to end in both languages."""
+"""Coverage on the hunk: the pure join, and end to end in both languages."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from patchwitness.gates.coverage import (
     patched_sources,
     score,
 )
+from patchwitness.languages.cpp import CPP
+from patchwitness.languages.python import PYTHON
 from patchwitness.patch import FileChange
 from patchwitness.settings import Settings
 
@@ -55,9 +57,9 @@ def test_comment_only_and_data_changes_touch_no_source():
         change("data.json", [(1, "{}\n")]),
         change("CMakeLists.txt", [(3, "add_library(x y.cc)\n")]),
     ]
-    assert patched_sources(changes, "python") == []
-    assert patched_sources(changes, "cpp") == []
-    assert patched_sources([change("a.py", [(1, "x = 2\n")])], "python")
+    assert patched_sources(changes, PYTHON.source_suffixes) == []
+    assert patched_sources(changes, CPP.source_suffixes) == []
+    assert patched_sources([change("a.py", [(1, "x = 2\n")])], PYTHON.source_suffixes)
 
 
 def test_score_counts_hits_zero_hits_and_non_executable_lines():

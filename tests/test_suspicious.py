@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from patchwitness.suspicious import cpp_findings, pragma_lines, python_findings
+from patchwitness.suspicious import (
+    CPP_PRAGMA,
+    PY_PRAGMA,
+    cpp_findings,
+    pragma_lines,
+    python_findings,
+)
 
 
 def kinds(findings):
@@ -75,14 +81,14 @@ def test_cpp(line, expected):
 
 def test_pragma_lines_per_language():
     added = [(1, "x  # pragma: no cover\n"), (2, "y  // GCOVR_EXCL_LINE\n")]
-    assert pragma_lines(added, "python") == [1]
-    assert pragma_lines(added, "cpp") == [2]
+    assert pragma_lines(added, PY_PRAGMA) == [1]
+    assert pragma_lines(added, CPP_PRAGMA) == [2]
 
 
 def test_a_pragma_a_rewritten_line_already_had_is_not_added():
     removed = [(4, "    return None  # pragma: no cover\n")]
     added = [(4, "    return ()  # pragma: no cover\n"), (9, "x = 1  # pragma: no cover\n")]
-    assert pragma_lines(added, "python", removed) == [9]
+    assert pragma_lines(added, PY_PRAGMA, removed) == [9]
 
 
 def test_python_code_that_swallows_an_assertion_is_gaming():

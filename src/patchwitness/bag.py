@@ -107,15 +107,13 @@ def prepare_task(task_dir: Path, repo: Path | None, settings: Settings, db: Resu
     parent needs: name, fingerprint digest, held-out flag, or the reason it cannot be graded."""
     from patchwitness import baseline as baselines
     from patchwitness import failure_log
-    from patchwitness.collect import make_fingerprint, make_suite
-    from patchwitness.matrix import collect as matrix
+    from patchwitness.phases.prepare import prepare
     from patchwitness.task import load_task
 
     try:
         task = load_task(task_dir, repo)
-        suite = make_suite(task, settings)
-        plan = matrix.load_plan(task) if matrix.applies(task, settings) else None
-        fp = make_fingerprint(task, suite, settings, plan)
+        prepared = prepare(task, settings)
+        suite, fp = prepared.suite, prepared.fingerprint
         cache = DBBaselineCache(db, task.name, task.sha)
         base = baselines.obtain(task, suite, settings.but(baselines=cache))
         if task.hidden:

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import atomic, history, identity
+from patchwitness import atomic, history, identity, languages
 from patchwitness.build_id import grader_build
 from patchwitness.buildgraph import BuildGraph
 from patchwitness.cachedir import cache_root
@@ -191,9 +191,7 @@ def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bo
         "setup": task.options.setup,
         "timeout": task.timeout,
         "census": task.options.census.model_dump(),
-        "cpp": task.options.cpp.model_dump() if task.language == "cpp" else None,
-        # The in-place build of a compiled extension is an input of every run at the SHA.
-        "python": task.options.python.model_dump() if task.language == "python" else None,
+        **languages.of(task).key_options(task),
         "coverage": task.options.coverage.model_dump(),
         "versions": suite.versions(),
         "runs": runs,

@@ -142,7 +142,8 @@ class SourceMap:
 class ClassifyContext:
     """What the classifier may know besides the change itself."""
 
-    language: str = "python"
+    # What the task's language says production source is, and its build files (languages/).
+    rules: LanguageRules = field(default_factory=lambda: PYTHON_RULES)
     pytest: PytestConfig = field(default_factory=PytestConfig)
     test_globs: list[str] = field(default_factory=list)
     infra_globs: list[str] = field(default_factory=list)
@@ -213,7 +214,7 @@ Rule = Callable[[_File, ClassifyContext], tuple[str, str] | None]
 
 
 def _classify(f: _File, ctx: ClassifyContext) -> Classified:
-    for rule in RULES:
+    for rule in rules_of(ctx.rules):
         found = rule(f, ctx)
         if found is not None:
             return Classified(f.path, found[0], found[1])
@@ -295,8 +296,6 @@ def test_data(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
 
 def python_production(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
     source = ctx.source
-    if ctx.language != "python":
-        return None
     if f.path in source.python_modules:
         return PRODUCTION, "a module of the project under test"
     package = source.package_of(f.path)
@@ -314,7 +313,7 @@ def python_production(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
 
 
 def cpp_production(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
-    if ctx.language != "cpp" or not f.cpp:
+    if not f.cpp:
         return None
     shadowed = ctx.source.cpp_shadows.get(f.path)
     if shadowed is not None:
@@ -325,8 +324,10 @@ def cpp_production(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
 
 
 def outside_the_package(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
-    """Python source the project does not import as the code under test."""
-    if f.suffix not in PY_EXT and not (ctx.language == "python" and f.cpp):
+    """Python source the project does not import as the code under test (and, in a Python
+    task, C or C++ source outside the package's extension: a C++ task's rules claim all of it
+    before this one)."""
+    if f.suffix not in PY_EXT and not f.cpp:
         return None
     name = ctx.source.top_level_name(f.path)
     if name is not None and name in ctx.source.taken_names:
@@ -363,7 +364,7 @@ def build_files(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
     links is the production build; any other command it adds, removes or changes is a build
     configuration the grader does not understand (a change to how the tests build is also found
     by comparing the builds, after the run)."""
-    if ctx.language != "cpp" or not (f.name == "CMakeLists.txt" or f.suffix == ".cmake"):
+    if not (f.name == "CMakeLists.txt" or f.suffix == ".cmake"):
         return None
     touched = _cmake_commands(f.old_text, f.change.removed_lines) | _cmake_commands(
         f.new_text, f.change.added_lines
@@ -393,20 +394,33 @@ def unrecognised(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
     )
 
 
-RULES: tuple[Rule, ...] = (
-    task_globs,
-    symlink,
-    bytecode_or_metadata,
-    test_infrastructure,
-    tests,
-    test_data,
-    python_production,
-    cpp_production,
-    outside_the_package,
-    documentation,
-    build_files,
-    unrecognised,
-)
+@dataclass(frozen=True)
+class LanguageRules:
+    """The rules a language adds to the chain: what its production source is (before the
+    rules for source outside the project and documentation), and its build files (after)."""
+
+    source: tuple[Rule, ...]
+    build: tuple[Rule, ...] = ()
+
+
+PYTHON_RULES = LanguageRules(source=(python_production,))
+CPP_RULES = LanguageRules(source=(cpp_production,), build=(build_files,))
+
+
+def rules_of(language: LanguageRules) -> tuple[Rule, ...]:
+    return (
+        task_globs,
+        symlink,
+        bytecode_or_metadata,
+        test_infrastructure,
+        tests,
+        test_data,
+        *language.source,
+        outside_the_package,
+        documentation,
+        *language.build,
+        unrecognised,
+    )
 
 
 def loaded_by_the_run(found: Classified, loaded: frozenset[str] | None) -> Classified:

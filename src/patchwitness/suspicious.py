@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 from patchwitness import python_ast
 from patchwitness.census.python import dotted
@@ -99,11 +100,10 @@ def _quote(text: str) -> str:
 
 
 def pragma_lines(
-    added: list[tuple[int, str]], language: str, removed: list[tuple[int, str]] = ()
+    added: list[tuple[int, str]], pattern: re.Pattern[str], removed: list[tuple[int, str]] = ()
 ) -> list[int]:
-    """Added lines that carry an exclusion marker the patch brought (a marker a rewritten line
-    already had at the SHA is not one)."""
-    pattern = PY_PRAGMA if language == "python" else CPP_PRAGMA
+    """Added lines that carry an exclusion marker (`pattern`: PY_PRAGMA or CPP_PRAGMA) the patch
+    brought (a marker a rewritten line already had at the SHA is not one)."""
     kept = sum(1 for _, text in removed if pattern.search(text))
     out = []
     for number, text in added:
@@ -115,38 +115,47 @@ def pragma_lines(
     return out
 
 
+@dataclass(frozen=True)
+class LineChecks:
+    """What one added line of a file of one kind (Python, C or C++) is searched for."""
+
+    runner: re.Pattern[str]
+    coverage: re.Pattern[str]
+    pragma: re.Pattern[str]
+    framework: re.Pattern[str] | None = None
+    line_comment: str = ""  # the text after it is no code
+
+    def code(self, text: str) -> str:
+        return text.split(self.line_comment, 1)[0] if self.line_comment else text
+
+
+PY_LINES = LineChecks(PY_RUNNER_PROBES, PY_COVERAGE, PY_PRAGMA, framework=PY_FRAMEWORK)
+CPP_LINES = LineChecks(CPP_RUNNER_PROBES, CPP_COVERAGE, CPP_PRAGMA, line_comment="//")
+
+
 def _line_findings(
     path: str,
     added: list[tuple[int, str]],
-    language: str,
+    lines: LineChecks,
     removed: list[tuple[int, str]] = (),
 ) -> list[Finding]:
     """What one added line can show on its own: a look at the test runner, a hand on the
     coverage measurement, an exclusion marker."""
-    python = language == "python"
     checks = [
-        (
-            PY_RUNNER_PROBES if python else CPP_RUNNER_PROBES,
-            "reads-test-runner",
-            "production code looks at the test runner",
-        ),
-        (
-            PY_COVERAGE if python else CPP_COVERAGE,
-            "touches-coverage",
-            "production code touches the coverage measurement",
-        ),
+        (lines.runner, "reads-test-runner", "production code looks at the test runner"),
+        (lines.coverage, "touches-coverage", "production code touches the coverage measurement"),
     ]
-    if python:
+    if lines.framework is not None:
         checks.append(
-            (PY_FRAMEWORK, "patches-test-framework", "production code reaches into pytest")
+            (lines.framework, "patches-test-framework", "production code reaches into pytest")
         )
     out = []
     for number, text in added:
-        code = text if python else text.split("//", 1)[0]
+        code = lines.code(text)
         for pattern, kind, what in checks:
             if pattern.search(code):
                 out.append(_finding(kind, path, number, f"{what}: {_quote(text)}"))
-    for number in pragma_lines(added, language, removed):
+    for number in pragma_lines(added, lines.pragma, removed):
         out.append(_finding("pragma-added", path, number, "coverage exclusion marker added"))
     return out
 
@@ -159,7 +168,7 @@ def python_findings(
 ) -> list[Finding]:
     if not added:
         return []
-    out = _line_findings(path, added, "python", removed)
+    out = _line_findings(path, added, PY_LINES, removed)
     if new_text is None:
         return out
     try:
@@ -246,7 +255,7 @@ def _constant_comparisons(tree: ast.Module, path: str, lines: set[int]) -> list[
 def cpp_findings(
     path: str, added: list[tuple[int, str]], removed: list[tuple[int, str]] = ()
 ) -> list[Finding]:
-    out = _line_findings(path, added, "cpp", removed)
+    out = _line_findings(path, added, CPP_LINES, removed)
     for number, text in added:
         code = text.split("//", 1)[0]
         redefined = CPP_LIBRARY_REDEFINE.match(code)

@@ -192,6 +192,24 @@ def _prune_empty(folder: Path, top: Path) -> None:
         folder = folder.parent
 
 
+def put_back(tree: Path, repo: Path, sha: str, paths: list[str]) -> None:
+    """Files of `tree` back to their version at `sha` in `repo` (removed where it has none)."""
+    for rel in paths:
+        write_or_remove(tree / rel, show_at(repo, sha, rel))
+
+
+def write_or_remove(target: Path, data: bytes | None) -> None:
+    """`target` holds `data` afterwards, whatever was there (a file, a link, a folder); None
+    removes it."""
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)
+    if data is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
 def as_text(data: bytes | None) -> str | None:
     """Bytes read from a repository as text: never an error for a file that is not UTF-8."""
     return None if data is None else data.decode("utf-8", "replace")

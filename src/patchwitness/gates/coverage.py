@@ -21,8 +21,6 @@ from patchwitness.patch import FileChange
 from patchwitness.policy import Policy
 
 ZERO_HIT_LIMIT = 50
-PY_SOURCE = frozenset({".py"})
-CPP_SOURCE = sourcefiles.CPP
 _PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
 # A comment line (`// x`, an opening `/* x`, a continuation ` * x`, a closing ` */`), a brace or
 # an include. `*out = f();` is code: a continuation star is followed by a space, `/` or nothing.
@@ -41,16 +39,12 @@ class CoverageInput:
     unscored: int = 0
 
 
-def is_source(path: str, language: str, known: frozenset[str] = frozenset()) -> bool:
-    """Executable source of the task's language. `known` holds the paths the shell found to be
-    C++ source although their names do not say so (a header without a suffix, by its content or
+def is_source(path: str, suffixes: frozenset[str], known: frozenset[str] = frozenset()) -> bool:
+    """Executable source of the task's language: a name with one of its `suffixes` (the
+    language adapter's `source_suffixes`). `known` holds the paths the shell found to be C++
+    source although their names do not say so (a header without a suffix, by its content or
     because the build compiled it)."""
-    if path in known:
-        return True
-    found = sourcefiles.suffix(path)
-    if language == "python":
-        return found in PY_SOURCE
-    return found in CPP_SOURCE or found in PY_SOURCE
+    return path in known or sourcefiles.suffix(path) in suffixes
 
 
 def looks_like_code(text: str, path: str) -> bool:
@@ -80,12 +74,12 @@ def looks_like_statement(text: str, path: str) -> bool:
 
 
 def patched_sources(
-    changes: list[FileChange], language: str, known: frozenset[str] = frozenset()
+    changes: list[FileChange], suffixes: frozenset[str], known: frozenset[str] = frozenset()
 ) -> list[FileChange]:
     """Production changes to executable source that alter at least one code line."""
     out = []
     for change in changes:
-        if not is_source(change.path, language, known) or change.status == "removed":
+        if not is_source(change.path, suffixes, known) or change.status == "removed":
             continue
         lines = list(change.added) + list(change.removed)
         if any(looks_like_code(text, change.path) for _, text in lines):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from patchwitness.facts import FileLines
 from patchwitness.runner import Runner
@@ -29,48 +29,38 @@ class Hits:
     tool_failed: bool = False
 
 
+class RunCoverage(Protocol):
+    """What an instrumented run left behind, for its language's reader: coverage.py's data or
+    line probes (hits/python.py), or a gcov-instrumented build (hits/gcovr.py)."""
+
+    def read_hits(
+        self,
+        tree: Path,
+        scratch: Path,
+        wanted: list[str],
+        runner: Runner,
+        statements: Mapping[str, PythonParser | None] | None,
+    ) -> Hits: ...
+
+    def unmeasured(self, wanted: list[str]) -> list[str]: ...
+
+
 def collect(
-    instrumented: object,
+    instrumented: RunCoverage | None,
     tree: Path,
     scratch: Path,
     wanted: list[str],
     runner: Runner,
     statements: Mapping[str, PythonParser | None] | None = None,
 ) -> Hits:
-    """Hits from whatever the suite left behind: coverage.py data or a gcov-instrumented build.
-    `statements`: Python files already parsed (from their text before the run), for the line
-    probes."""
-    from patchwitness.hits import gcovr, python
-
-    if isinstance(instrumented, python.Instrumentation):
-        py = [w for w in wanted if w.endswith(".py")]
-        native = [w for w in wanted if not w.endswith(".py")]
-        hits: dict[str, FileLines] = {}
-        if py:
-            found = python.read_hits(instrumented, tree, py, statements)
-            if found is None:
-                return Hits(None, "coverage.py wrote no data")
-            hits.update(found)
-        if native and instrumented.gcov:
-            # The compiled extension, built with gcov's flags in the worktree itself.
-            read = gcovr.run_gcovr(tree, tree, scratch, runner)
-            if read.report is None:
-                return Hits(None, read.why, read.tool_failed)
-            hits.update(gcovr.hits_from_json(read.report))
-        return Hits(hits)
-    if isinstance(instrumented, Path):
-        read = gcovr.run_gcovr(tree, instrumented, scratch, runner)
-        if read.report is None:
-            return Hits(None, read.why, read.tool_failed)
-        return Hits(gcovr.hits_from_json(read.report))
-    return Hits(None, "the run was not instrumented")
+    """Hits from whatever the suite left behind. `statements`: Python files already parsed (from
+    their text before the run), for the line probes."""
+    if instrumented is None:
+        return Hits(None, "the run was not instrumented")
+    return instrumented.read_hits(tree, scratch, wanted, runner, statements)
 
 
-def unmeasured(instrumented: object, wanted: list[str]) -> list[str]:
+def unmeasured(instrumented: RunCoverage | None, wanted: list[str]) -> list[str]:
     """The wanted files the run's instrumentation could not see (a Python file run as a script,
     under line probes): neither hit nor unrun."""
-    from patchwitness.hits import python
-
-    if isinstance(instrumented, python.Instrumentation):
-        return python.script_runs(instrumented, wanted)
-    return []
+    return [] if instrumented is None else instrumented.unmeasured(wanted)

@@ -13,11 +13,17 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchwitness.facts import FileLines
+from patchwitness.hits import Hits
 from patchwitness.runner import Limits, Request, Runner
+
+if TYPE_CHECKING:
+    from coverage.python import PythonParser
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,29 @@ class Read:
     report: dict | None
     why: str = ""
     tool_failed: bool = False
+
+
+@dataclass(frozen=True)
+class GcovBuild:
+    """A run's build tree, compiled with gcov's flags: its .gcda files are the hits."""
+
+    build: Path
+
+    def read_hits(
+        self,
+        tree: Path,
+        scratch: Path,
+        wanted: list[str],
+        runner: Runner,
+        statements: Mapping[str, PythonParser | None] | None,
+    ) -> Hits:
+        read = run_gcovr(tree, self.build, scratch, runner)
+        if read.report is None:
+            return Hits(None, read.why, read.tool_failed)
+        return Hits(hits_from_json(read.report))
+
+    def unmeasured(self, wanted: list[str]) -> list[str]:
+        return []
 
 
 def has_notes(build: Path) -> bool:

@@ -23,6 +23,8 @@ from coverage.python import PythonParser
 
 from patchwitness import python_ast
 from patchwitness.facts import FileLines
+from patchwitness.hits import Hits
+from patchwitness.runner import Runner
 
 # coverage joins exclusion regexes with "|"; this one cannot match a line of source.
 NEVER = r"(?!x)x"
@@ -86,6 +88,37 @@ class Instrumentation:
         if self.probes is not None:
             return [self.site]
         return [self.site, Path(coverage.__file__).resolve().parent]
+
+    def read_hits(
+        self,
+        tree: Path,
+        scratch: Path,
+        wanted: list[str],
+        runner: Runner,
+        statements: Mapping[str, PythonParser | None] | None,
+    ) -> Hits:
+        """coverage.py's data (or the line probes' hit files) for the Python files, and gcovr's
+        reading of the compiled extension's for the C and C++ ones."""
+        from patchwitness.hits import gcovr
+
+        py = [w for w in wanted if w.endswith(".py")]
+        native = [w for w in wanted if not w.endswith(".py")]
+        hits: dict[str, FileLines] = {}
+        if py:
+            found = read_hits(self, tree, py, statements)
+            if found is None:
+                return Hits(None, "coverage.py wrote no data")
+            hits.update(found)
+        if native and self.gcov:
+            # The compiled extension, built with gcov's flags in the worktree itself.
+            read = gcovr.run_gcovr(tree, tree, scratch, runner)
+            if read.report is None:
+                return Hits(None, read.why, read.tool_failed)
+            hits.update(gcovr.hits_from_json(read.report))
+        return Hits(hits)
+
+    def unmeasured(self, wanted: list[str]) -> list[str]:
+        return script_runs(self, wanted)
 
 
 def instrument_probes(

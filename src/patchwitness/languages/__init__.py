@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from patchwitness import baseline as baselines
+    from patchwitness.classify import LanguageRules
     from patchwitness.cpp_reads import Builds
     from patchwitness.environment import Environment
     from patchwitness.model import CoverageFacts
@@ -34,8 +35,14 @@ class Language(Protocol):
     pristine_by_default: bool  # `pristine = "auto"` runs the SHA's tests over the patch
     pristine_beside: bool  # that run may start beside the patched run (no cold build)
     production_is_cpp: bool  # every production file is C or C++ (not only those named so)
+    source_suffixes: frozenset[str]  # executable source, by name (the coverage gate's)
+    classify_rules: LanguageRules  # what production source and build files are (classify.py)
 
     def make_suite(self, task: Task, env: Environment, runner: Runner) -> Suite: ...
+
+    def run_warnings(self, suite: Suite) -> list[str]: ...
+
+    def key_options(self, task: Task) -> dict[str, object]: ...
 
     def source_map(
         self, task: Task, suite: Suite, base: baselines.Baseline, patch: Patch, tree: Path

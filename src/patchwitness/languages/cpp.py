@@ -4,13 +4,21 @@ the compiler flag matrix, warm build trees."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from patchwitness import special, testfiles
+from patchwitness import classify, sourcefiles, special, testfiles
+
+if TYPE_CHECKING:
+    from patchwitness.suites import Suite
+    from patchwitness.suites.cpp import CppSuite
 
 
 class Cpp:
     name = "cpp"
     literal_suffix = ".cpp"
+    # Executable source a test can run: C and C++, and a Python script the project ships.
+    source_suffixes = sourcefiles.CPP | frozenset({".py"})
+    classify_rules = classify.CPP_RULES
     flag_matrix = True
     warm_trees = True
     pristine_by_default = False
@@ -21,6 +29,12 @@ class Cpp:
         from patchwitness.suites.cpp import CppSuite
 
         return CppSuite(task, env, runner)
+
+    def run_warnings(self, suite) -> list[str]:
+        return []
+
+    def key_options(self, task) -> dict[str, object]:
+        return {"cpp": task.options.cpp.model_dump(), "python": None}
 
     def source_map(self, task, suite, base, patch, tree):
         from patchwitness import sourcemap
@@ -72,6 +86,15 @@ class Cpp:
         programs = {it.file for it in base.inventory.items if is_test(it.kind)}
         programs |= testfiles.cmake_test_sources(task.repo, task.sha)
         return "\n".join(read(f) for f in special.program_sources(key, programs))
+
+
+def cpp_suite(suite: Suite) -> CppSuite:
+    """The C++ suite a warm slot or an envelope needs (imported here: a Python grade never
+    loads the C++ half of the grader)."""
+    from patchwitness.suites.cpp import CppSuite
+
+    assert isinstance(suite, CppSuite)
+    return suite
 
 
 CPP = Cpp()

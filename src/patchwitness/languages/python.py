@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from patchwitness import hidden, special
+from patchwitness import classify, hidden, special
 
 
 class Python:
     name = "python"
     literal_suffix = ".py"
+    source_suffixes = frozenset({".py"})  # executable source (an extension's C is `compiled`)
+    classify_rules = classify.PYTHON_RULES
     flag_matrix = False
     warm_trees = False
     pristine_by_default = True
@@ -25,6 +27,18 @@ class Python:
             why = env.versions.get("pytest_error") or "not installed"
             raise InvalidTask(f"pytest does not import in the task's environment: {why}"[:400])
         return PythonSuite(task, env, runner)
+
+    def run_warnings(self, suite) -> list[str]:
+        if suite.env.surface.plugin_variables() is not None:
+            return []
+        return [
+            "pytest plugins load automatically: this pytest cannot be told the environment's "
+            "plugins by name, so a plugin a file of the tree declares could load too"
+        ]
+
+    def key_options(self, task) -> dict[str, object]:
+        # The in-place build of a compiled extension is an input of every run at the SHA.
+        return {"cpp": None, "python": task.options.python.model_dump()}
 
     def source_map(self, task, suite, base, patch, tree):
         from patchwitness import sourcemap

@@ -2,7 +2,7 @@
 
     from patchwitness.matrix import collect as matrix
 
-    if matrix.applies(task, settings):
+    if matrix.applies(task, settings.matrix):
         plan = matrix.load_plan(task)             # validates the manifest (InvalidTask)
         tools = matrix.Tools.of(settings, env)
         collected = matrix.collect(task, plan, tree, scratch, tools, patch_id=patch.sha256)
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchwitness import atomic, history, locks
+from patchwitness import atomic, history, languages, locks
 from patchwitness.build_id import grader_build
 from patchwitness.environment import Environment
 from patchwitness.facts import MatrixCollected, MovedLines
@@ -69,10 +69,10 @@ class Tools:
         )
 
 
-def applies(task: Task, settings: Settings | None = None) -> bool:
-    """The matrix grades C++ tasks whose task.toml (and the settings) do not turn it off."""
-    wanted = settings.matrix if settings is not None else True
-    return wanted and task.language == "cpp" and task.options.matrix.enabled
+def applies(task: Task, wanted: bool = True) -> bool:
+    """The matrix grades C++ tasks whose task.toml (and the settings: `wanted`) do not turn it
+    off."""
+    return wanted and languages.of(task).flag_matrix and task.options.matrix.enabled
 
 
 def load_plan(task: Task, extra_envelopes: Sequence[str] = ()) -> Matrix:

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from patchwitness.buildgraph import BuildGraph
 from patchwitness.model import BuildFacts, Outcome, TestRun
+
+if TYPE_CHECKING:
+    from patchwitness.hits import RunCoverage
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,7 @@ class SuiteRun:
     # the SHA keeps it for whoever must fix the task (failure_log.py).
     failed_step: str = ""
     failed_log: str = ""
-    coverage: object | None = None  # language-specific hit data when the run was instrumented
+    coverage: RunCoverage | None = None  # what an instrumented run left for its hit reader
     # Test-id prefixes whose tests could not run at all (a collection error, a failed build; "*"
     # is everything). Their baseline tests count as errors after the patch, not as removed.
     broken: list[str] = field(default_factory=list)

@@ -28,6 +28,7 @@ from pathlib import Path
 from patchwitness import failure_log
 from patchwitness.buildgraph import BuildGraph, read_graph
 from patchwitness.environment import Environment
+from patchwitness.hits.gcovr import GcovBuild
 from patchwitness.model import BuildFacts, Cases, TestRun
 from patchwitness.outcomes import cases as test_cases
 from patchwitness.outcomes.ctest import CtestReport, combine, parse_junit_outputs
@@ -236,9 +237,9 @@ class CppSuite:
         none, its build ignoring the grader's flags) is not measurable at the SHA already."""
         from patchwitness.hits import gcovr
 
-        if not isinstance(run.coverage, Path):
+        if not isinstance(run.coverage, gcovr.GcovBuild):
             return "the run was not instrumented"
-        return gcovr.run_gcovr(tree, run.coverage, scratch, self.runner).why
+        return gcovr.run_gcovr(tree, run.coverage.build, scratch, self.runner).why
 
     def execute(
         self,
@@ -434,7 +435,7 @@ class CppSuite:
             timed_out=done.test.timed_out,
             tamper=report.tamper,
             build=done.facts,
-            coverage=done.build_dir if instrument is not None else None,
+            coverage=GcovBuild(done.build_dir) if instrument is not None else None,
             surface=RunSurface(loaded=tuple(sorted(graph.loaded()))) if graph else None,
             graph=graph,
         )

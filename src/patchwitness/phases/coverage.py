@@ -1,0 +1,93 @@
+"""Coverage on the hunk: the line hits of the run the failing tests ran in, joined with the
+patch's production hunks (the coverage gate scores them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchwitness import languages, patched_text, sourcefiles
+from patchwitness.classify import PRODUCTION
+from patchwitness.facts import CoverageCollected
+from patchwitness.hits import collect as collect_hits
+from patchwitness.hits import unmeasured
+from patchwitness.patch import FileChange
+from patchwitness.phases.apply import Applied
+from patchwitness.phases.context import GradeContext
+from patchwitness.suites import SuiteRun
+
+
+def collect_coverage(
+    ctx: GradeContext,
+    applied: Applied,
+    measured: SuiteRun,
+    tree: Path,
+    scratch: Path,
+    patched: patched_text.TextFacts,
+) -> CoverageCollected:
+    """The coverage gate's facts: the hits of the `measured` run (its data in `scratch`) joined
+    with the production hunks, scored against `patched`: the patched files' text before the
+    run, and its Python statements."""
+    # The gate's module is the judge's half: imported when a grade gets here, not at start.
+    from patchwitness.gates import coverage as coverage_gate
+
+    task, base, settings = ctx.task, ctx.base, ctx.settings
+    patch, classes, after = applied.patch, applied.classes, measured
+    production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
+    # C and C++ are executable source in a C++ task, and in a Python task whose extension the
+    # run built with gcov's flags; a header without a suffix is known by its content.
+    native = languages.of(task).compiled(base)
+    known = frozenset(
+        c.path
+        for c in production
+        if native and sourcefiles.is_cpp(c.path, patched.texts.get(c.path))
+    )
+    sources = coverage_gate.patched_sources(production, languages.of(task).source_suffixes, known)
+    measurable = base.instrumentation is not None
+    hits: dict = {}
+    found, why, tool_failure = True, "", ""
+    unseen: list[str] = []
+    if sources and measurable:
+        # gcovr runs gcov on files the code under grade wrote: through the runner.
+        read = collect_hits(
+            after.coverage,
+            tree,
+            scratch,
+            [c.path for c in sources],
+            settings.runner,
+            patched.statements,
+        )
+        # The tool failing on data the run left is the grader's trouble; no data is the run's.
+        found = read.files is not None or read.tool_failed
+        why = "" if read.tool_failed else read.why
+        tool_failure = read.why if read.tool_failed else ""
+        hits = read.files or {}
+        unseen = unmeasured(after.coverage, [c.path for c in sources])
+        if unseen:
+            # A file a test ran as a script is one the probes never see: it is left out, not
+            # scored as unrun; when it is all the patch changed, coverage is not measurable.
+            sources = [c for c in sources if c.path not in unseen]
+            measurable = bool(sources)
+    texts = {c.path: patched.texts.get(c.path) or "" for c in sources if _is_cpp(c)}
+    facts = coverage_gate.score(sources, hits, texts)
+    if unseen:
+        facts.notes.append(f"run as a script, not measured: {', '.join(unseen)}")
+    facts.language = task.language
+    facts.one_run = True
+    facts.instrumentation = base.instrumentation.describe() if measurable else ""
+    facts.trials = list(base.coverage_trials)
+    languages.of(task).coverage_notes(facts, task, base)
+    facts.test_hunks = {
+        c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
+    }
+    return CoverageCollected(
+        touches_source=bool(sources or unseen),
+        measurable=measurable,
+        data_found=found,
+        why_no_data=why,
+        tool_failure=tool_failure,
+        facts=facts,
+    )
+
+
+def _is_cpp(change: FileChange) -> bool:
+    return not change.path.endswith(".py")
