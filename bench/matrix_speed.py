@@ -34,6 +34,7 @@ from patchwitness.environment import Environment
 from patchwitness.matrix import collect as matrix
 from patchwitness.matrix import run
 from patchwitness.matrix.cache import CompileCache
+from patchwitness.matrix.tools import Tools
 from patchwitness.runner import Runner
 from patchwitness.task import Task, load_task
 from patchwitness.workspace import Workspace
@@ -112,9 +113,8 @@ def sha_matrix(
     """The SHA's cells in a fresh checkout. `env` is the task's environment (CMake mode runs its
     setup's tools; goldens mode needs none)."""
     with Workspace.create(task.repo, task.sha) as ws:
-        return run.baseline_cells(
-            task, ws.repo, ws.new_dir("m"), workers=workers, cache=cache, runner=runner, env=env
-        )
+        tools = Tools(runner=runner, env=env, workers=workers, compiles=cache)
+        return run.baseline_cells(task, ws.repo, ws.new_dir("m"), tools=tools)
 
 
 def patched_matrix(
@@ -124,9 +124,8 @@ def patched_matrix(
     patch = build.make_diff(files, build.apply_edits(files, edits)).encode()
     with Workspace.create(task.repo, task.sha) as ws:
         ws.apply(patch)
-        return run.patched_cells(
-            task, ws.repo, ws.new_dir("m"), baseline, workers=cores(), cache=cache, runner=runner
-        )
+        tools = Tools(runner=runner, workers=cores(), compiles=cache)
+        return run.patched_cells(task, ws.repo, ws.new_dir("m"), baseline, tools=tools)
 
 
 def compiled(cells: list) -> int:

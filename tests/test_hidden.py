@@ -8,6 +8,7 @@ import pytest
 from patchwitness import hidden, special
 from patchwitness.api import grade
 from patchwitness.demo import build
+from patchwitness.facts import HiddenCollected
 from patchwitness.patch import parse_patch
 from patchwitness.settings import Settings
 
@@ -81,30 +82,22 @@ def test_pass_to_pass(named, check, red):
     ],
 )
 def test_hidden_transitions(after, f2p, p2f, still, skipped):
-    facts = hidden.hidden_facts(
+    collected = HiddenCollected(
         files=["t.py"],
-        conflicts=[],
         baseline={"f": "failed", "p": "passed", "other": "passed"},
-        after=after,
         failing=["f"],
-        p2p=["p"],
-        p2p_red=[],
+        pass_to_pass=["p"],
     )
+    facts = hidden.hidden_facts(collected, after)
     assert (facts.fail_to_pass, facts.pass_to_fail, facts.still_failing) == (f2p, p2f, still)
     assert facts.skipped_after == skipped
 
 
 def test_a_flaky_test_makes_no_hidden_transition():
-    facts = hidden.hidden_facts(
-        files=[],
-        conflicts=[],
-        baseline={"f": "failed", "p": "passed"},
-        after={"f": "passed", "p": "failed"},
-        failing=["f"],
-        p2p=["p"],
-        p2p_red=[],
-        flaky={"f", "p"},
+    collected = HiddenCollected(
+        baseline={"f": "failed", "p": "passed"}, failing=["f"], pass_to_pass=["p"]
     )
+    facts = hidden.hidden_facts(collected, {"f": "passed", "p": "failed"}, {"f", "p"})
     assert (facts.fail_to_pass, facts.pass_to_fail) == ([], [])
 
 

@@ -24,6 +24,7 @@ from patchwitness.matrix import manifest, run
 from patchwitness.matrix.cache import CompileCache
 from patchwitness.matrix.commands import script
 from patchwitness.matrix.promote import promote
+from patchwitness.matrix.tools import Tools
 from patchwitness.model import Cell, MatrixGate
 from patchwitness.task import Task, load_task
 from patchwitness.workspace import Workspace
@@ -334,9 +335,8 @@ def test_the_cache_follows_the_real_inputs(subject, plan, baseline):
 def test_without_the_cache_everything_compiles(subject, plan):
     sub = sub_plan(plan, [QUIET_G], ["dbg"])
     with matrix.sha_checkout(subject) as tree, Workspace.create(subject.repo, subject.sha) as ws:
-        cells = run.baseline_cells(
-            subject, tree, ws.new_dir("x"), sub, cache=CompileCache(enabled=False)
-        )
+        tools = Tools(compiles=CompileCache(enabled=False))
+        cells = run.baseline_cells(subject, tree, ws.new_dir("x"), sub, tools)
     assert [c.cached for c in cells] == [False]
 
 

@@ -469,7 +469,7 @@ def test_two_grades_missing_the_shas_cells_build_them_once(tmp_path, monkeypatch
 
     built: list[int] = []
 
-    def compute(task, plan, tools, factory):
+    def compute(task, plan, tools):
         built.append(1)
         time.sleep(0.3)
         return [Cell(patch="baseline", golden="t", envelope="dbg", status="pass")]

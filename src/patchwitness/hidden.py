@@ -15,9 +15,13 @@ are then read outside the hidden files (`project`), where both runs ran the same
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from patchwitness.model import RAN, SKIPPED, HiddenFacts, Outcome
 from patchwitness.patch import Patch
+
+if TYPE_CHECKING:
+    from patchwitness.facts import HiddenCollected
 
 
 def touched(hidden: Patch) -> list[str]:
@@ -65,26 +69,20 @@ def pass_to_pass(
 
 
 def hidden_facts(
-    *,
-    files: list[str],
-    conflicts: list[str],
-    baseline: Mapping[str, Outcome],
+    collected: HiddenCollected,
     after: Mapping[str, Outcome] | None,
-    failing: list[str],
-    p2p: list[str],
-    p2p_red: list[str],
     flaky: set[str] = frozenset(),  # type: ignore[assignment]
-    one_run: bool = False,
 ) -> HiddenFacts:
     """The hidden run's transitions. No run (a conflict stopped it): nothing passed."""
+    failing, p2p, baseline = collected.failing, collected.pass_to_pass, collected.baseline
     seen = after or {}
     checked = list(dict.fromkeys([*failing, *p2p]))
     return HiddenFacts(
-        files=list(files),
-        conflicts=list(conflicts),
+        files=list(collected.files),
+        conflicts=list(collected.conflicts),
         failing_ids=list(failing),
         pass_to_pass=list(p2p),
-        pass_to_pass_red_at_sha=list(p2p_red),
+        pass_to_pass_red_at_sha=list(collected.pass_to_pass_red_at_sha),
         fail_to_pass=[k for k in failing if seen.get(k) == "passed" and k not in flaky],
         still_failing=[k for k in failing if seen.get(k) != "passed"],
         pass_to_fail=sorted(k for k in p2p if seen.get(k) != "passed" and k not in flaky)
@@ -95,7 +93,7 @@ def hidden_facts(
             for k in checked
             if baseline.get(k) in RAN and seen.get(k) in SKIPPED and k not in flaky
         ),
-        one_run=one_run,
+        one_run=collected.one_run,
         before={k: baseline[k] for k in checked if k in baseline},
         after={k: seen[k] for k in checked if k in seen},
     )

@@ -363,17 +363,8 @@ def hidden_facts(facts: GradeFacts) -> HiddenFacts | None:
         return None
     from patchwitness import hidden as hidden_tests  # it reads this module's outcome names
 
-    return hidden_tests.hidden_facts(
-        files=collected.files,
-        conflicts=collected.conflicts,
-        baseline=collected.baseline,
-        after=collected.run.outcomes if collected.run is not None else None,
-        failing=collected.failing,
-        p2p=collected.pass_to_pass,
-        p2p_red=collected.pass_to_pass_red_at_sha,
-        flaky=set(facts.baseline.flaky),
-        one_run=collected.one_run,
-    )
+    after = collected.run.outcomes if collected.run is not None else None
+    return hidden_tests.hidden_facts(collected, after, set(facts.baseline.flaky))
 
 
 def goldens_red_in_coverage_run(facts: GradeFacts) -> bool:

@@ -35,10 +35,12 @@ from patchwitness.gates.matrix import BUILD_CELL
 from patchwitness.matrix import sanitizers
 from patchwitness.matrix.cells import TAIL, run_environment, werror_only
 from patchwitness.matrix.manifest import Envelope, Matrix
+from patchwitness.matrix.tools import Tools
 from patchwitness.model import Cell, Outcome
-from patchwitness.runner import UNCONFINED, Limits, Runner
-from patchwitness.suites.cpp import CppRun, CppSuite
+from patchwitness.runner import Limits
+from patchwitness.suites.cpp import CppRun, CppSuite, Execution
 from patchwitness.task import Task
+from patchwitness.workspace import files_at, show_at
 
 CONFIGS = ("DEBUG", "RELEASE", "RELWITHDEBINFO", "MINSIZEREL")
 
@@ -219,9 +221,7 @@ def prime_envelope(suite: CppSuite, envelope: Envelope, slot, scratch: Path) -> 
     base = scratch / "prime" / envelope.name
     base.mkdir(parents=True, exist_ok=True)
     toolchain = _toolchain(envelope, base, slot)
-    done = suite.execute(
-        slot.repo,
-        base,
+    how = Execution(
         variables=_variables(envelope, toolchain),
         limits=Limits(address_space=not envelope.sanitizer),
         tree_writable=False,
@@ -229,6 +229,7 @@ def prime_envelope(suite: CppSuite, envelope: Envelope, slot, scratch: Path) -> 
         build=slot.build(name),
         test=False,
     )
+    done = suite.execute(slot.repo, base, how)
     if done.failed_step:
         return False
     warm.keep_snapshot(slot, name)
@@ -258,9 +259,7 @@ def run_envelope(
         build = warm.restore_build(slot, warm_name(envelope))
     run = EnvelopeRun(envelope, build_dir=build or base / "build")
     run.compile_command, run.run_command = _commands(task, envelope, toolchain)
-    done = suite.execute(
-        tree,
-        base,
+    how = Execution(
         variables=_variables(envelope, toolchain),
         limits=Limits(address_space=not envelope.sanitizer),
         tree_writable=False,
@@ -270,6 +269,7 @@ def run_envelope(
         build=build,
         serial_test=serial_test or threading.Lock(),
     )
+    done = suite.execute(tree, base, how)
     for step in (done.facts.configure, done.facts.build):
         run.build_wall_s += step.wall_s if step is not None else 0.0
     if done.failed_step:
@@ -383,21 +383,17 @@ def cmake_cells(
     *,
     patch: str,
     baseline: list[Cell] | None,
-    workers: int,
+    tools: Tools,
     unavailable: dict[str, str | None],
-    fixtures: Callable[[list[str]], dict[str, tuple[str, str]]],
-    runner: Runner = UNCONFINED,
-    env: Environment | None = None,
-    slot=None,
-    done: Tally | None = None,
 ) -> list[Cell]:
     """Every (ctest test, envelope) cell. Tests skipped at the SHA are no golden; a baseline test
     that is not reported after the patch is a missing cell."""
     tree = tree.resolve()
     usable = [e for e in matrix.envelopes if unavailable.get(e.name) is None]
-    concurrent = max(1, min(workers, len(usable)))
+    concurrent = max(1, min(tools.workers or 1, len(usable)))
     parallel = max(1, (os.cpu_count() or 1) // concurrent)
-    suite = CppSuite(task, env or Environment(key="", path=None), runner)
+    suite = CppSuite(task, tools.env or Environment(key="", path=None), tools.runner)
+    slot, done = tools.slot, Tally(len(matrix.envelopes), "envelopes", tools.progress)
     serial_test = threading.Lock()
     with ThreadPoolExecutor(max_workers=concurrent) as pool:
         runs = list(
@@ -422,7 +418,7 @@ def cmake_cells(
             else:
                 cell = test_cell(run, test, patch, roots)
             cells.append(cell)
-    references = fixtures(tests)
+    references = fixture_files(task, tests)
     for cell in cells:
         expected = references.get(cell.golden)
         if expected is None:
@@ -431,6 +427,22 @@ def cmake_cells(
         if cell.status == "pass" and cell.stdout_sha256 != cell.expected_sha256:
             cell.status = "digest_mismatch"
     return cells
+
+
+def fixture_files(task: Task, tests: list[str]) -> dict[str, tuple[str, str]]:
+    """test -> (sha256, "fixture:PATH"): `<test>.expected` anywhere in the tree at the SHA,
+    when exactly one."""
+    by_name: dict[str, list[str]] = {}
+    for path in files_at(task.repo, task.sha):
+        if path.endswith(".expected"):
+            by_name.setdefault(path.rsplit("/", 1)[-1][: -len(".expected")], []).append(path)
+    out = {}
+    for test in tests:
+        paths = by_name.get(test, [])
+        if len(paths) == 1:
+            data = show_at(task.repo, task.sha, paths[0]) or b""
+            out[test] = (hashlib.sha256(data).hexdigest(), f"fixture:{paths[0]}")
+    return out
 
 
 def _planned_tests(runs: list[EnvelopeRun], baseline: list[Cell] | None) -> list[str]:

@@ -19,54 +19,27 @@ import contextlib
 import hashlib
 import json
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchwitness import atomic, history, languages, locks
 from patchwitness.build_id import grader_build
-from patchwitness.environment import Environment
 from patchwitness.facts import MatrixCollected, MovedLines
 from patchwitness.matrix import run
+from patchwitness.matrix import tools as tools_mod
 from patchwitness.matrix.cache import CACHE_VERSION, CompileCache
 from patchwitness.matrix.cells import compiler_id
 from patchwitness.matrix.manifest import Matrix, load
+from patchwitness.matrix.tools import Tools
 from patchwitness.model import Cell, MatrixGate
-from patchwitness.runner import UNCONFINED, Runner
-from patchwitness.settings import Settings
+from patchwitness.runner import Runner
 from patchwitness.suites.cpp import toolchain_versions
 from patchwitness.task import Task
 
 if TYPE_CHECKING:
     from patchwitness.patch import Patch
-
-ShaTreeFactory = Callable[[], AbstractContextManager[Path]]
-
-
-@dataclass(frozen=True)
-class Tools:
-    """What the matrix runs with: the runner, the cache root, the task's environment (CMake
-    mode runs its setup's tools), cells in parallel, and the compile cache."""
-
-    runner: Runner = UNCONFINED
-    cache: Path | None = None
-    env: Environment | None = None
-    workers: int | None = None
-    compiles: CompileCache | None = None
-    slot: object | None = None  # a warm slot (warm.py) whose envelope builds CMake mode reuses
-    progress: Callable[[str], None] | None = None  # hears "k of n" as the patched cells finish
-
-    @classmethod
-    def of(cls, settings: Settings, env: Environment | None = None) -> Tools:
-        return cls(
-            runner=settings.runner,
-            cache=settings.cache,
-            env=env,
-            workers=settings.matrix_workers or None,
-            compiles=CompileCache(settings.cache / "matrix"),
-        )
 
 
 def applies(task: Task, wanted: bool = True) -> bool:
@@ -158,16 +131,15 @@ def _write_cached(path: Path, cells: list[Cell]) -> None:
 def obtain_baseline(
     task: Task,
     plan: Matrix,
-    tools: Tools = Tools(),
+    tools: Tools = tools_mod.DEFAULT,
     *,
-    sha_tree_factory: ShaTreeFactory | None = None,
     reuse: bool = True,
 ) -> list[Cell]:
     """The SHA's cells: from the baseline cache when the key matches, else computed in a fresh
-    checkout (or the one `sha_tree_factory` provides) and cached."""
+    checkout and cached."""
     path = _cache_file(tools, cells_key(task, plan, tools.runner))
     if not reuse:
-        return _compute_baseline(task, plan, tools, sha_tree_factory)
+        return _compute_baseline(task, plan, tools)
     cached = _read_cached(path)
     if cached is not None:
         return cached
@@ -177,26 +149,18 @@ def obtain_baseline(
         cached = _read_cached(path)
         if cached is not None:
             return cached
-        cells = _compute_baseline(task, plan, tools, sha_tree_factory)
+        cells = _compute_baseline(task, plan, tools)
         _write_cached(path, cells)
     return cells
 
 
-def _compute_baseline(
-    task: Task, plan: Matrix, tools: Tools, sha_tree_factory: ShaTreeFactory | None
-) -> list[Cell]:
-    factory = sha_tree_factory or (lambda: sha_checkout(task, tools.cache))
-    with factory() as tree, tempfile.TemporaryDirectory(prefix="pw-matrix-sha-") as scratch:
-        cells = run.baseline_cells(
-            task,
-            Path(tree),
-            Path(scratch),
-            plan,
-            workers=tools.workers,
-            cache=tools.compiles,
-            runner=tools.runner,
-            env=tools.env,
-        )
+def _compute_baseline(task: Task, plan: Matrix, tools: Tools) -> list[Cell]:
+    with (
+        sha_checkout(task, tools.cache) as tree,
+        tempfile.TemporaryDirectory(prefix="pw-matrix-sha-") as scratch,
+    ):
+        quiet = replace(tools, slot=None, progress=None)  # the SHA's cells: no warm slot, no news
+        cells = run.baseline_cells(task, Path(tree), Path(scratch), plan, quiet)
     return cells
 
 
@@ -205,10 +169,9 @@ def collect(
     plan: Matrix,
     tree: Path,
     scratch: Path,
-    tools: Tools = Tools(),
+    tools: Tools = tools_mod.DEFAULT,
     *,
     baseline: list[Cell] | None = None,
-    sha_tree_factory: ShaTreeFactory | None = None,
     patch_id: str = "patched",
     failing: Sequence[str] = (),
     patch: Patch | None = None,
@@ -218,7 +181,7 @@ def collect(
     the task's failing tests (CMake mode: they are targets, red at the SHA by design). `patch`:
     what made `tree`, whose line map the gate matches sanitizer findings through."""
     if baseline is None:
-        baseline = obtain_baseline(task, plan, tools, sha_tree_factory=sha_tree_factory)
+        baseline = obtain_baseline(task, plan, tools)
     cells = run.patched_cells(
         task,
         tree,
@@ -226,12 +189,7 @@ def collect(
         baseline,
         plan,
         patch=patch_id,
-        workers=tools.workers,
-        cache=tools.compiles,
-        runner=tools.runner,
-        env=tools.env,
-        slot=tools.slot,
-        progress=tools.progress,
+        tools=tools,
     )
     return MatrixCollected(
         cells=cells,
@@ -253,7 +211,7 @@ def gate(
     plan: Matrix,
     tree: Path,
     scratch: Path,
-    tools: Tools = Tools(),
+    tools: Tools = tools_mod.DEFAULT,
     **collect_args,
 ) -> MatrixGate:
     """Collect the matrix for `tree` and judge it by the default policy (`patchwitness matrix`)."""

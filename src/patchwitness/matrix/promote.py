@@ -97,9 +97,7 @@ def promote(
                 patch=label,
                 fixtures=fixtures,
                 baseline=baseline,
-                workers=tools.workers,
-                cache=tools.compiles,
-                runner=tools.runner,
+                tools=replace(tools, env=None, slot=None, progress=None),
             )
 
     sha_cells = cells(None, None, run.BASELINE)

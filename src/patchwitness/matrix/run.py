@@ -14,20 +14,21 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
-from patchwitness.environment import Environment
 from patchwitness.errors import InvalidTask
 from patchwitness.matrix import cache as cache_mod
+from patchwitness.matrix import tools as tools_mod
 from patchwitness.matrix.cells import CellSpec, cell_id, probe, run_cell, settle
 from patchwitness.matrix.cmake import Tally, cmake_cells
 from patchwitness.matrix.manifest import Matrix, load
+from patchwitness.matrix.tools import Tools
 from patchwitness.model import Cell
 from patchwitness.runner import UNCONFINED, Runner
 from patchwitness.task import Task
-from patchwitness.workspace import files_at, show_at
+from patchwitness.workspace import show_at
 
 BASELINE = "baseline"
 
@@ -66,25 +67,6 @@ def fixture_digests(task: Task | None, matrix: Matrix) -> dict[str, tuple[str, s
             continue
         out[golden.source] = (hashlib.sha256(data).hexdigest(), f"fixture:{golden.fixture}")
     return out
-
-
-def cmake_fixture_finder(task: Task):
-    """For CMake mode: `<test>.expected` anywhere in the tree at the SHA, when exactly one."""
-
-    def find(tests: list[str]) -> dict[str, tuple[str, str]]:
-        by_name: dict[str, list[str]] = {}
-        for path in files_at(task.repo, task.sha):
-            if path.endswith(".expected"):
-                by_name.setdefault(path.rsplit("/", 1)[-1][: -len(".expected")], []).append(path)
-        out = {}
-        for test in tests:
-            paths = by_name.get(test, [])
-            if len(paths) == 1:
-                data = show_at(task.repo, task.sha, paths[0]) or b""
-                out[test] = (hashlib.sha256(data).hexdigest(), f"fixture:{paths[0]}")
-        return out
-
-    return find
 
 
 def agreed_digest(cells: list[Cell]) -> str | None:
@@ -146,24 +128,22 @@ def goldens_cells(
     patch: str,
     fixtures: dict[str, tuple[str, str]],
     baseline: list[Cell] | None,
-    workers: int | None = None,
-    cache: cache_mod.CompileCache | None = None,
-    runner: Runner = UNCONFINED,
-    done: Tally | None = None,
+    tools: Tools = tools_mod.DEFAULT,
 ) -> list[Cell]:
     """Goldens mode over one tree, settled against fixtures or the baseline's digests."""
-    workers = workers or default_workers()
-    cache = cache or cache_mod.CompileCache()
+    workers = tools.workers or default_workers()
+    cache = tools.compiles or cache_mod.CompileCache()
+    runner = tools.runner
     tree, scratch = tree.resolve(), scratch.resolve()
     unavailable = probe_envelopes(matrix, workers, runner, cache.base)
+    done = Tally(len(matrix.goldens) * len(matrix.envelopes), "cells", tools.progress)
 
     def one(spec: CellSpec) -> Cell:
         why = unavailable.get(spec.envelope.name)
         cell = run_cell(
             spec, tree, scratch, cache=cache, patch=patch, unavailable=why, runner=runner
         )
-        if done is not None:
-            done.one()
+        done.one()
         return cell
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -179,18 +159,16 @@ def matrix_cells(
     *,
     patch: str,
     baseline: list[Cell] | None,
-    workers: int | None = None,
-    cache: cache_mod.CompileCache | None = None,
-    runner: Runner = UNCONFINED,
-    env: Environment | None = None,
-    slot=None,
-    progress: Callable[[str], None] | None = None,
+    tools: Tools = tools_mod.DEFAULT,
 ) -> list[Cell]:
+    """Every cell of the task's matrix over `tree`; `tools.progress` hears "k of n" as cells
+    (envelopes, in CMake mode) finish."""
     matrix = matrix or load(task)
-    workers = workers or default_workers()
+    workers = tools.workers or default_workers()
     scratch.mkdir(parents=True, exist_ok=True)
     if matrix.mode == "cmake":
-        base = cache.base if cache is not None else None
+        base = tools.compiles.base if tools.compiles is not None else None
+        unavailable = probe_envelopes(matrix, workers, tools.runner, base)
         cells = cmake_cells(
             task,
             matrix,
@@ -198,26 +176,13 @@ def matrix_cells(
             scratch,
             patch=patch,
             baseline=baseline,
-            workers=workers,
-            unavailable=probe_envelopes(matrix, workers, runner, base),
-            fixtures=cmake_fixture_finder(task),
-            runner=runner,
-            env=env,
-            slot=slot,
-            done=Tally(len(matrix.envelopes), "envelopes", progress),
+            tools=replace(tools, workers=workers),
+            unavailable=unavailable,
         )
         return mark_baseline(cells, baseline)
+    fixtures = fixture_digests(task, matrix)
     return goldens_cells(
-        matrix,
-        tree,
-        scratch,
-        patch=patch,
-        fixtures=fixture_digests(task, matrix),
-        baseline=baseline,
-        workers=workers,
-        cache=cache,
-        runner=runner,
-        done=Tally(len(matrix.goldens) * len(matrix.envelopes), "cells", progress),
+        matrix, tree, scratch, patch=patch, fixtures=fixtures, baseline=baseline, tools=tools
     )
 
 
@@ -226,25 +191,10 @@ def baseline_cells(
     tree: Path,
     scratch: Path,
     matrix: Matrix | None = None,
-    *,
-    workers: int | None = None,
-    cache: cache_mod.CompileCache | None = None,
-    runner: Runner = UNCONFINED,
-    env: Environment | None = None,
+    tools: Tools = tools_mod.DEFAULT,
 ) -> list[Cell]:
     """The matrix over the unpatched SHA (`tree` must be a checkout of it): the noise floor."""
-    return matrix_cells(
-        task,
-        tree,
-        scratch,
-        matrix,
-        patch=BASELINE,
-        baseline=None,
-        workers=workers,
-        cache=cache,
-        runner=runner,
-        env=env,
-    )
+    return matrix_cells(task, tree, scratch, matrix, patch=BASELINE, baseline=None, tools=tools)
 
 
 def patched_cells(
@@ -255,26 +205,8 @@ def patched_cells(
     matrix: Matrix | None = None,
     *,
     patch: str = "patched",
-    workers: int | None = None,
-    cache: cache_mod.CompileCache | None = None,
-    runner: Runner = UNCONFINED,
-    env: Environment | None = None,
-    slot=None,
-    progress: Callable[[str], None] | None = None,
+    tools: Tools = tools_mod.DEFAULT,
 ) -> list[Cell]:
     """The matrix over the patched tree, held to the baseline's digests and marked with each
-    cell's status at the SHA. `progress` hears "k of n" as cells (envelopes) finish."""
-    return matrix_cells(
-        task,
-        tree,
-        scratch,
-        matrix,
-        patch=patch,
-        baseline=baseline,
-        workers=workers,
-        cache=cache,
-        runner=runner,
-        env=env,
-        slot=slot,
-        progress=progress,
-    )
+    cell's status at the SHA."""
+    return matrix_cells(task, tree, scratch, matrix, patch=patch, baseline=baseline, tools=tools)

@@ -22,6 +22,7 @@ import shlex
 import shutil
 import threading
 import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -206,6 +207,31 @@ def run_env(tree: Path, build: Path, reports: Path, parallel: int | None = None)
     }
 
 
+@dataclass(frozen=True)
+class Execution:
+    """How one `CppSuite.execute` goes. `tools`: a folder of the grader's (the compiler launcher
+    of a warm slot) the build reads, outside the scratch folder.
+
+    `serial_test`: builds that share one tree read it only (`tree_writable` false), but the
+    tests run with the tree writable, one at a time under this lock: a project's tests may
+    write into the source tree (tinyxml2 writes `resources/out/`), as they do under the plain
+    run, and a read-only tree would fail them for the grader's own reason."""
+
+    variables: Mapping[str, str] = field(default_factory=dict)
+    limits: Limits | None = None
+    tree_writable: bool = True
+    full_output: bool = False
+    parallel: int | None = None
+    prefer: tuple[str, ...] = ()
+    build: Path | None = None
+    test: bool = True
+    tools: Path | None = None
+    serial_test: threading.Lock | None = field(default=None, compare=False)
+
+
+DEFAULT_EXECUTION = Execution()
+
+
 class CppSuite:
     language = "cpp"
 
@@ -241,45 +267,56 @@ class CppSuite:
             return "the run was not instrumented"
         return gcovr.run_gcovr(tree, run.coverage.build, scratch, self.runner).why
 
-    def execute(
-        self,
-        tree: Path,
-        scratch: Path,
-        *,
-        variables: dict[str, str] | None = None,
-        limits: Limits | None = None,
-        tree_writable: bool = True,
-        full_output: bool = False,
-        parallel: int | None = None,
-        prefer: tuple[str, ...] = (),
-        build: Path | None = None,
-        test: bool = True,
-        tools: Path | None = None,
-        serial_test: threading.Lock | None = None,
-    ) -> CppRun:
-        """Configure, build and (unless `test` is false) run the test command over `tree`;
+    def execute(self, tree: Path, scratch: Path, how: Execution = DEFAULT_EXECUTION) -> CppRun:
+        """Configure, build and (unless `how.test` is false) run the test command over `tree`;
         everything but the tree under `scratch` (reports, home), the build tree too unless
-        `build` names one (a warm tree, see warm.py). `tools`: a folder of the grader's (the
-        compiler launcher of a warm slot) the build reads, outside `scratch`.
-
-        `serial_test`: builds that share one tree read it only (`tree_writable` false), but the
-        tests run with the tree writable, one at a time under this lock: a project's tests may
-        write into the source tree (tinyxml2 writes `resources/out/`), as they do under the
-        plain run, and a read-only tree would fail them for the grader's own reason."""
-        build = build or scratch / "build"
+        `how.build` names one (a warm tree, see warm.py)."""
+        build = how.build or scratch / "build"
         reports, home = scratch / "reports", scratch / "home"
         for d in (build, reports / "gtest", home):
             d.mkdir(parents=True, exist_ok=True)
-        path = [str(write_shim(scratch / "bin", full_output)), *self.env.bin_dirs]
-        env = {**run_env(tree, build, reports, parallel), **(variables or {})}
+        request = self._requests(tree, scratch, build, how)
+        run = CppRun(build_dir=build)
+        opts = self.task.options.cpp
+        for step, command in (("configure", opts.configure), ("build", opts.build)):
+            result = self.runner.run(request(command, opts.build_timeout))
+            setattr(run.facts, step, result.facts())
+            if not result.ok:
+                run.failed_step, run.failure = step, result
+                return run
+        run.facts.compiler_command = compile_command(build, list(how.prefer))
+        # Read before the tests run: what the build was made of, not what a test left there.
+        run.graph = read_graph(build, tree)
+        if not how.test:
+            return run
+        if how.serial_test is None:
+            run.test = self.runner.run(request(self.task.test_cmd, self.task.timeout))
+        else:
+            with how.serial_test:
+                run.test = self.runner.run(
+                    request(self.task.test_cmd, self.task.timeout, writes_tree=True)
+                )
+        run.listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
+        run.junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
+        run.gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
+        run.exits = self._exit_statuses(run, request, build)
+        return run
+
+    def _requests(
+        self, tree: Path, scratch: Path, build: Path, how: Execution
+    ) -> Callable[..., Request]:
+        """How each step of `execute` asks the runner: `request(command, timeout)`."""
+        reports, home = scratch / "reports", scratch / "home"
+        path = [str(write_shim(scratch / "bin", how.full_output)), *self.env.bin_dirs]
+        env = {**run_env(tree, build, reports, how.parallel), **how.variables}
         # For one path the sandbox's read-only bind wins: a path is in one list, never both.
-        extra = [tools] if tools is not None and tools != scratch else []
+        extra = [how.tools] if how.tools is not None and how.tools != scratch else []
         # Without `tools` in the sandbox the launcher CMake was told to use is "not found", and
         # every build fails for the grader's own reason.
         shared = ([build, reports, home], [tree, scratch, *self.env.readable, *extra])
         private = ([scratch, tree, build], [*self.env.readable, *extra])
 
-        def request(command: str, timeout: float, *, writes_tree: bool = tree_writable) -> Request:
+        def request(command: str, timeout: float, *, writes_tree: bool = how.tree_writable):
             writable, readable = private if writes_tree else shared
             return Request(
                 command=command,
@@ -290,34 +327,10 @@ class CppSuite:
                 writable=writable,
                 readable=readable,
                 home=home,
-                limits=limits or Limits(),
+                limits=how.limits or Limits(),
             )
 
-        run = CppRun(build_dir=build)
-        opts = self.task.options.cpp
-        for step, command in (("configure", opts.configure), ("build", opts.build)):
-            result = self.runner.run(request(command, opts.build_timeout))
-            setattr(run.facts, step, result.facts())
-            if not result.ok:
-                run.failed_step, run.failure = step, result
-                return run
-        run.facts.compiler_command = compile_command(build, list(prefer))
-        # Read before the tests run: what the build was made of, not what a test left there.
-        run.graph = read_graph(build, tree)
-        if not test:
-            return run
-        if serial_test is None:
-            run.test = self.runner.run(request(self.task.test_cmd, self.task.timeout))
-        else:
-            with serial_test:
-                run.test = self.runner.run(
-                    request(self.task.test_cmd, self.task.timeout, writes_tree=True)
-                )
-        run.listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
-        run.junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
-        run.gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
-        run.exits = self._exit_statuses(run, request, build)
-        return run
+        return request
 
     def _exit_statuses(self, run: CppRun, request, build: Path) -> dict[str, int | None]:
         """Each test ctest passed only because its output matched PASS_REGULAR_EXPRESSION, run
@@ -375,9 +388,8 @@ class CppSuite:
             return name
         tools = slot.root / "tools"
         variables = self.build_variables(instrument, focus, slot.repo, tools)
-        done = self.execute(
-            slot.repo, scratch, variables=variables, build=slot.build(name), test=False, tools=tools
-        )
+        how = Execution(variables=variables, build=slot.build(name), test=False, tools=tools)
+        done = self.execute(slot.repo, scratch, how)
         if done.failed_step:
             return ""
         warm.keep_snapshot(slot, name)
@@ -402,15 +414,10 @@ class CppSuite:
         if slot is not None and slot.has_snapshot(self.warm_name(instrument)):
             build = warm.restore_build(slot, self.warm_name(instrument))
         # Whole outputs: the Catch2 and doctest summaries that say how many cases ran are there.
-        done = self.execute(
-            tree,
-            scratch,
-            variables=variables,
-            prefer=focus.changed,
-            build=build,
-            tools=tools,
-            full_output=True,
+        how = Execution(
+            variables=variables, prefer=focus.changed, build=build, tools=tools, full_output=True
         )
+        done = self.execute(tree, scratch, how)
         if done.failed_step:
             return self._build_failed(done)
         graph = done.graph
