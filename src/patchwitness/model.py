@@ -166,6 +166,9 @@ class TestRun(Fact):
     # C++: tests ctest passed by a regular expression over their output alone, and the status
     # each program exits with when run again (a pass the program itself contradicts).
     exits: dict[str, int | None] = Field(default_factory=dict)
+    # Python: the exit status the run's own report gives (the probe's last event), to be held
+    # against the status the process really exited with.
+    reported_exit: int | None = None
 
 
 class WeakenedTest(Frozen):

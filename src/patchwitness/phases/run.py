@@ -119,6 +119,30 @@ def contradicted_passes(at_sha: TestRun, patched: TestRun) -> list[str]:
     return out
 
 
+def disowned_exit(run: TestRun) -> str:
+    """Why the status pytest's process exited with contradicts the run's own report ('' when
+    it does not): the report is written from inside the process under test, the status is
+    what the runner saw from outside."""
+    status, facts = run.run.returncode, run.run
+    if run.reported_exit is None or status is None or facts.timed_out or facts.killed_reason:
+        return ""
+    if status != run.reported_exit:
+        return f"pytest's process exited {status} while its report ends with {run.reported_exit}"
+    if status == 1 and not any(o in ("failed", "error") for o in run.outcomes.values()):
+        return "pytest's process exited 1 (tests failed) while no test of its report failed"
+    return ""
+
+
+def exit_contradictions(at_sha: TestRun, patched: TestRun) -> list[str]:
+    """A patched run whose exit status disowns its report, where the SHA's run's did not (a
+    project whose conftest sets the session's status, `exitstatus 5 -> 0`, does so at the SHA
+    too): code in the process rewrote what the report says."""
+    why = disowned_exit(patched)
+    if not why or disowned_exit(at_sha):
+        return []
+    return [f"{why}: the report was rewritten inside the process"]
+
+
 def run_findings(
     base: baselines.Baseline,
     after: SuiteRun,
@@ -133,7 +157,10 @@ def run_findings(
     out = [Finding(gate="drift", kind="report-tamper", message=t) for t in after.tamper]
     out += [
         Finding(gate="drift", kind="report-tamper", message=m)
-        for m in contradicted_passes(base.run, after.run)
+        for m in [
+            *contradicted_passes(base.run, after.run),
+            *exit_contradictions(base.run, after.run),
+        ]
     ]
     differs = [] if test_edit else changes(base.surface, after.surface)
     before = base.graph_for(instrument)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchwitness import failure_log
 from patchwitness.environment import Environment
@@ -15,6 +16,9 @@ from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
 from patchwitness.runner import Request, Result, Runner
 from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, SuiteRun, relative
 from patchwitness.task import Task
+
+if TYPE_CHECKING:
+    from patchwitness.hits.python import Instrumentation as LineInstrumentation
 
 PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
 
@@ -73,21 +77,22 @@ def run_pytest(
     tree: Path,
     home: Path,
     env: Environment,
-    extra_env: dict[str, str] | None = None,
-    extra_path: list[str] | None = None,
-    writable: list[Path] | None = None,
-    readable: list[Path] | None = None,
+    inst: LineInstrumentation | None = None,
 ) -> PytestRun:
-    variables = run_env(tree, env, extra_path)
-    variables.update(extra_env or {})
+    """The task's test command over `tree`, with the grader's probe; `inst`: the coverage
+    measurement the run carries (its variables, its path, its folders)."""
+    variables = run_env(tree, env, inst.path() if inst else None)
+    variables.update(inst.env() if inst else {})
+    writable = [inst.directory] if inst else []
+    readable = inst.readable() if inst else []
     request = Request(
         command=task.test_cmd,
         cwd=tree / task.options.cwd,
         timeout=task.timeout,
         env=variables,
         path_prepend=env.bin_dirs,
-        writable=[tree, home, *(writable or [])],
-        readable=[PROBE_DIR, *env.readable, *(readable or [])],
+        writable=[tree, home, *writable],
+        readable=[PROBE_DIR, *env.readable, *readable],
         home=home,
         report_pipe=True,
     )
@@ -104,6 +109,7 @@ def run_pytest(
         collected=probe.collected,
         ids=probe.ids,
         report_problems=problems,
+        reported_exit=probe.exitstatus,
     )
     return PytestRun(run=run, probe=probe, result=result)
 
@@ -199,17 +205,7 @@ class PythonSuite:
 
             include = sorted(focus.traced) if focus.traced is not None else None
             inst = instrument_run(scratch, tree, gcov=bool(flags), include=include)
-        result = run_pytest(
-            self.runner,
-            self.task,
-            tree,
-            home,
-            self.env,
-            extra_env=inst.env() if inst else None,
-            extra_path=inst.path() if inst else None,
-            writable=[inst.directory] if inst else None,
-            readable=inst.readable() if inst else None,
-        )
+        result = run_pytest(self.runner, self.task, tree, home, self.env, inst)
         broken = list(result.probe.collect_errors)
         if not result.probe.started and result.result.returncode not in (0, None):
             # pytest failed before the probe could start (a conftest that no longer imports):
