@@ -36,6 +36,7 @@ from patchwitness.phases.checkout import checkout
 from patchwitness.phases.classes import builds_of, harness_of, reclassify
 from patchwitness.phases.context import Clock, GradeContext, Tree
 from patchwitness.phases.coverage import collect_coverage
+from patchwitness.phases.elsewhere import collect_elsewhere
 from patchwitness.phases.matrix import collect_matrix
 from patchwitness.phases.prepare import prepare
 from patchwitness.phases.run import (
@@ -205,6 +206,7 @@ def _grade_patched(
             ]
             ctx.clock.lap("coverage")
         _pristine(facts, ctx, applied, early)
+        _elsewhere(facts, ctx, tree, ran.after, run_suite)
         _matrix(facts, ctx, tree, applied, ran.after)
     ctx.clock.lap("cleanup")  # removing the patched workspace (its build trees)
 
@@ -323,6 +325,21 @@ def _pristine(
     facts.pristine = pristine.collect_pristine(ctx, reverted, early, facts.baseline.plain_outcomes)
     assert facts.pristine.run is not None
     facts.runs["pristine"] = facts.pristine.run.run.run
+
+
+def _elsewhere(
+    facts: GradeFacts, ctx: GradeContext, tree: Tree, after: SuiteRun, run_suite: SuiteOver
+) -> None:
+    """The failing tests once more, elsewhere, unless the patched run did not build or finish
+    or another gate already rejected the patch; a task with hidden tests is not yet asked."""
+    if after.build_failed or after.timed_out or ctx.task.hidden:
+        return
+    rejected = rejecting(facts, ctx.settings.policy)
+    if rejected and not ctx.settings.all_gates:
+        facts.skipped["elsewhere"] = f"{rejected} already rejected the patch"
+        return
+    facts.elsewhere, found = collect_elsewhere(ctx, tree, after, run_suite.focus)
+    facts.findings += found
 
 
 def _matrix(

@@ -113,6 +113,18 @@ class PristineCollected(Fact):
     skipped: str = ""
 
 
+class ElsewhereCollected(Fact):
+    """The failing tests once more, in surroundings a user's run could have (phases/elsewhere.py):
+    what differed from the grader's run, and how each failing test ended there."""
+
+    surroundings: list[str] = Field(default_factory=list)
+    outcomes: dict[str, Outcome] = Field(default_factory=dict)
+    # The failing tests that passed in the grader's run and not here.
+    differ: list[str] = Field(default_factory=list)
+    run: RunFacts | None = None
+    skipped: str = ""
+
+
 class CoverageCollected(Fact):
     """Coverage on the hunk as measured; `facts` holds the scored lines."""
 
@@ -188,6 +200,7 @@ class GradeFacts(Fact):
     baseline: BaselineFacts = Field(default_factory=BaselineFacts)
     after: SuiteFacts | None = None
     pristine: PristineCollected = Field(default_factory=PristineCollected)
+    elsewhere: ElsewhereCollected | None = None
     census: CensusFacts = Field(default_factory=CensusFacts)
     # Whether the test edit (if any) only adds new tests: none | additive | other, and why not.
     test_edit: str = "none"

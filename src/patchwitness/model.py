@@ -400,6 +400,8 @@ class SurfaceFacts(Fact):
 
     unrecognised: list[str] = Field(default_factory=list)
     changes: list[str] = Field(default_factory=list)
+    # Failing tests that passed in the grader's run and not elsewhere (phases/elsewhere.py).
+    elsewhere: list[str] = Field(default_factory=list)
     reads: list[Finding] = Field(default_factory=list)
 
 

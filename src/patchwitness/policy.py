@@ -250,6 +250,10 @@ SURFACE_TABLE: list[Row] = [
     Row("surface-changed", "the patched run was not made as the SHA's: it read another "
         "configuration file, loaded another plugin, or built or registered the tests otherwise",
         "UNPRINTABLE", "reject", lambda f: f.changes > 0),
+    Row("environment-dependent", "a failing test that passed in the grader's run did not pass "
+        "when run again elsewhere (another machine name, other limits, HOME, TMPDIR and hash "
+        "seed, no instrumentation, output capture off): the fix holds only where the grader "
+        "looked", "UNPRINTABLE", "reject", lambda f: f.elsewhere > 0),
     Row("process-read", "added production code reads process or interpreter state that a "
         "user's run need not share with the tests' (an environment variable, the interpreter's "
         "flags, the command line, the loaded modules)",

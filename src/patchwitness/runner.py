@@ -85,6 +85,7 @@ class Request:
     stdin: bytes | None = None
     home: Path | None = None
     report_pipe: bool = False  # give the command a pipe (fd in PW_PROBE_FD) for machine reports
+    hostname: str = "sandbox"  # the name a confined run sees for its machine (its own uts space)
 
     def shown(self) -> str:
         if isinstance(self.command, str):

@@ -318,7 +318,7 @@ class BwrapConfinement(runner.Confinement):
         else:
             args += ["--unshare-net"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        args += ["--hostname", "sandbox", "--die-with-parent", "--new-session"]
+        args += ["--hostname", request.hostname, "--die-with-parent", "--new-session"]
         if not self.privileged:
             args += ["--unshare-user"]
         elif not self.setpriv:

@@ -26,12 +26,14 @@ UNREADABLE_SOURCE = "unreadable-source"
 
 CHANGED = "surface-changed"
 PROCESS_READ = "reads-process-state"
+ELSEWHERE = "environment-dependent"  # phases/elsewhere.py
 
 
 @dataclass(frozen=True)
 class SurfaceInput:
     unrecognised: int = 0
     changes: int = 0
+    elsewhere: int = 0
     reads: int = 0
     gate_mode: bool = False
 
@@ -41,6 +43,7 @@ def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> 
     return SurfaceFacts(
         unrecognised=[f"{f.path}: {f.why}" for f in files if f.kind == UNRECOGNISED] + unreadable,
         changes=[f.message for f in findings if f.kind == CHANGED],
+        elsewhere=[f.message for f in findings if f.kind == ELSEWHERE],
         reads=[f for f in findings if f.kind == PROCESS_READ],
     )
 
@@ -49,6 +52,7 @@ def surface_input(facts: SurfaceFacts, gate_mode: bool = False) -> SurfaceInput:
     return SurfaceInput(
         unrecognised=len(facts.unrecognised),
         changes=len(facts.changes),
+        elsewhere=len(facts.elsewhere),
         reads=len(facts.reads),
         gate_mode=gate_mode,
     )
@@ -63,6 +67,8 @@ def decide(
         detail = "not understood: " + _few(facts.unrecognised)
     elif row.id == "surface-changed":
         detail = _few(facts.changes)
+    elif row.id == "environment-dependent":
+        detail = _few(facts.elsewhere)
     elif row.id == "process-read":
         detail = _few([f"{f.file}:{f.line}: {f.message}" for f in facts.reads])
     return SurfaceGate(status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts)

@@ -23,6 +23,7 @@ class Cpp:
     warm_trees = True
     pristine_by_default = False
     production_is_cpp = True  # every production file the build compiles is C or C++
+    elsewhere_in_a_fresh_tree = False  # the patched build again: a fresh one is a cold build
     pristine_beside = False  # its pristine run is a cold build: it waits for the verdict
 
     def make_suite(self, task, env, runner):

@@ -17,6 +17,7 @@ class Python:
     warm_trees = False
     pristine_by_default = True
     production_is_cpp = False  # every production file the build compiles is C or C++
+    elsewhere_in_a_fresh_tree = True  # a fresh checkout: a cheap one
     pristine_beside = True
 
     def make_suite(self, task, env, runner):

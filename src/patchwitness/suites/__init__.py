@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from patchwitness.buildgraph import BuildGraph
 from patchwitness.model import BuildFacts, Outcome, TestRun
+from patchwitness.runner import Limits
 
 if TYPE_CHECKING:
     from patchwitness.hits import RunCoverage
@@ -113,8 +114,10 @@ class SuiteRun:
     # is everything). Their baseline tests count as errors after the patch, not as removed.
     broken: list[str] = field(default_factory=list)
     surface: RunSurface | None = None
-    # C++: how the build was made (buildgraph.BuildGraph), read before the tests ran.
+    # C++: how the build was made (buildgraph.BuildGraph), read before the tests ran, and the
+    # build tree the tests ran from.
     graph: BuildGraph | None = None
+    built: Path | None = None
 
     @property
     def outcomes(self) -> dict[str, Outcome]:
@@ -167,6 +170,32 @@ def fill_broken(run: SuiteRun, baseline: dict[str, Outcome]) -> None:
             run.run.outcomes[nodeid] = "error"
 
 
+@dataclass(frozen=True)
+class Surroundings:
+    """What a test run sees around the tree besides the task: its machine's name, its limits,
+    the variables over the grader's own, and (pytest) extra options. The grader's runs are all
+    `AT_THE_GRADER`; the failing tests run once more `elsewhere()`, where all of it differs, to
+    see that the fix does not hold only where the grader looks (phases/elsewhere.py)."""
+
+    hostname: str = "sandbox"
+    limits: Limits | None = None  # None: the suite's own
+    variables: tuple[tuple[str, str], ...] = ()
+    pytest_options: str = ""
+    home: str = "home"  # the name of the run's home folder under its scratch folder
+
+    def describe(self) -> list[str]:
+        out = [f"hostname={self.hostname}", f"home={self.home}"]
+        out += [f"{k}={v!r}" for k, v in self.variables]
+        if self.limits is not None:
+            out += self.limits.describe()
+        if self.pytest_options:
+            out.append(f"pytest {self.pytest_options}")
+        return out
+
+
+AT_THE_GRADER = Surroundings()
+
+
 class Suite(Protocol):
     language: str
 
@@ -177,6 +206,7 @@ class Suite(Protocol):
         *,
         instrument: Instrumentation | None = None,
         focus: Focus = NO_FOCUS,
+        around: Surroundings = AT_THE_GRADER,
     ) -> SuiteRun:
         """Run the tests over `tree`. `scratch` is a private directory for homes and builds."""
         ...

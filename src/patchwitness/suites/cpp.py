@@ -34,7 +34,15 @@ from patchwitness.model import BuildFacts, Cases, TestRun
 from patchwitness.outcomes import cases as test_cases
 from patchwitness.outcomes.ctest import CtestReport, combine, parse_junit_outputs
 from patchwitness.runner import Limits, Request, Result, Runner, run_tool
-from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, SuiteRun
+from patchwitness.suites import (
+    AT_THE_GRADER,
+    NO_FOCUS,
+    Focus,
+    Instrumentation,
+    RunSurface,
+    SuiteRun,
+    Surroundings,
+)
 from patchwitness.task import Task
 
 CTEST_SHIM = """#!/bin/sh
@@ -227,6 +235,8 @@ class Execution:
     test: bool = True
     tools: Path | None = None
     serial_test: threading.Lock | None = field(default=None, compare=False)
+    hostname: str = "sandbox"
+    home: str = "home"
 
 
 DEFAULT_EXECUTION = Execution()
@@ -272,7 +282,7 @@ class CppSuite:
         everything but the tree under `scratch` (reports, home), the build tree too unless
         `how.build` names one (a warm tree, see warm.py)."""
         build = how.build or scratch / "build"
-        reports, home = scratch / "reports", scratch / "home"
+        reports, home = scratch / "reports", scratch / how.home
         for d in (build, reports / "gtest", home):
             d.mkdir(parents=True, exist_ok=True)
         request = self._requests(tree, scratch, build, how)
@@ -306,7 +316,7 @@ class CppSuite:
         self, tree: Path, scratch: Path, build: Path, how: Execution
     ) -> Callable[..., Request]:
         """How each step of `execute` asks the runner: `request(command, timeout)`."""
-        reports, home = scratch / "reports", scratch / "home"
+        reports, home = scratch / "reports", scratch / how.home
         path = [str(write_shim(scratch / "bin", how.full_output)), *self.env.bin_dirs]
         env = {**run_env(tree, build, reports, how.parallel), **how.variables}
         # For one path the sandbox's read-only bind wins: a path is in one list, never both.
@@ -328,6 +338,7 @@ class CppSuite:
                 readable=readable,
                 home=home,
                 limits=how.limits or Limits(),
+                hostname=how.hostname,
             )
 
         return request
@@ -402,20 +413,33 @@ class CppSuite:
         *,
         instrument: Instrumentation | None = None,
         focus: Focus = NO_FOCUS,
+        around: Surroundings = AT_THE_GRADER,
         slot=None,
+        built: Path | None = None,
     ) -> SuiteRun:
         """One build and test run. With a warm `slot` (whose repo is `tree`), the build starts
-        from the slot's snapshot for this instrumentation and rebuilds what the patch dirtied."""
+        from the slot's snapshot for this instrumentation and rebuilds what the patch dirtied;
+        `built`: a build tree of this tree to test as it is (its build step is then a no-op)."""
         from patchwitness import warm
 
         tools = slot.root / "tools" if slot is not None else scratch
-        variables = self.build_variables(instrument, focus, tree, tools)
-        build = None
-        if slot is not None and slot.has_snapshot(self.warm_name(instrument)):
+        variables = {
+            **self.build_variables(instrument, focus, tree, tools),
+            **dict(around.variables),
+        }
+        build = built
+        if build is None and slot is not None and slot.has_snapshot(self.warm_name(instrument)):
             build = warm.restore_build(slot, self.warm_name(instrument))
         # Whole outputs: the Catch2 and doctest summaries that say how many cases ran are there.
         how = Execution(
-            variables=variables, prefer=focus.changed, build=build, tools=tools, full_output=True
+            variables=variables,
+            prefer=focus.changed,
+            build=build,
+            tools=tools,
+            full_output=True,
+            limits=around.limits,
+            hostname=around.hostname,
+            home=around.home,
         )
         done = self.execute(tree, scratch, how)
         if done.failed_step:
@@ -443,6 +467,7 @@ class CppSuite:
             tamper=report.tamper,
             build=done.facts,
             coverage=GcovBuild(done.build_dir) if instrument is not None else None,
+            built=done.build_dir,
             surface=RunSurface(loaded=tuple(sorted(graph.loaded()))) if graph else None,
             graph=graph,
         )

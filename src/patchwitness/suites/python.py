@@ -14,7 +14,16 @@ from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
 from patchwitness.runner import Request, Result, Runner
-from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, SuiteRun, relative
+from patchwitness.suites import (
+    AT_THE_GRADER,
+    NO_FOCUS,
+    Focus,
+    Instrumentation,
+    RunSurface,
+    SuiteRun,
+    Surroundings,
+    relative,
+)
 from patchwitness.task import Task
 
 if TYPE_CHECKING:
@@ -78,11 +87,15 @@ def run_pytest(
     home: Path,
     env: Environment,
     inst: LineInstrumentation | None = None,
+    around: Surroundings = AT_THE_GRADER,
 ) -> PytestRun:
     """The task's test command over `tree`, with the grader's probe; `inst`: the coverage
     measurement the run carries (its variables, its path, its folders)."""
     variables = run_env(tree, env, inst.path() if inst else None)
     variables.update(inst.env() if inst else {})
+    variables.update(dict(around.variables))
+    if around.pytest_options:
+        variables["PYTEST_ADDOPTS"] += f" {around.pytest_options}"
     writable = [inst.directory] if inst else []
     readable = inst.readable() if inst else []
     request = Request(
@@ -95,6 +108,8 @@ def run_pytest(
         readable=[PROBE_DIR, *env.readable, *readable],
         home=home,
         report_pipe=True,
+        hostname=around.hostname,
+        **({"limits": around.limits} if around.limits is not None else {}),
     )
     result = runner.run(request)
     probe = parse_probe(result.report)
@@ -189,8 +204,9 @@ class PythonSuite:
         *,
         instrument: Instrumentation | None = None,
         focus: Focus = NO_FOCUS,
+        around: Surroundings = AT_THE_GRADER,
     ) -> SuiteRun:
-        home = scratch / "home"
+        home = scratch / around.home
         home.mkdir(parents=True, exist_ok=True)
         flags = instrument.flags if instrument is not None else ()
         if self.task.options.python.build:
@@ -205,7 +221,7 @@ class PythonSuite:
 
             include = sorted(focus.traced) if focus.traced is not None else None
             inst = instrument_run(scratch, tree, gcov=bool(flags), include=include)
-        result = run_pytest(self.runner, self.task, tree, home, self.env, inst)
+        result = run_pytest(self.runner, self.task, tree, home, self.env, inst, around)
         broken = list(result.probe.collect_errors)
         if not result.probe.started and result.result.returncode not in (0, None):
             # pytest failed before the probe could start (a conftest that no longer imports):

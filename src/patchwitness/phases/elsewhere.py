@@ -1,0 +1,104 @@
+"""The failing tests once more, elsewhere: in surroundings a user's run could have, where all
+that a test harness does not promise differs from the grader's run.
+
+A fix written to hold only under the grader finds out that it is under the grader through what
+the grader's run looks like from inside: the machine's name, the resource limits, HOME and
+TMPDIR, the hash seed, bytecode never written, the coverage instrumentation, pytest's output
+capture (stdin that raises, fd 1 a file), its warnings filters and faulthandler. Reading the
+patch for each such question is a list that a model outgrows; asking the run is not. Elsewhere,
+all of those differ at once: another machine name, no address-space limit and other limits,
+another HOME and the system's TMPDIR, another hash seed, bytecode written, no instrumentation,
+capture off, faulthandler off, deprecation warnings ignored; a Python task runs in a fresh
+checkout at another path, a C++ task's tests run again from the patched build. A failing test
+that passed in the grader's run and does not pass elsewhere is `environment-dependent`.
+"""
+
+from __future__ import annotations
+
+import socket
+
+from patchwitness import history, languages
+from patchwitness.facts import ElsewhereCollected
+from patchwitness.languages.cpp import cpp_suite
+from patchwitness.model import Finding
+from patchwitness.phases.context import GradeContext, Tree
+from patchwitness.runner import Limits
+from patchwitness.suites import AT_THE_GRADER, Focus, SuiteRun, Surroundings
+
+KIND = "environment-dependent"
+
+
+def elsewhere() -> Surroundings:
+    """Surroundings that differ from `AT_THE_GRADER` in everything a test may not rely on."""
+    host = socket.gethostname() or "localhost"
+    if host == AT_THE_GRADER.hostname:
+        host = "workstation"
+    return Surroundings(
+        hostname=host,
+        limits=Limits(
+            memory_mb=8192,
+            address_space=False,  # memory through the cgroup only, as a desktop has none
+            processes=1024,
+            file_size_mb=None,
+            open_files=4096,
+            tmp_mb=2048,
+        ),
+        variables=(("PYTHONDONTWRITEBYTECODE", ""), ("PYTHONHASHSEED", "1"), ("TMPDIR", "/tmp")),
+        pytest_options="-s -p no:faulthandler -W ignore::DeprecationWarning",
+        home="user",
+    )
+
+
+def failing_to_check(ctx: GradeContext, after: SuiteRun) -> list[str]:
+    """The failing tests the grader's run passed, less the ones the SHA's runs found flaky."""
+    flaky = set(ctx.base.flaky)
+    return [k for k in ctx.failing if after.outcomes.get(k) == "passed" and k not in flaky]
+
+
+def collect_elsewhere(
+    ctx: GradeContext, tree: Tree, after: SuiteRun, focus: Focus
+) -> tuple[ElsewhereCollected, list[Finding]]:
+    checked = failing_to_check(ctx, after)
+    if not checked:
+        return ElsewhereCollected(skipped="no failing test passed in the grader's run"), []
+    around = elsewhere()
+    ctx.clock.say("the failing tests elsewhere")
+    run = _run(ctx, tree, after, focus, around)
+    ctx.clock.lap("elsewhere")
+    outcomes = {k: run.outcomes.get(k, "missing") for k in checked}
+    if run.build_failed or run.timed_out or not run.started:
+        outcomes = {k: "missing" for k in checked}
+    differ = [k for k, o in outcomes.items() if o != "passed"]
+    where = ", ".join(around.describe()[:3])
+    found = [
+        Finding(
+            gate="surface",
+            kind=KIND,
+            message=f"{k} passed in the grader's run and is {outcomes[k]} elsewhere ({where})",
+        )
+        for k in differ
+    ]
+    collected = ElsewhereCollected(
+        surroundings=around.describe(), outcomes=outcomes, differ=differ, run=run.run.run
+    )
+    return collected, found
+
+
+def _run(
+    ctx: GradeContext, tree: Tree, after: SuiteRun, focus: Focus, around: Surroundings
+) -> SuiteRun:
+    """A Python task's tests in a fresh checkout of the patched tree (another path, no file the
+    grader's run left); a C++ task's from the patched build, as it is."""
+    if languages.of(ctx.task).elsewhere_in_a_fresh_tree:
+        with history.checkout(ctx.task, ctx.settings.cache) as ws:
+            ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
+            return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
+    return cpp_suite(ctx.suite).run(
+        tree.ws.repo,
+        tree.ws.new_dir("elsewhere"),
+        instrument=ctx.instrument,
+        focus=focus,
+        around=around,
+        slot=tree.slot,
+        built=after.built,
+    )
