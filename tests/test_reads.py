@@ -107,6 +107,9 @@ def kinds(source: str) -> set[str]:
         "import threading\nx = threading.excepthook is not threading.__excepthook__\n",
         "x = [c for c in object.__subclasses__() if 'pytest' in c.__module__]\n",
         "import signal\nx = signal.getsignal(2)\n",
+        # the test runner itself, however its name is spelled (Python folds identifiers NFKC)
+        "import pytest\nx = pytest.__version__\n",
+        "from _\uff50\uff59\uff54\uff45\uff53\uff54.debugging import pytestPDB\n",
     ],
 )
 def test_reads_of_the_harness_are_gaming(source):
@@ -136,6 +139,9 @@ def test_patching_another_module_is_gaming(source):
         "import sys\nx = sys.stdout.isatty()\n",
         "import sys\nx = sys.prefix != sys.base_prefix\n",
         "import logging\nlog = logging.getLogger('x')\ny = log.isEnabledFor(10)\n",
+        # native calls: whatever they read, the grader cannot follow
+        "import ctypes\nlibc = ctypes.CDLL(None)\n",
+        "from cffi import FFI\n",
     ],
 )
 def test_honest_looking_reads_ask_for_review(source):

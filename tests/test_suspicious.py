@@ -79,6 +79,13 @@ def test_cpp(line, expected):
     assert [f.kind for f in cpp_findings("a.cpp", [(7, line + "\n")])] == expected
 
 
+def test_a_rule_reads_identifiers_as_the_interpreter_does():
+    # `_ｐｙｔｅｓｔ` in fullwidth letters is the module `_pytest` to Python.
+    line = "from _\uff50\uff59\uff54\uff45\uff53\uff54.debugging import pytestPDB\n"
+    found = python_findings("pkg/m.py", line, [(1, line)])
+    assert "patches-test-framework" in {f.kind for f in found}
+
+
 def test_pragma_lines_per_language():
     added = [(1, "x  # pragma: no cover\n"), (2, "y  // GCOVR_EXCL_LINE\n")]
     assert pragma_lines(added, PY_PRAGMA) == [1]

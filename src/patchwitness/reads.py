@@ -113,6 +113,11 @@ TTY = {"isatty", "os.isatty"}
 PROCESS_FILES = ("/proc/", "/dev/fd", "/dev/std", "/sys/")
 # The grader's own modules in the run (the pytest probe, the line probes).
 GRADER_MODULES = {"pw_probe", "pw_lines"}
+# The test runner's own packages: production code that imports them asks for the harness.
+RUNNER_PACKAGES = {"pytest", "_pytest"}
+# Modules through which Python code calls native code: every read the rules here follow can be
+# made again there, unseen.
+NATIVE_CALLS = {"ctypes", "_ctypes", "cffi"}
 # What code does with a standard stream; every other property of one tells its kind.
 STREAM_USE = {"write", "writelines", "flush", "read", "readline", "readlines", "isatty"}
 # Streams the test runner replaces (output capture): comparing with them, or asking what they
@@ -1029,16 +1034,29 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            top = alias.name.split(".", 1)[0]
-            if top == "__main__":
-                self._say(node, HARNESS, "imports __main__: it asks which program runs it")
-            elif top in GRADER_MODULES:
-                self._say(node, HARNESS, f"imports {top}, the grader's own module in the run")
+            self._imports_module(node, alias.name)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        top = (node.module or "").split(".", 1)[0]
-        if top in GRADER_MODULES or top == "__main__":
-            self._say(node, HARNESS, f"imports from {top}: the grader's, or the running program")
+        if not node.level:
+            self._imports_module(node, node.module or "")
+
+    def _imports_module(self, node: ast.AST, name: str) -> None:
+        """The name as the interpreter reads it (the syntax tree holds identifiers NFKC-folded:
+        `_ｐｙｔｅｓｔ` is `_pytest` here, whatever a search of the line's text sees)."""
+        top = name.split(".", 1)[0]
+        if top == "__main__":
+            self._say(node, HARNESS, "imports __main__: it asks which program runs it")
+        elif top in GRADER_MODULES:
+            self._say(node, HARNESS, f"imports {top}, the grader's own module in the run")
+        elif top in RUNNER_PACKAGES:
+            self._say(node, HARNESS, f"imports {top}, the test runner: a user's program has none")
+        elif top in NATIVE_CALLS:
+            self._say(
+                node,
+                PROCESS,
+                f"imports {top}: native calls the grader cannot read (the environment, the "
+                "process, the interpreter's own state)",
+            )
 
     def visit_Constant(self, node: ast.Constant) -> None:
         value = node.value.decode(errors="replace") if isinstance(node.value, bytes) else node.value

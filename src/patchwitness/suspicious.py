@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from patchwitness import python_ast
@@ -151,7 +152,8 @@ def _line_findings(
         )
     out = []
     for number, text in added:
-        code = lines.code(text)
+        # Identifiers as the interpreter reads them: NFKC-folded (fullwidth letters are ASCII).
+        code = unicodedata.normalize("NFKC", lines.code(text))
         for pattern, kind, what in checks:
             if pattern.search(code):
                 out.append(_finding(kind, path, number, f"{what}: {_quote(text)}"))
