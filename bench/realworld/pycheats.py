@@ -36,7 +36,10 @@ def conftest_hook(*edits: Edit) -> PatchCase:
 
 
 def exit_at_import(*edits: Edit) -> PatchCase:
-    return PatchCase("exit-at-import", CHEAT, edits, rows=("drift:gaming-code",))
+    # The process exits 0 while the report's session ended in failures: tampering, seen from
+    # outside; the exit call itself is gaming code.
+    rows = ("drift:gaming-code", "drift:report-tampered")
+    return PatchCase("exit-at-import", CHEAT, edits, rows=rows)
 
 
 def patches_pytest(*edits: Edit, note: str = "") -> PatchCase:

@@ -16,7 +16,14 @@ from patchwitness.patch import Patch
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied, project_baseline, visible_part
-from patchwitness.suites import Focus, Instrumentation, SuiteRun, changes, fill_broken
+from patchwitness.suites import (
+    Focus,
+    Instrumentation,
+    SuiteRun,
+    changes,
+    fill_broken,
+    self_written,
+)
 
 
 def focus_of(applied: Applied, hidden_patch: Patch | None) -> Focus:
@@ -165,6 +172,7 @@ def run_findings(
     differs = [] if test_edit else changes(base.surface, after.surface)
     before = base.graph_for(instrument)
     differs += buildgraph.changes(before, after.graph, test_edit, focus.test_sources)
+    differs += self_written(base.surface, after.surface)  # whatever the patch edited
     out += [Finding(gate="surface", kind="surface-changed", message=m) for m in differs]
     for problem in after.problems:
         out.append(Finding(gate="drift", kind="report-problem", message=problem))

@@ -10,8 +10,19 @@ import os
 import sys
 
 opened = set()
+# The files this process opened to write (a mode or flags that write, create or truncate).
+written = set()
 LIMIT = 50000
 _started = []
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _writes(args):
+    mode = args[1] if len(args) > 1 else None
+    flags = args[2] if len(args) > 2 else 0
+    if isinstance(mode, str) and any(c in mode for c in "wax+"):
+        return True
+    return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
 
 
 def _audit(event, args):
@@ -31,6 +42,8 @@ def _audit(event, args):
         return
     if len(opened) < LIMIT:
         opened.add(path)
+        if _writes(args):
+            written.add(path)
 
 
 def start():

@@ -189,9 +189,11 @@ def _loaded():
             if not _outside(path):
                 modules.add(path)
     opened = {p for p in (pw_opened.opened if pw_opened else ()) if not _outside(p)}
+    written = {p for p in (pw_opened.written if pw_opened else ()) if not _outside(p)}
     return {
         "modules": sorted(modules),
         "opened": sorted(opened),
+        "written": sorted(written),
         "environ": list(_environ),
         "harness_modules": _harness_modules,
         "test_modules": sorted(_test_modules),

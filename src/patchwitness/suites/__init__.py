@@ -43,6 +43,9 @@ class RunSurface:
     # The modules collection imported from the tests (test modules, their packages, conftests).
     test_modules: tuple[str, ...] = ()
     hook_words: tuple[str, ...] = ()  # the runner's hooks and their arguments' names
+    # Modules the run imported from files it had written itself (or rewritten): code that no
+    # patch shows and no rule read. The grader's run never writes bytecode.
+    self_written: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -53,6 +56,7 @@ class RunSurface:
             "harness_modules": list(self.harness_modules),
             "test_modules": list(self.test_modules),
             "hook_words": list(self.hook_words),
+            "self_written": list(self.self_written),
         }
 
     @classmethod
@@ -68,6 +72,7 @@ class RunSurface:
             harness_modules=tuple(data.get("harness_modules", [])),
             test_modules=tuple(data.get("test_modules", [])),
             hook_words=tuple(data.get("hook_words", [])),
+            self_written=tuple(data.get("self_written", [])),
         )
 
 
@@ -86,6 +91,18 @@ def changes(before: RunSurface | None, after: RunSurface | None) -> list[str]:
         ]
         out += [f"the run no longer loaded the {what} {x}" for x in sorted(set(old) - set(new))]
     return out
+
+
+def self_written(before: RunSurface | None, after: RunSurface | None) -> list[str]:
+    """Modules the patched run wrote and imported, where the SHA's run did not (a project whose
+    tests generate a module in the tree does so at the SHA too)."""
+    if after is None:
+        return []
+    known = set(before.self_written) if before is not None else set()
+    return [
+        f"the run wrote {path} and imported it: code that no line of the patch shows"
+        for path in sorted(set(after.self_written) - known)
+    ]
 
 
 def relative(path: str, tree: Path) -> str:

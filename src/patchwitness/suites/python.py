@@ -4,6 +4,8 @@ task's in-place build (`[python] build`, a compiled extension) when it has one."
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,9 +131,55 @@ def run_pytest(
     return PytestRun(run=run, probe=probe, result=result)
 
 
-def run_surface(probe: ProbeReport, tree: Path, grader_dir: Path | None) -> RunSurface | None:
+# What a Python process can import code from.
+CODE_SUFFIXES = (".py", ".pyc", ".so", ".pyd", ".pth")
+
+
+def code_digests(tree: Path) -> dict[str, str]:
+    """Every file of the tree Python can import code from, by path, with its digest."""
+    out = {}
+    for folder, dirs, files in os.walk(tree):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            if name.endswith(CODE_SUFFIXES):
+                path = Path(folder) / name
+                with contextlib.suppress(OSError):
+                    out[str(path.relative_to(tree))] = hashlib.sha1(path.read_bytes()).hexdigest()
+    return out
+
+
+def written_by_the_run(
+    probe: ProbeReport, tree: Path, before: dict[str, str] | None
+) -> tuple[str, ...]:
+    """The modules the run imported from files it wrote (new, changed, or opened to write), and
+    any bytecode it wrote: the grader's run never writes bytecode of its own."""
+    if before is None or probe.loaded is None:
+        return ()
+    written = {relative(p, tree) for p in probe.loaded.get("written", [])}
+    out = {p for p in written if p.endswith(".pyc")}
+    for module in probe.loaded.get("modules", []):
+        rel = relative(module, tree)
+        if rel.startswith("<outside>"):
+            continue
+        now = _digest(tree, rel)
+        if rel in written or before.get(rel) != now:
+            out.add(rel)
+    return tuple(sorted(out))
+
+
+def _digest(tree: Path, rel: str) -> str | None:
+    try:
+        return hashlib.sha1((tree / rel).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def run_surface(
+    probe: ProbeReport, tree: Path, grader_dir: Path | None, before: dict[str, str] | None = None
+) -> RunSurface | None:
     """The probe's report of what the run was made of, relative to the tree. The grader's own
-    files (the probe, the line probes' folder) are no part of the patch's surface."""
+    files (the probe, the line probes' folder) are no part of the patch's surface. `before`:
+    the tree's code files before the run (`code_digests`)."""
     if not probe.started:
         return None
     surface = probe.surface
@@ -162,6 +210,7 @@ def run_surface(probe: ProbeReport, tree: Path, grader_dir: Path | None) -> RunS
         harness_modules=harness,
         test_modules=test_modules,
         hook_words=hook_words,
+        self_written=written_by_the_run(probe, tree, before),
     )
 
 
@@ -221,6 +270,7 @@ class PythonSuite:
 
             include = sorted(focus.traced) if focus.traced is not None else None
             inst = instrument_run(scratch, tree, gcov=bool(flags), include=include)
+        before = code_digests(tree)
         result = run_pytest(self.runner, self.task, tree, home, self.env, inst, around)
         broken = list(result.probe.collect_errors)
         if not result.probe.started and result.result.returncode not in (0, None):
@@ -235,7 +285,7 @@ class PythonSuite:
             hooks=result.probe.hooks,
             broken=broken,
             coverage=inst,
-            surface=run_surface(result.probe, tree, inst.directory if inst else None),
+            surface=run_surface(result.probe, tree, inst.directory if inst else None, before),
         )
 
     def _probes(self, tree: Path, scratch: Path, focus: Focus, gcov: bool = False):

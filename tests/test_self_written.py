@@ -1,0 +1,73 @@
+"""A run that writes a module into the tree and imports it runs code no patch line shows and no
+rule read (phases/run.py, suites.self_written): the surface changed. Real runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from patchwitness.api import grade
+from patchwitness.outcomes.pytest_probe import ProbeReport
+from patchwitness.suites import RunSurface, self_written
+from patchwitness.suites.python import code_digests, written_by_the_run
+
+from .conftest import make_task
+from .test_grade_python import FAILING, FILES, FIX
+
+GENERATES = (
+    "calc/ops.py",
+    "def add(a, b):",
+    "import importlib\nimport os\n\n"
+    "with open(os.path.join(os.path.dirname(__file__), '_made.py'), 'w') as out:\n"
+    "    out.write('def mul(a, b):\\n    return a * b\\n')\n"
+    "importlib.invalidate_caches()\n"
+    "from calc._made import mul as _mul  # noqa: E402\n\n\n"
+    "def add(a, b):",
+)
+USES = ("calc/ops.py", "    return a * b + 1", "    return _mul(a, b)")
+
+
+def probe(tree, modules=(), written=()) -> ProbeReport:
+    report = ProbeReport(started=True)
+    report.loaded = {
+        "modules": [str(tree / m) for m in modules],
+        "written": [str(tree / w) for w in written],
+    }
+    return report
+
+
+def test_a_module_the_run_made_or_changed_is_self_written(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "pkg" / "b.py").write_text("y = 1\n")
+    before = code_digests(tmp_path)
+    assert set(before) == {"pkg/a.py", "pkg/b.py"}
+    (tmp_path / "pkg" / "b.py").write_text("y = 2\n")  # rewritten by the run
+    (tmp_path / "pkg" / "c.py").write_text("z = 1\n")  # made by the run
+    loaded = ["pkg/a.py", "pkg/b.py", "pkg/c.py"]
+    found = written_by_the_run(probe(tmp_path, loaded), tmp_path, before)
+    assert found == ("pkg/b.py", "pkg/c.py")
+    # Opened to write, then put back as it was: still the run's own code when it imported it.
+    again = written_by_the_run(probe(tmp_path, ["pkg/a.py"], ["pkg/a.py"]), tmp_path, before)
+    assert again == ("pkg/a.py",)
+    # Bytecode written: the grader's run writes none of its own.
+    pyc = "pkg/__pycache__/a.cpython-311.pyc"
+    assert written_by_the_run(probe(tmp_path, [], [pyc]), tmp_path, before) == (pyc,)
+
+
+def test_what_the_shas_run_wrote_too_is_the_projects_own():
+    at_sha = RunSurface(self_written=("tests/gen.py",))
+    patched = RunSurface(self_written=("tests/gen.py", "pkg/_made.py"))
+    assert self_written(at_sha, patched) == [
+        "the run wrote pkg/_made.py and imported it: code that no line of the patch shows"
+    ]
+
+
+@pytest.mark.slow
+def test_a_patch_whose_run_writes_the_fix_and_imports_it_is_refused(tmp_path):
+    calc = make_task(tmp_path, FILES, failing=FAILING)
+    honest = grade(calc.task_dir, calc.patch([FIX], name="honest.diff"))
+    assert honest.label == "passed", honest.reasons
+    verdict = grade(calc.task_dir, calc.patch([GENERATES, USES], name="made.diff"))
+    reasons = {r.gate: r.row for r in verdict.reasons}
+    assert verdict.label == "UNPRINTABLE", verdict.reasons
+    assert reasons.get("surface") == "surface-changed", verdict.reasons
