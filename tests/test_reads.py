@@ -107,6 +107,7 @@ def kinds(source: str) -> set[str]:
         "import threading\nx = threading.excepthook is not threading.__excepthook__\n",
         "x = [c for c in object.__subclasses__() if 'pytest' in c.__module__]\n",
         "import signal\nx = signal.getsignal(2)\n",
+        "from . import _hooks\nx = '_pytest' in _hooks.sys.modules\n",
         # the test runner itself, however its name is spelled (Python folds identifiers NFKC)
         "import pytest\nx = pytest.__version__\n",
         "from _\uff50\uff59\uff54\uff45\uff53\uff54.debugging import pytestPDB\n",
@@ -139,6 +140,11 @@ def test_patching_another_module_is_gaming(source):
         "import sys\nx = sys.stdout.isatty()\n",
         "import sys\nx = sys.prefix != sys.base_prefix\n",
         "import logging\nlog = logging.getLogger('x')\ny = log.isEnabledFor(10)\n",
+        # handed on whole: what reads it is out of this file's sight (red team round 8)
+        "import sys\ndef loaded():\n    return sys.modules\n",
+        "import sys\nLOADED = sys.modules\n",
+        "import os\nimport subprocess\nsubprocess.run(['x'], env=os.environ)\n",
+        "import sys\nclass A:\n    def __init__(self):\n        self.m = sys.modules\n",
         # native calls: whatever they read, the grader cannot follow
         "import ctypes\nlibc = ctypes.CDLL(None)\n",
         "from cffi import FFI\n",
@@ -210,7 +216,10 @@ def test_a_decision_on_state_the_module_keeps_is_the_harnesss_when_it_shares_the
         ("uuid.os.environ", "os.environ"),
         ("os.path.join", "os.path.join"),
         ("datetime.time.strftime", "datetime.time.strftime"),
-        ("mypkg.sys.flags", "mypkg.sys.flags"),
+        # the package's own module's `sys` is sys (red team round 8: `_hooks.sys.modules`)
+        ("mypkg.sys.flags", "sys.flags"),
+        ("._hooks.sys.modules", "sys.modules"),
+        ("mypkg.config.path", "mypkg.config.path"),
     ],
 )
 def test_a_module_reached_through_another_is_itself(origin, seen):

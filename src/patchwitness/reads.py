@@ -57,6 +57,9 @@ USER_VARIABLES = frozenset(
 )
 
 ENVIRON = {"os.environ", "os.environb", "posix.environ", "nt.environ"}
+# Objects whose every key is something a harness may set: looked up in place, they are judged
+# by the key; handed on whole, by what they are.
+WATCHED_WHOLE = ENVIRON | {"sys.modules"}
 GETENV = {"os.getenv", "os.getenvb", "posix.getenv"}
 ENV_WRITES = {"os.putenv", "os.unsetenv", "posix.putenv", "posix.unsetenv"}
 # Attributes of `sys` that are values of the platform or plain I/O, not state a harness sets.
@@ -341,6 +344,11 @@ def canonical(origin: str) -> str:
     parts = origin.split(".")
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
     if parts[0] not in stdlib:
+        # Any object's `sys` or `os` is that module: the package's own `_hooks.sys.modules` is
+        # `sys.modules` (a name no other module than sys and os binds that way).
+        for index in range(len(parts) - 2, 0, -1):
+            if parts[index] in ("sys", "os"):
+                return ".".join(parts[index:])
         return origin
     for index in range(len(parts) - 2, 0, -1):
         if (parts[index] in stdlib and parts[index] not in ("path", "time")) or (
@@ -620,6 +628,7 @@ class _Reader(ast.NodeVisitor):
         self._function_spans: list[tuple[int, int]] = []  # code that runs when called
         self.hook_words: frozenset[str] = frozenset()  # set when the runner imports the package
         self._loggers: set[str] = set()  # names bound to a logger
+        self._parents: dict[ast.AST, ast.AST] = {}  # every node's parent
 
     # -- where the code runs from ------------------------------------------------------------
 
@@ -630,6 +639,9 @@ class _Reader(ast.NodeVisitor):
             for f in ast.walk(node)
             if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
         ]
+        self._parents = {
+            child: parent for parent in ast.walk(node) for child in ast.iter_child_nodes(parent)
+        }
         for assign in ast.walk(node):
             if isinstance(assign, ast.Assign | ast.AnnAssign) and assign.value is not None:
                 targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
@@ -929,6 +941,37 @@ class _Reader(ast.NodeVisitor):
         self._whole_environment(node.iter)
         self.generic_visit(node)
 
+    # -- a watched object handed on ----------------------------------------------------------
+
+    def _escapes(self, node: ast.AST, origin: str) -> None:
+        """The environment or the loaded modules used otherwise than looked up in place (by a
+        key, an `in` test, a method, a call's argument, a loop, a function's own alias): returned,
+        stored at module level, put in a container or an attribute, passed by keyword. What
+        reads it then is out of this file's sight, so the grader cannot say what it asks."""
+        if origin not in WATCHED_WHOLE or not isinstance(getattr(node, "ctx", None), ast.Load):
+            return
+        if self._looked_up_in_place(node, self._parents.get(node)):
+            return
+        what = "the environment" if origin in ENVIRON else "the loaded modules"
+        self._say(node, PROCESS, f"hands {what} on whole: what reads it is out of sight")
+
+    def _looked_up_in_place(self, node: ast.AST, parent: ast.AST | None) -> bool:
+        if isinstance(parent, ast.Subscript | ast.Attribute) and parent.value is node:
+            return True  # a key, a method, an attribute: judged there
+        if isinstance(parent, ast.Compare):
+            return any(c is node for c in parent.comparators)  # `in` judged; others compare
+        if isinstance(parent, ast.Call):
+            return any(a is node for a in parent.args)  # judged whole (_whole_environment)
+        if isinstance(parent, ast.For | ast.comprehension):
+            return parent.iter is node  # judged whole
+        if isinstance(parent, ast.Assign) and self._in_function(node):
+            return all(isinstance(t, ast.Name) for t in parent.targets)  # an alias, followed
+        return False
+
+    def _in_function(self, node: ast.AST) -> bool:
+        line = getattr(node, "lineno", 0)
+        return any(low < line <= high for low, high in self._function_spans)
+
     # -- the interpreter ---------------------------------------------------------------------
 
     def _loaded_module(self, node: ast.AST, key: ast.AST | None, installed: bool = False) -> None:
@@ -946,6 +989,7 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         origin = self.module.resolve(node)
+        self._escapes(node, origin)
         self.visit_Attribute_like(node, origin)
         if node.attr in LOGGING_STATE and self._is_logger(node):
             self._say(node, HARNESS, "reads how logging is set up: the test runner sets it")
@@ -1026,6 +1070,7 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         origin = self.module.aliases.get(node.id, "")
+        self._escapes(node, origin)
         if origin and "." in origin:  # a member imported by name: `from sys import flags`
             self.visit_Attribute_like(node, origin)
             if origin in ENVIRON and isinstance(node.ctx, ast.Load):
