@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from patchwitness import preprocessor
 from patchwitness.cpp_reads import Builds, findings
 from patchwitness.reads import HARNESS, PROCESS
 
@@ -254,6 +255,17 @@ def test_macros_are_read_expanded(text):
     assert HARNESS in {k for k, _ in found(text)}, found(text)
 
 
+def test_a_macro_another_file_of_the_patch_defines_is_read_expanded():
+    """Red team round 8: `#define X(n) get ## env(n)` in a header the patch edits, `X("V")` in
+    the source."""
+    header = '#define X(n) get ## env(n)\n'
+    source = '#include "lib.h"\nconst char* v = X("PW_BUILD");\n'
+    alone = findings("src/lib.cpp", source, {2}, BUILDS)
+    assert HARNESS not in {f.kind for f in alone}
+    both = findings("src/lib.cpp", source, {2}, BUILDS, preprocessor.macros(header))
+    assert HARNESS in {f.kind for f in both}, both
+
+
 def test_a_build_macro_read_in_code_is_the_builds():
     """A macro only the grader's build defines (a -D of the project's CMake), read in an
     expression: the same question an #if asks."""
@@ -289,3 +301,28 @@ def test_a_macro_the_system_headers_derive_from_a_build_definition_is_watched():
 
 def test_a_variable_named_for_the_test_runner_is_the_runners():
     assert found('  if (getenv("CTEST_INTERACTIVE_DEBUG_MODE")) digit += 10;\n') == [(HARNESS, 1)]
+
+
+LIBC = Builds(library_functions=frozenset({"strcmp", "index", "printf"}))
+
+
+@pytest.mark.parametrize(
+    ("text", "interposes"),
+    [
+        # red team round 8: a real strcmp in the library replaces libc's for the test program
+        ('extern "C" int strcmp(const char* a, const char* b) {\n  return 0;\n}\n', True),
+        ("int strcmp(const char* a, const char* b)\n{\n  return 0;\n}\n", True),
+        ('extern "C" {\nint printf(const char* f, ...) { return 0; }\n}\n', True),
+        # a name of its own: in a namespace, a class, with internal linkage, or a call
+        ("namespace lib {\nint strcmp(const char* a, const char* b) { return 0; }\n}\n", False),
+        ("class A {\n  int index(int i) { return i; }\n};\n", False),
+        ("static int strcmp(const char* a, const char* b) { return 0; }\n", False),
+        ("void f(const char* a) {\n  int r = strcmp(a, a);\n  printf(a);\n}\n", False),
+        ("int compare(const char* a, const char* b) { return 0; }\n", False),
+    ],
+)
+def test_a_global_function_named_like_the_c_librarys_interposes(text, interposes):
+    lines = set(range(1, text.count("\n") + 2))
+    found = findings("src/lib.cpp", text, lines, LIBC)
+    said = any("a function of the C library" in f.message for f in found)
+    assert said is interposes, found

@@ -61,6 +61,16 @@ def test_python_unparseable_file_keeps_line_findings():
         ("  _exit(EXIT_SUCCESS);", ["exit-at-import"]),
         ("  std::abort();", ["exit-call"]),
         ("  exit(2);", ["exit-call"]),
+        ("  exit(EXIT_FAILURE);", ["exit-call"]),
+        ("  std::exit(-1);", ["exit-call"]),
+        # red team round 8: a status held in a variable may be success
+        ("  exit(released);", ["exit-at-import"]),
+        ("  std::quick_exit( status );", ["exit-at-import"]),
+        # the process's output taken hold of: where a test program prints its verdict
+        ("  setvbuf(stdout, staged, _IOFBF, sizeof staged);", ["redirects-output"]),
+        ("  std::cout.rdbuf(mine.rdbuf());", ["redirects-output"]),
+        ("  dup2(fd, 1);", ["redirects-output"]),
+        ("  auto* old = std::cout.rdbuf();", []),
         ("  if (::testing::UnitTest::GetInstance()) return 1;", ["reads-test-runner"]),
         ('  if (getenv("GTEST_FILTER")) return 0;', ["reads-test-runner"]),
         ("  return x;  // LCOV_EXCL_LINE", ["pragma-added"]),

@@ -19,7 +19,7 @@ The environment: `getenv` of a name the harness sets, of a name the code builds,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from patchwitness import preprocessor, sourcefiles
@@ -127,6 +127,8 @@ class Builds:
     # A Python extension's: the modules the SHA's test run had loaded (the runner's and the
     # tests'), which asking to import is asking whether it runs under them.
     modules: frozenset[str] = field(default_factory=frozenset)
+    # The functions the C library exports (sourcemap.c_library_functions).
+    library_functions: frozenset[str] = field(default_factory=frozenset)
 
     def tests_macros(self, own: dict[str, str]) -> list[dict[str, int | str]]:
         """The macros of the grader's build, once per set of flags it compiled with."""
@@ -161,17 +163,78 @@ class Builds:
         return header not in self.test_headers and self.system_header(header)
 
 
-def findings(path: str, text: str | None, added: set[int], builds: Builds) -> list[Finding]:
+def findings(
+    path: str,
+    text: str | None,
+    added: set[int],
+    builds: Builds,
+    elsewhere: Mapping[str, preprocessor.Macro] | None = None,
+) -> list[Finding]:
+    """What the added lines of `path` ask. `elsewhere`: the macros the patch's other files
+    define, which this file may use through an include (its own definitions win)."""
     if not added or text is None:
         return []
     found = (
         _branches(path, text, added, builds)
-        + _process(path, text, added, builds)
+        + _process(path, text, added, builds, elsewhere or {})
         + _across_lines(path, text, added)
+        + _interposed(path, text, added, builds.library_functions)
     )
     # One finding of a kind per line: the first reason said is enough.
     seen: set[tuple[str, int | None]] = set()
     return [f for f in found if (f.kind, f.line) not in seen and not seen.add((f.kind, f.line))]
+
+
+# A function definition's head: its name, its parameters, its body's brace (on the line or next).
+_DEFINITION = re.compile(
+    r"(?<![\w:.>])(?P<name>[A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?(?:\{|$)"
+)
+_NOT_EXTERNAL = re.compile(r"^\s*(?:static|inline|constexpr|template|namespace|#)\b|\bstatic\b")
+
+
+def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) -> list[Finding]:
+    """A function the patch defines at global scope under the name of a C library function
+    (`int strcmp(const char*, const char*) {...}`, `extern "C"` or matching the C
+    declaration): the linker takes it in place of the library's for the whole program, the
+    tests' checks included."""
+    if not library:
+        return []
+    from patchwitness.linemap import CppLines
+
+    code = preprocessor.strip_comments(text)
+    raw = sourcefiles.lines(code)
+    lines = None  # read only when a line looks like such a definition
+    out = []
+    for number in sorted(added):
+        line = raw[number - 1] if number <= len(raw) else ""
+        match = _DEFINITION.search(line)
+        if match is None or match.group("name") not in library or _NOT_EXTERNAL.search(line):
+            continue
+        if line[: match.start()].strip() in ("", "return") or "=" in line[: match.start()]:
+            continue  # a call, not a definition: no return type before the name
+        lines = lines or CppLines(text)
+        if all(_linkage(lines, b) for b in _enclosing(lines, number)):
+            name = match.group("name")
+            said = f"defines {name}, a function of the C library: every program it links into "
+            out.append(_finding(HARNESS, path, number, said + "calls this one (the tests too)"))
+    return out
+
+
+def _enclosing(lines, number: int) -> list:
+    """Every brace block (scope or code) around the start of line `number`."""
+    offset = lines.starts[number - 1] if 0 < number <= len(lines.starts) else 0
+    out, level = [], lines.blocks
+    while True:
+        inside = next((b for b in level if b.open < offset <= b.close), None)
+        if inside is None:
+            return out
+        out.append(inside)
+        level = inside.children
+
+
+def _linkage(lines, block) -> bool:
+    """An `extern "C" {` block (its string blanked in the code the blocks are read from)."""
+    return re.match(r'extern\s*"', lines.head(block)) is not None
 
 
 def _finding(kind: str, path: str, line: int, message: str) -> Finding:
@@ -240,14 +303,21 @@ def _expanded_names(condition: str, own: dict[str, str], depth: int = 0) -> set[
     return found
 
 
-def _process(path: str, text: str, added: set[int], builds: Builds) -> list[Finding]:
+def _process(
+    path: str,
+    text: str,
+    added: set[int],
+    builds: Builds,
+    elsewhere: Mapping[str, preprocessor.Macro],
+) -> list[Finding]:
     """What the added lines ask of the process: its environment, who runs it and its callers,
     symbols only some programs define. Read with comments blanked (strings stay)."""
     out: list[Finding] = []
     raw = sourcefiles.lines(preprocessor.strip_comments(text))
-    # A line is read as written and as the compiler reads it, with the file's own macros
-    # expanded: a function-like macro can put together what no line spells.
-    defined = preprocessor.macros(text)
+    # A line is read as written and as the compiler reads it, with the macros expanded (the
+    # file's own, and the ones the patch's other files define): a function-like macro can put
+    # together what no line spells.
+    defined = {**elsewhere, **preprocessor.macros(text)}
     lines = [_ADJACENT.sub("", _with_expansion(line, defined)) for line in raw]
     added_text = "\n".join(lines[n - 1] for n in sorted(added) if n <= len(lines))
     watched = builds.watched_in_code()

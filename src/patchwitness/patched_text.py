@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchwitness import cpp_reads, languages, python_ast, reads, sourcefiles, special
+from patchwitness import (
+    cpp_reads,
+    languages,
+    preprocessor,
+    python_ast,
+    reads,
+    sourcefiles,
+    special,
+)
 from patchwitness.classify import PRODUCTION, Classified
 from patchwitness.gates.surface import UNREADABLE_SOURCE
 from patchwitness.model import Finding
@@ -102,6 +110,7 @@ def analyse(reading: Reading) -> TextFacts:
 def production_findings(reading: Reading) -> list[Finding]:
     """Gaming patterns in the lines the patch added to production code."""
     out: list[Finding] = []
+    macros = patch_macros(reading)
     for change in reading.patch.files:
         if reading.classes[change.path].kind != PRODUCTION or not change.added:
             continue
@@ -119,7 +128,21 @@ def production_findings(reading: Reading) -> list[Finding]:
             # extension #includes, and what the grader cannot place is read, not trusted.
             out += cpp_findings(change.path, added, removed)
             if reading.builds is not None:
-                out += cpp_reads.findings(change.path, text, lines, reading.builds)
+                out += cpp_reads.findings(change.path, text, lines, reading.builds, macros)
+    return out
+
+
+def patch_macros(reading: Reading) -> dict[str, preprocessor.Macro]:
+    """The macros every C or C++ production file of the patch defines: a header may define
+    what another file of the patch uses (`#define X(n) get ## env(n)` in one, `X("V")` in the
+    other)."""
+    out: dict[str, preprocessor.Macro] = {}
+    for change in reading.patch.files:
+        text = reading.texts.get(change.path)
+        if text is None or change.path.endswith(".py"):
+            continue
+        if reading.classes[change.path].kind == PRODUCTION:
+            out.update(preprocessor.macros(text))
     return out
 
 

@@ -143,6 +143,26 @@ def compiler_include_dirs() -> tuple[str, ...]:
     return tuple(line.strip() for line in match.group(1).splitlines() if line.strip())
 
 
+@functools.cache
+def c_library_functions() -> frozenset[str]:
+    """The functions the C library the compiler links exports (`nm -D --defined-only`): a
+    global function of the same name in production code replaces it for the whole program."""
+    try:
+        where = run_tool(["c++", "-print-file-name=libc.so.6"], cwd=Path("/"))
+        path = where.stdout.decode().strip()
+        if not path.startswith("/"):
+            return frozenset()
+        listed = run_tool(["nm", "-D", "--defined-only", path], cwd=Path("/"))
+    except OSError:
+        return frozenset()
+    names = set()
+    for line in listed.stdout.decode("utf-8", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in ("T", "W", "i"):
+            names.add(parts[2].split("@", 1)[0])
+    return frozenset(n for n in names if not n.startswith("_"))
+
+
 def include_flags(commands: Iterable[str]) -> tuple[set[str], set[str]]:
     """(-I/-iquote directories, -isystem/-idirafter directories) of compile command lines."""
     local: set[str] = set()
@@ -294,6 +314,7 @@ def cpp_builds(
             system_header=system,
             variables=frozenset(variables),
             modules=frozenset(modules),
+            library_functions=c_library_functions(),
         )
     local, isystem = include_flags(graph.compiles.values())
     search = (*search, *(d for d in (*local, *isystem) if d.startswith("/")))
@@ -315,6 +336,7 @@ def cpp_builds(
         test_headers=frozenset(headers),
         system_header=system,
         variables=frozenset(variables),
+        library_functions=c_library_functions(),
     )
 
 

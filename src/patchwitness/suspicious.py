@@ -27,6 +27,7 @@ GAMING_KINDS = {
     "patches-test-framework",
     "swallows-assertion",
     "redefines-library",
+    "redirects-output",
 }
 
 # -- Python ------------------------------------------------------------------------------------
@@ -67,8 +68,19 @@ PY_COVERAGE = re.compile(
 # -- C++ ---------------------------------------------------------------------------------------
 
 # A production path that ends the process *successfully* is how a C++ patch makes a golden pass
-# without running it; abort() or a failing status is an ordinary error path and only noted.
-CPP_EXIT = re.compile(r"\b(?:std::)?(?:exit|_exit|_Exit|quick_exit)\s*\(\s*(0|EXIT_SUCCESS)\s*\)")
+# without running it: any status but a failing literal may be success (`exit(released)` with
+# `released` 0); abort() or a failing status is an ordinary error path and only noted.
+CPP_EXIT = re.compile(
+    r"\b(?:std::)?(?:exit|_exit|_Exit|quick_exit)\s*\("
+    r"(?!\s*(?:-\s*)?(?:[1-9][0-9]*|EXIT_FAILURE)\s*\))"
+)
+# Production code that takes hold of the process's output: its buffer, the stream itself, or
+# the file descriptor under it, where a test program's verdict is printed and read.
+CPP_OUTPUT = re.compile(
+    r"\b(?:std::)?(?:setvbuf|setbuf|setlinebuf|setbuffer|freopen|fopencookie|dup2|dup3)\s*\(|"
+    r"\b(?:std::)?c(?:out|err|log)\s*\.\s*rdbuf\s*\(\s*[^)\s]|"
+    r"\b(?:std::)?fclose\s*\(\s*(?:stdout|stderr)\b"
+)
 CPP_ABORT = re.compile(r"\b(?:std::)?(?:abort|exit|_exit|_Exit|quick_exit|terminate)\s*\(")
 CPP_RUNNER_PROBES = re.compile(
     r"\bGTEST_\w+|\bGOOGLETEST_\w+|\btesting\s*::|\bUnitTest\s*::\s*GetInstance|\bCATCH_\w+|"
@@ -271,13 +283,22 @@ def cpp_findings(
                     f"includes it: {_quote(text)}",
                 )
             )
+        if CPP_OUTPUT.search(code):
+            out.append(
+                _finding(
+                    "redirects-output",
+                    path,
+                    number,
+                    f"production code takes hold of the process's output: {_quote(text)}",
+                )
+            )
         if CPP_EXIT.search(code):
             out.append(
                 _finding(
                     "exit-at-import",
                     path,
                     number,
-                    f"production code exits with success: {_quote(text)}",
+                    f"production code exits with a status that may be success: {_quote(text)}",
                 )
             )
         elif CPP_ABORT.search(code):
