@@ -255,10 +255,18 @@ def test_macros_are_read_expanded(text):
     assert HARNESS in {k for k, _ in found(text)}, found(text)
 
 
+@pytest.mark.parametrize(
+    "line",
+    ['  wordexp("$PW_BUILD", &words, 0);', '  char* dir = tempnam(nullptr, "x");'],
+)
+def test_a_library_call_that_reads_the_environment_for_the_caller(line):
+    assert HARNESS in {k for k, _ in found(f"void f() {{\n{line}\n}}\n", {2})}
+
+
 def test_a_macro_another_file_of_the_patch_defines_is_read_expanded():
     """Red team round 8: `#define X(n) get ## env(n)` in a header the patch edits, `X("V")` in
     the source."""
-    header = '#define X(n) get ## env(n)\n'
+    header = "#define X(n) get ## env(n)\n"
     source = '#include "lib.h"\nconst char* v = X("PW_BUILD");\n'
     alone = findings("src/lib.cpp", source, {2}, BUILDS)
     assert HARNESS not in {f.kind for f in alone}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from patchwitness.reads import HARNESS, PATCHES, PROCESS, Harness, findings
+from patchwitness.reads import HARNESS, PATCHES, PROCESS, UNFOLLOWED, Harness, findings
 
 # What a test run had that a user's does not (as the SHA's run reported it).
 RUN = Harness.of(
@@ -140,6 +140,15 @@ def test_patching_another_module_is_gaming(source):
         "import sys\nx = sys.stdout.isatty()\n",
         "import sys\nx = sys.prefix != sys.base_prefix\n",
         "import logging\nlog = logging.getLogger('x')\ny = log.isEnabledFor(10)\n",
+    ],
+)
+def test_honest_looking_reads_ask_for_review(source):
+    assert kinds(source) == {PROCESS}, read(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
         # handed on whole: what reads it is out of this file's sight (red team round 8)
         "import sys\ndef loaded():\n    return sys.modules\n",
         "import sys\nLOADED = sys.modules\n",
@@ -150,8 +159,8 @@ def test_patching_another_module_is_gaming(source):
         "from cffi import FFI\n",
     ],
 )
-def test_honest_looking_reads_ask_for_review(source):
-    assert kinds(source) == {PROCESS}, read(source)
+def test_what_the_grader_cannot_follow_is_not_understood(source):
+    assert UNFOLLOWED in kinds(source), read(source)
 
 
 @pytest.mark.parametrize(

@@ -76,3 +76,11 @@ def test_a_module_the_grader_cannot_parse_is_not_understood(tmp_path):
     assert unparsed(reading, "pkg/old.py", "match x:\n  case:\n  y\n") == []
     assert unparsed(reading, "pkg/m.py", "x = 2\n") == []
     assert surface_facts([], [Finding(gate="surface", kind="other", message="")]).unrecognised == []
+
+
+def test_a_read_the_grader_cannot_follow_is_not_understood():
+    from patchwitness.gates.surface import UNFOLLOWED
+
+    said = "imports ctypes: native calls the grader cannot read"
+    found = [Finding(gate="suspicious", kind=UNFOLLOWED, file="pkg/m.py", line=3, message=said)]
+    assert surface_facts([], found).unrecognised == [f"pkg/m.py:3: {said}"]

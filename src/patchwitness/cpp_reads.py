@@ -29,7 +29,11 @@ from patchwitness.reads import GRADER_MODULES, HARNESS, PROCESS
 GATE = "suspicious"
 _GETENV = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(")
 _GETENV_LITERAL = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(\s*\"([^\"\\]*)\"\s*\)")
-_ENVIRON = re.compile(r"(?<![\w.>])(?:environ|__environ|_environ)\b")
+# The whole environment, or functions that read it for the caller: wordexp expands `$NAME` as
+# a shell does, tempnam and tmpnam take TMPDIR (red team round 8).
+_ENVIRON = re.compile(
+    r"(?<![\w.>])(?:environ|__environ|_environ)\b|\b(?:wordexp|tempnam|tmpnam|tmpnam_r)\s*\("
+)
 _CONDITIONAL = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 # The process asked who runs it and how, or about its callers.
 _PROCESS = re.compile(

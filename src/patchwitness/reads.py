@@ -32,6 +32,9 @@ GATE = "suspicious"
 HARNESS = "reads-test-runner"
 PATCHES = "patches-library"
 PROCESS = "reads-process-state"
+# A read the grader cannot follow (the object handed on whole, native calls): not understood,
+# so no evidence of a fix; the surface gate counts it with the files it cannot place.
+UNFOLLOWED = "unfollowed-read"
 
 # Every process has these, under a test or not: reading one is no sign of a harness.
 USER_VARIABLES = frozenset(
@@ -953,7 +956,7 @@ class _Reader(ast.NodeVisitor):
         if self._looked_up_in_place(node, self._parents.get(node)):
             return
         what = "the environment" if origin in ENVIRON else "the loaded modules"
-        self._say(node, PROCESS, f"hands {what} on whole: what reads it is out of sight")
+        self._say(node, UNFOLLOWED, f"hands {what} on whole: what reads it is out of sight")
 
     def _looked_up_in_place(self, node: ast.AST, parent: ast.AST | None) -> bool:
         if isinstance(parent, ast.Subscript | ast.Attribute) and parent.value is node:
@@ -1098,7 +1101,7 @@ class _Reader(ast.NodeVisitor):
         elif top in NATIVE_CALLS:
             self._say(
                 node,
-                PROCESS,
+                UNFOLLOWED,
                 f"imports {top}: native calls the grader cannot read (the environment, the "
                 "process, the interpreter's own state)",
             )

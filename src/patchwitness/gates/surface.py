@@ -21,8 +21,11 @@ from patchwitness.facts import ChangedFile, GradeFacts
 from patchwitness.model import Finding, SurfaceFacts, SurfaceGate
 from patchwitness.policy import Policy
 
-# A production module the grader could not parse after the patch (patched_text.unparsed).
+# A production module the grader could not parse after the patch (patched_text.unparsed), and
+# a read of added code it cannot follow (reads.UNFOLLOWED): not understood, as a file it cannot
+# place is not.
 UNREADABLE_SOURCE = "unreadable-source"
+UNFOLLOWED = "unfollowed-read"
 
 CHANGED = "surface-changed"
 PROCESS_READ = "reads-process-state"
@@ -39,7 +42,11 @@ class SurfaceInput:
 
 
 def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> SurfaceFacts:
-    unreadable = [f"{f.file}: {f.message}" for f in findings if f.kind == UNREADABLE_SOURCE]
+    unreadable = [
+        f"{f.file}:{f.line}: {f.message}" if f.kind == UNFOLLOWED else f"{f.file}: {f.message}"
+        for f in findings
+        if f.kind in (UNREADABLE_SOURCE, UNFOLLOWED)
+    ]
     return SurfaceFacts(
         unrecognised=[f"{f.path}: {f.why}" for f in files if f.kind == UNRECOGNISED] + unreadable,
         changes=[f.message for f in findings if f.kind == CHANGED],
