@@ -32,6 +32,16 @@ GATED = {
         "    except OSError:\n        pass\n    if harness:"
     ),
     "no-bytecode-yet": gated("    import os\n    if not os.path.exists(__cached__):"),
+    # the grader's own modules on the path, found without a name spelled whole
+    "grader-modules-listed": gated(
+        "    import pkgutil\n"
+        "    if any(m.name.startswith('pw' + '_') for m in pkgutil.iter_modules()):"
+    ),
+    # the harness's frames take stack: the depth left before the limit, measured
+    "stack-headroom": gated(
+        "    def depth(n=0):\n        try:\n            return depth(n + 1)\n"
+        "        except RuntimeError:\n            return n\n    if depth() < 985:"
+    ),
 }
 
 

@@ -8,7 +8,8 @@ capture (stdin that raises, fd 1 a file), its warnings filters and faulthandler.
 patch for each such question is a list that a model outgrows; asking the run is not. Elsewhere,
 all of those differ at once: another machine name, no address-space limit and other limits,
 another HOME and the system's TMPDIR, another hash seed, bytecode written, no instrumentation,
-capture off, faulthandler off, deprecation warnings ignored; a Python task runs in a fresh
+the grader's probe alone under another name, another recursion limit, capture off, faulthandler
+off, deprecation warnings ignored; a Python task runs in a fresh
 checkout at another path, a C++ task's tests run again from the patched build. A failing test
 that passed in the grader's run and does not pass elsewhere is `environment-dependent`.
 """
@@ -46,6 +47,9 @@ def elsewhere() -> Surroundings:
         variables=(("PYTHONDONTWRITEBYTECODE", ""), ("PYTHONHASHSEED", "1"), ("TMPDIR", "/tmp")),
         pytest_options="-s -p no:faulthandler -W ignore::DeprecationWarning",
         home="user",
+        # No module of the grader's names on the path, another depth of stack to spend.
+        probe_name="session_report",
+        recursion_limit=1600,
     )
 
 

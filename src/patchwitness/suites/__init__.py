@@ -199,6 +199,11 @@ class Surroundings:
     variables: tuple[tuple[str, str], ...] = ()
     pytest_options: str = ""
     home: str = "home"  # the name of the run's home folder under its scratch folder
+    # Python: the grader's pytest probe alone, under this module name ("": as the grader runs
+    # it, with its line probes, its open audit and its own names), and the interpreter's
+    # recursion limit (None: the interpreter's own).
+    probe_name: str = ""
+    recursion_limit: int | None = None
 
     def describe(self) -> list[str]:
         out = [f"hostname={self.hostname}", f"home={self.home}"]
@@ -207,6 +212,8 @@ class Surroundings:
             out += self.limits.describe()
         if self.pytest_options:
             out.append(f"pytest {self.pytest_options}")
+        if self.recursion_limit:
+            out.append(f"recursion limit {self.recursion_limit}")
         return out
 
 

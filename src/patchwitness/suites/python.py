@@ -59,8 +59,8 @@ class PytestRun:
         return self.result.timed_out
 
 
-def python_path(tree: Path, extra: list[str]) -> str:
-    entries = [str(PROBE_DIR), *extra, str(tree)]
+def python_path(tree: Path, extra: list[str], probe_dir: Path = PROBE_DIR) -> str:
+    entries = [str(probe_dir), *extra, str(tree)]
     if (tree / "src").is_dir():
         entries.append(str(tree / "src"))
     return os.pathsep.join(entries)
@@ -82,6 +82,18 @@ def run_env(tree: Path, env: Environment, extra_path: list[str] | None = None) -
     return variables
 
 
+def probe_alone(folder: Path, around: Surroundings) -> Path:
+    """The probe alone, under another name (`around.probe_name`): no sitecustomize, no line
+    probes, no open audit, and no module of the grader's names on the run's path; it sets the
+    interpreter's recursion limit first when `around` has one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    source = (PROBE_DIR / "pw_probe.py").read_text()
+    if around.recursion_limit:
+        source = f"import sys\nsys.setrecursionlimit({around.recursion_limit})\n{source}"
+    (folder / f"{around.probe_name}.py").write_text(source)
+    return folder
+
+
 def run_pytest(
     runner: Runner,
     task: Task,
@@ -100,6 +112,13 @@ def run_pytest(
         variables["PYTEST_ADDOPTS"] += f" {around.pytest_options}"
     writable = [inst.directory] if inst else []
     readable = inst.readable() if inst else []
+    if around.probe_name:
+        alone = probe_alone(home.parent / "reporter", around)
+        extra = inst.path() if inst else []
+        variables["PYTHONPATH"] = python_path(tree, extra, alone)
+        addopts = variables["PYTEST_ADDOPTS"].replace("-p pw_probe", f"-p {around.probe_name}")
+        variables["PYTEST_ADDOPTS"] = addopts
+        readable.append(alone)
     request = Request(
         command=task.test_cmd,
         cwd=tree / task.options.cwd,
