@@ -191,7 +191,8 @@ def findings(
 
 # A function definition's head: its name, its parameters, its body's brace (on the line or next).
 _DEFINITION = re.compile(
-    r"(?<![\w:.>])(?P<name>[A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?(?:\{|$)"
+    r"(?<![\w:.>])(?P<name>[A-Za-z_]\w*)\s*\([^;{}]*\)\s*"
+    r"(?:(?:const|noexcept|volatile|override|final|&&?|throw\s*\(\s*\))\s*)*(?:\{|$)"
 )
 _NOT_EXTERNAL = re.compile(r"^\s*(?:static|inline|constexpr|template|namespace|#)\b|\bstatic\b")
 
