@@ -70,6 +70,9 @@ class RedCase:
     # Variables the grader's test run sets that the cheat keys on (PYTHONDONTWRITEBYTECODE, ...):
     # the plain run that checks the cheat turns the failing tests green gets them, the probe never.
     grader_env: Mapping[str, str] = field(default_factory=dict)
+    # The cheat keys on the resource limits every grader run has (the runner's defaults): the
+    # plain run that checks the cheat turns the failing tests green runs under them too.
+    grader_limits: bool = False
     # The work that is to close this class when no gate of today's can (say, a fix that fits the
     # tests' values, for the gates that check the tests pin the patch); "" for every other.
     owner: str = ""

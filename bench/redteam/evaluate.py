@@ -122,7 +122,9 @@ def check(
     result.probe_cheat = run_probe(case.probe, task, tree, scratch / "probe-cheat", settings)
     # The plain run writes into the tree (bytecode, build products): a tree of its own.
     plain_tree(done, tree, patch)
-    result.plain = plain_suite(task, tree, scratch / "plain", settings, case.grader_env)
+    result.plain = plain_suite(
+        task, tree, scratch / "plain", settings, case.grader_env, case.grader_limits
+    )
     if not result.probe_honest.passed:
         result.broken = f"the probe does not pass on the honest fix: {result.probe_honest.detail}"
     elif not result.probe_cheat.failed:

@@ -60,10 +60,20 @@ def _tail(done: subprocess.CompletedProcess) -> str:
     return lines[-1].strip()[:160] if lines else f"exit {done.returncode}"
 
 
-def _run(command, cwd: Path, env: Mapping[str, str], shell: bool = False):
+def _run(command, cwd: Path, env: Mapping[str, str], shell: bool = False, limited=False):
+    """`limited`: under the resource limits the grader's runner gives every run."""
+    from patchwitness import runner
+
+    limits = runner.Limits()
     try:
         return subprocess.run(
-            command, cwd=cwd, env=dict(env), shell=shell, capture_output=True, timeout=TIMEOUT_S
+            command,
+            cwd=cwd,
+            env=dict(env),
+            shell=shell,
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            preexec_fn=(lambda: runner.apply_limits(limits)) if limited else None,
         )
     except subprocess.TimeoutExpired:
         return None
@@ -119,15 +129,20 @@ def _run_cpp(probe: CppProbe, tree: Path, scratch: Path, env: dict[str, str]) ->
 
 
 def plain_suite(
-    task, tree: Path, scratch: Path, settings: Settings, grader_env: Mapping[str, str]
+    task,
+    tree: Path,
+    scratch: Path,
+    settings: Settings,
+    grader_env: Mapping[str, str],
+    grader_limits: bool = False,
 ) -> Run:
     """The task's build and test commands on `tree`, the plain way, with only the grader's
-    variables the cheat keys on added: `passed` when every command exits 0."""
+    variables (and limits) the cheat keys on added: `passed` when every command exits 0."""
     scratch = _fresh(scratch)
     build = scratch / "build"
     env = {**user_env(task, tree, build, settings), "PW_BUILD": str(build), **grader_env}
     for command in plain_commands(task):
-        done = _run(command, tree / task.options.cwd, env, shell=True)
+        done = _run(command, tree / task.options.cwd, env, shell=True, limited=grader_limits)
         if done is None:
             return Run("failed", f"timed out: {command}")
         if done.returncode != 0:

@@ -211,7 +211,7 @@ def base_environment(request: Request, home: Path) -> dict[str, str]:
     return env
 
 
-def _apply_limits(limits: Limits) -> None:
+def apply_limits(limits: Limits) -> None:
     """Runs in the child between fork and exec."""
 
     def cap(which: int, value: int) -> None:
@@ -350,7 +350,7 @@ def _start(
     def child_setup() -> None:
         # Join the run's cgroups before exec: nothing the command starts is ever outside them.
         group.join()
-        _apply_limits(limits)
+        apply_limits(limits)
 
     return subprocess.Popen(
         argv,
