@@ -325,6 +325,11 @@ LIBC = Builds(library_functions=frozenset({"strcmp", "index", "printf"}))
             'extern "C" int strcmp( const char* a, const char* b ) noexcept\n{\n  return 0;\n}\n',
             True,
         ),
+        # C linkage named on the definition: the C function, from inside a namespace too
+        (
+            'namespace lib {\nextern "C" int strcmp(const char* a, const char* b) {}\n}\n',
+            True,
+        ),
         # a name of its own: in a namespace, a class, with internal linkage, or a call
         ("namespace lib {\nint strcmp(const char* a, const char* b) { return 0; }\n}\n", False),
         ("class A {\n  int index(int i) { return i; }\n};\n", False),

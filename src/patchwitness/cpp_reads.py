@@ -218,7 +218,10 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
         if line[: match.start()].strip() in ("", "return") or "=" in line[: match.start()]:
             continue  # a call, not a definition: no return type before the name
         lines = lines or CppLines(text)
-        if all(_linkage(lines, b) for b in _enclosing(lines, number)):
+        blocks = _enclosing(lines, number)
+        # `extern "C"` on the definition names the C function from inside any namespace too.
+        c_linkage = re.match(r'\s*extern\s*"', line) is not None
+        if all(_linkage(lines, b) or (c_linkage and _is_namespace(lines, b)) for b in blocks):
             name = match.group("name")
             said = f"defines {name}, a function of the C library: every program it links into "
             out.append(_finding(HARNESS, path, number, said + "calls this one (the tests too)"))
@@ -240,6 +243,10 @@ def _enclosing(lines, number: int) -> list:
 def _linkage(lines, block) -> bool:
     """An `extern "C" {` block (its string blanked in the code the blocks are read from)."""
     return re.match(r'extern\s*"', lines.head(block)) is not None
+
+
+def _is_namespace(lines, block) -> bool:
+    return re.match(r"(?:inline\s+)?namespace\b", lines.head(block)) is not None
 
 
 def _finding(kind: str, path: str, line: int, message: str) -> Finding:
