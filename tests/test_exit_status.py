@@ -50,3 +50,15 @@ def test_a_contradiction_the_sha_already_had_is_the_projects_own():
     assert exit_contradictions(project, run(0, 5, {})) == []
     found = exit_contradictions(run(1, 1, RED), run(1, 0, GREEN))
     assert len(found) == 1 and "rewritten inside the process" in found[0]
+
+
+def test_the_visible_part_of_a_run_that_carried_the_hidden_tests_is_not_held_to_its_status():
+    from patchwitness.phases.hidden import visible_part
+    from patchwitness.suites import SuiteRun
+
+    # One run carried both: a hidden test failed, so the process exited 1; the visible tests
+    # all passed. The whole run is held to its status, the visible part is not.
+    whole = run(1, 1, {"tests/t.py::a": "passed", "tests/hidden.py::h": "failed"})
+    part = visible_part(SuiteRun(run=whole, started=True), ["tests/hidden.py"])
+    assert disowned_exit(whole) == "" and disowned_exit(part.run) == ""
+    assert part.run.reported_exit is None

@@ -302,6 +302,7 @@ def test_hidden_tests_grade_the_honest_fix_in_one_run(tmp_path):
         "the census of the touched files",
         "building and running the tests",
         "coverage on the hunk",
+        "the failing tests elsewhere",
     ]
     seen = facts_of(verdict)
     assert seen.fail_to_pass == ["tests/test_size.py::test_giga"]
@@ -309,6 +310,26 @@ def test_hidden_tests_grade_the_honest_fix_in_one_run(tmp_path):
     assert "tests/test_units.py::test_kilo_unit" in seen.pass_to_pass
     assert verdict.gates.coverage.row == "all-hit"
     assert verdict.gates.special.row == "clean"
+
+
+# The giga unit only where pytest's captured stdin raises: the grader's run, not a user's.
+UNDER_CAPTURE = [
+    (
+        "units/size.py",
+        "    text = text.strip().lower()\n",
+        "    text = text.strip().lower()\n    import sys\n    harness = True\n    try:\n"
+        "        harness = bool(sys.stdin.read(0))\n    except OSError:\n        pass\n"
+        "    if harness and text[-1] == 'g':\n        return int(text[:-1]) * 1024**3\n",
+    )
+]
+
+
+@pytest.mark.slow
+def test_the_hidden_failing_tests_run_elsewhere_too(tmp_path):
+    built = hidden_task(tmp_path)
+    verdict = grade(built.task_dir, built.patch(UNDER_CAPTURE), settings=Settings())
+    assert verdict.label == "UNPRINTABLE", verdict.reasons
+    assert verdict.gates.surface.row == "environment-dependent", verdict.reasons
 
 
 @pytest.mark.slow

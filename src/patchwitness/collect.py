@@ -206,7 +206,7 @@ def _grade_patched(
             ]
             ctx.clock.lap("coverage")
         _pristine(facts, ctx, applied, early)
-        _elsewhere(facts, ctx, tree, ran.after, run_suite)
+        _elsewhere(facts, ctx, tree, measured, run_suite)
         _matrix(facts, ctx, tree, applied, ran.after)
     ctx.clock.lap("cleanup")  # removing the patched workspace (its build trees)
 
@@ -330,15 +330,16 @@ def _pristine(
 def _elsewhere(
     facts: GradeFacts, ctx: GradeContext, tree: Tree, after: SuiteRun, run_suite: SuiteOver
 ) -> None:
-    """The failing tests once more, elsewhere, unless the patched run did not build or finish
-    or another gate already rejected the patch; a task with hidden tests is not yet asked."""
-    if after.build_failed or after.timed_out or ctx.task.hidden:
+    """The failing tests once more, elsewhere, unless the run they ran in (`after`: the hidden
+    run, with hidden tests) did not build or finish, or another gate already rejected the
+    patch."""
+    if after.build_failed or after.timed_out or not after.started:
         return
     rejected = rejecting(facts, ctx.settings.policy)
     if rejected and not ctx.settings.all_gates:
         facts.skipped["elsewhere"] = f"{rejected} already rejected the patch"
         return
-    facts.elsewhere, found = collect_elsewhere(ctx, tree, after, run_suite.focus)
+    facts.elsewhere, found = collect_elsewhere(ctx, tree, after, run_suite.focus, facts.hidden)
     facts.findings += found
 
 

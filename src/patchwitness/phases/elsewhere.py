@@ -16,13 +16,15 @@ that passed in the grader's run and does not pass elsewhere is `environment-depe
 
 from __future__ import annotations
 
+import secrets
 import socket
 
 from patchwitness import history, languages
-from patchwitness.facts import ElsewhereCollected
+from patchwitness.facts import ElsewhereCollected, HiddenCollected
 from patchwitness.languages.cpp import cpp_suite
 from patchwitness.model import Finding
 from patchwitness.phases.context import GradeContext, Tree
+from patchwitness.phases.hidden import hidden_applied
 from patchwitness.runner import Limits
 from patchwitness.suites import AT_THE_GRADER, Focus, SuiteRun, Surroundings
 
@@ -47,27 +49,39 @@ def elsewhere() -> Surroundings:
         variables=(("PYTHONDONTWRITEBYTECODE", ""), ("PYTHONHASHSEED", "1"), ("TMPDIR", "/tmp")),
         pytest_options="-s -p no:faulthandler -W ignore::DeprecationWarning",
         home="user",
-        # No module of the grader's names on the path, another depth of stack to spend.
-        probe_name="session_report",
+        # No module of the grader's names on the path (nor one a patch could know: a new name
+        # each run), another depth of stack to spend.
+        probe_name=f"report_{secrets.token_hex(4)}",
         recursion_limit=1600,
     )
 
 
-def failing_to_check(ctx: GradeContext, after: SuiteRun) -> list[str]:
-    """The failing tests the grader's run passed, less the ones the SHA's runs found flaky."""
+def failing_to_check(
+    ctx: GradeContext, measured: SuiteRun, hidden: HiddenCollected | None
+) -> list[str]:
+    """The failing tests (the hidden ones, with hidden tests) the grader's run passed, less the
+    ones the SHA's runs found flaky."""
     flaky = set(ctx.base.flaky)
-    return [k for k in ctx.failing if after.outcomes.get(k) == "passed" and k not in flaky]
+    failing = hidden.failing if hidden is not None else ctx.failing
+    return [k for k in failing if measured.outcomes.get(k) == "passed" and k not in flaky]
 
 
 def collect_elsewhere(
-    ctx: GradeContext, tree: Tree, after: SuiteRun, focus: Focus
+    ctx: GradeContext,
+    tree: Tree,
+    measured: SuiteRun,
+    focus: Focus,
+    hidden: HiddenCollected | None = None,
 ) -> tuple[ElsewhereCollected, list[Finding]]:
-    checked = failing_to_check(ctx, after)
+    """`measured`: the run the failing tests ran in (the hidden run, with hidden tests)."""
+    if hidden is not None and not languages.of(ctx.task).elsewhere_in_a_fresh_tree:
+        return ElsewhereCollected(skipped="hidden tests over a warm build: not asked yet"), []
+    checked = failing_to_check(ctx, measured, hidden)
     if not checked:
         return ElsewhereCollected(skipped="no failing test passed in the grader's run"), []
     around = elsewhere()
     ctx.clock.say("the failing tests elsewhere")
-    run = _run(ctx, tree, after, focus, around)
+    run = _run(ctx, tree, measured, focus, around, hidden)
     ctx.clock.lap("elsewhere")
     outcomes = {k: run.outcomes.get(k, "missing") for k in checked}
     if run.build_failed or run.timed_out or not run.started:
@@ -89,14 +103,25 @@ def collect_elsewhere(
 
 
 def _run(
-    ctx: GradeContext, tree: Tree, after: SuiteRun, focus: Focus, around: Surroundings
+    ctx: GradeContext,
+    tree: Tree,
+    after: SuiteRun,
+    focus: Focus,
+    around: Surroundings,
+    hidden: HiddenCollected | None,
 ) -> SuiteRun:
     """A Python task's tests in a fresh checkout of the patched tree (another path, no file the
-    grader's run left); a C++ task's from the patched build, as it is."""
+    grader's run left), the hidden tests applied as for the grader's run; a C++ task's from the
+    patched build, as it is."""
     if languages.of(ctx.task).elsewhere_in_a_fresh_tree:
         with history.checkout(ctx.task, ctx.settings.cache) as ws:
             ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
-            return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
+            if hidden is None:
+                return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
+            with hidden_applied(ws, ctx.task, hidden.model_copy(deep=True)) as applied:
+                # They applied over the same patch in the grader's tree: here too.
+                assert applied, "the hidden tests applied in the grader's tree, not here"
+                return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
     return cpp_suite(ctx.suite).run(
         tree.ws.repo,
         tree.ws.new_dir("elsewhere"),

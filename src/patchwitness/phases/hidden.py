@@ -103,13 +103,15 @@ def run_hidden(
 
 
 def visible_part(run: SuiteRun, files: list[str]) -> SuiteRun:
-    """The run as the visible tests saw it: the tests outside the hidden files."""
+    """The run as the visible tests saw it: the tests outside the hidden files. The process's
+    exit status is the whole run's: the part is not held to it (the whole run is)."""
     outcomes = hidden.project(run.run.outcomes, files)
     test_run = run.run.model_copy(
         update={
             "outcomes": outcomes,
             "collected": [k for k in run.run.collected if k in outcomes],
             "ids": {k: v for k, v in run.run.ids.items() if k in outcomes},
+            "reported_exit": None,
         }
     )
     return replace(run, run=test_run)
