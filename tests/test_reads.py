@@ -108,6 +108,13 @@ def kinds(source: str) -> set[str]:
         "x = [c for c in object.__subclasses__() if 'pytest' in c.__module__]\n",
         "import signal\nx = signal.getsignal(2)\n",
         "from . import _hooks\nx = '_pytest' in _hooks.sys.modules\n",
+        # red team round 9: the builtins by another door, the sandbox's numbers, descriptors
+        "import builtins\nx = '_pytest' in builtins.__import__('sys').modules\n",
+        "x = __builtins__['eval']('1')\n",
+        "import os\nx = os.getpid() < 1000\n",
+        "import os\nx = os.getuid() > 1_000_000\n",
+        "import os, stat\nx = any(stat.S_ISFIFO(os.fstat(n).st_mode) for n in range(3, 32))\n",
+        "import os, stat\nx = stat.S_ISREG(os.fstat(3 - 2).st_mode)\n",
         # the test runner itself, however its name is spelled (Python folds identifiers NFKC)
         "import pytest\nx = pytest.__version__\n",
         "from _\uff50\uff59\uff54\uff45\uff53\uff54.debugging import pytestPDB\n",
@@ -154,6 +161,10 @@ def test_honest_looking_reads_ask_for_review(source):
         "import sys\nLOADED = sys.modules\n",
         "import os\nimport subprocess\nsubprocess.run(['x'], env=os.environ)\n",
         "import sys\nclass A:\n    def __init__(self):\n        self.m = sys.modules\n",
+        "import sys\ndef loaded():\n    return getattr(sys, 'modules')\n",
+        "import os\ndef read(get=os.getenv):\n    return get('PYTEST_CURRENT_TEST')\n",
+        "import os\nREADERS = [os.environ.get]\n",
+        "import sys\nname = 'mod' + 'ules'\nx = getattr(sys, name)\n",
         # native calls: whatever they read, the grader cannot follow
         "import ctypes\nlibc = ctypes.CDLL(None)\n",
         "from cffi import FFI\n",
@@ -179,6 +190,9 @@ def test_what_the_grader_cannot_follow_is_not_understood(source):
         "import logging\nlog = logging.getLogger(__name__)\nlog.info('x')\n",
         "import warnings\nwarnings.warn('deprecated', DeprecationWarning)\n",
         "try:\n    x = int('3')\nexcept ValueError:\n    x = 0\n",
+        # the pid kept to tell a forked child
+        "import os\nclass C:\n    def __init__(self):\n        self.pid = os.getpid()\n"
+        "    def forked(self):\n        return os.getpid() != self.pid\n",
     ],
 )
 def test_ordinary_code_reads_nothing(source):

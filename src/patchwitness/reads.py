@@ -63,6 +63,38 @@ ENVIRON = {"os.environ", "os.environb", "posix.environ", "nt.environ"}
 # Objects whose every key is something a harness may set: looked up in place, they are judged
 # by the key; handed on whole, by what they are.
 WATCHED_WHOLE = ENVIRON | {"sys.modules"}
+# Functions that read them for their caller: called in place, they are judged by the key; handed
+# on as values, what calls them is out of sight.
+WATCHED_READERS = {"os.getenv", "os.getenvb", "posix.getenv"} | {
+    f"{e}.{m}" for e in ENVIRON | {"sys.modules"} for m in ("get", "__getitem__", "__contains__")
+}
+# The process's identity: a number the sandbox gives (its pid namespace, its uid).
+IDENTITY_CALLS = {
+    "os.getpid",
+    "os.getppid",
+    "os.getuid",
+    "os.geteuid",
+    "os.getgid",
+    "os.getegid",
+    "os.getpgrp",
+    "os.getpgid",
+    "os.getsid",
+}
+# Calls that ask about a file descriptor.
+FD_CALLS = {
+    "os.fstat",
+    "os.isatty",
+    "os.lseek",
+    "os.ttyname",
+    "os.get_inheritable",
+    "os.get_blocking",
+    "os.fdopen",
+    "os.dup",
+    "os.read",
+    "fcntl.fcntl",
+}
+# The modules whose members the resolver must name to follow a read.
+RESOLVED_MODULES = {"sys", "os", "builtins", "posix"}
 GETENV = {"os.getenv", "os.getenvb", "posix.getenv"}
 ENV_WRITES = {"os.putenv", "os.unsetenv", "posix.putenv", "posix.unsetenv"}
 # Attributes of `sys` that are values of the platform or plain I/O, not state a harness sets.
@@ -288,7 +320,7 @@ class _Module:
             return False
         if isinstance(node.func, ast.Name) and node.func.id == "__import__":
             return True
-        return self.resolve(node.func) in IMPORTERS
+        return self.resolve(node.func) in IMPORTERS | {"builtins.__import__"}
 
     def resolve(self, node: ast.AST) -> str:
         """`E.get` -> `os.environ.get` for `from os import environ as E`; '' when unknown."""
@@ -318,6 +350,35 @@ class _Module:
             return ""
         head = self.aliases.get(node.id, "")
         return canonical(".".join([head, *reversed(parts)])) if head else ""
+
+
+def _builtin_looked_up(node: ast.AST) -> str:
+    """`__builtins__["eval"]` is the builtin eval ('' for anything else)."""
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "__builtins__"
+        and isinstance(_literal(node.slice), str)
+    ):
+        return str(_literal(node.slice))
+    return ""
+
+
+def _constant_int(node: ast.AST) -> int | None:
+    """The value of an integer expression of constants (`3 - 2`), None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _constant_int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
+        left, right = _constant_int(node.left), _constant_int(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return left + right
+        return left - right if isinstance(node.op, ast.Sub) else left * right
+    return None
 
 
 def _namespace_lookup(node: ast.AST) -> tuple[ast.AST, str] | None:
@@ -632,6 +693,7 @@ class _Reader(ast.NodeVisitor):
         self.hook_words: frozenset[str] = frozenset()  # set when the runner imports the package
         self._loggers: set[str] = set()  # names bound to a logger
         self._parents: dict[ast.AST, ast.AST] = {}  # every node's parent
+        self._range_targets: set[str] = set()  # names a loop over range() binds
 
     # -- where the code runs from ------------------------------------------------------------
 
@@ -644,6 +706,16 @@ class _Reader(ast.NodeVisitor):
         ]
         self._parents = {
             child: parent for parent in ast.walk(node) for child in ast.iter_child_nodes(parent)
+        }
+        self._range_targets = {
+            target.id
+            for loop in ast.walk(node)
+            if isinstance(loop, ast.For | ast.comprehension)
+            and isinstance(loop.iter, ast.Call)
+            and isinstance(loop.iter.func, ast.Name)
+            and loop.iter.func.id == "range"
+            for target in ast.walk(loop.target)
+            if isinstance(target, ast.Name)
         }
         for assign in ast.walk(node):
             if isinstance(assign, ast.Assign | ast.AnnAssign) and assign.value is not None:
@@ -761,6 +833,14 @@ class _Reader(ast.NodeVisitor):
     def visit_Compare(self, node: ast.Compare) -> None:
         sides = [node.left, *node.comparators]
         numbers = [s for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, int)]
+        identity = [
+            s
+            for s in sides
+            if isinstance(s, ast.Call) and self.module.resolve(s.func) in IDENTITY_CALLS
+        ]
+        if numbers and identity:
+            said = "compares the process's identity with a number: the sandbox gives it"
+            self._say(node, HARNESS, said)
         if numbers and any(self._hashes(s) for s in sides):
             self._say(node, HARNESS, "compares a hash with a number: fixed by the runner's seed")
         for side in sides:
@@ -783,6 +863,11 @@ class _Reader(ast.NodeVisitor):
         called = self.module.resolve(node.func)
         if not called and isinstance(node.func, ast.Name):
             called = node.func.id  # a builtin: exec, isinstance, getattr
+        if not called:
+            called = _builtin_looked_up(node.func)  # `__builtins__["eval"](...)`
+        if _is_getattr(node):
+            self._escapes(node, self.module.resolve(node))
+            self._unresolved_member(node)
         key = node.args[0] if node.args else None
         literal = _literal(key) if key is not None else None
         if self._hashes(node) and isinstance(literal, str | bytes):
@@ -851,6 +936,14 @@ class _Reader(ast.NodeVisitor):
         elif name.split(".", 1)[0] in GRADER_MODULES:
             self._say(node, HARNESS, f"imports {name}, the grader's own module in the run")
 
+    def _unresolved_member(self, node: ast.Call) -> None:
+        """`getattr(sys, name)` with a name the code builds: a member of a module the reads
+        follow, which the grader cannot name."""
+        if len(node.args) < 2 or isinstance(_literal(node.args[1]), str):
+            return
+        if self.module.resolve(node.args[0]) in RESOLVED_MODULES:
+            self._say(node, UNFOLLOWED, "looks up a member of sys, os or builtins by a built name")
+
     def _code_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
         if called in RUNS_CODE:
             self._say(node, HARNESS, "runs code the grader cannot read (exec, eval, a loader)")
@@ -861,9 +954,15 @@ class _Reader(ast.NodeVisitor):
         if called in ("isinstance", "type", "id") and key is not None:
             if self.module.resolve(key) in STREAMS:
                 self._say(node, HARNESS, what)
-        elif called in ("os.fstat", "os.stat", "os.lstat") and key is not None:
-            if _literal(key) in (0, 1, 2) or "fileno" in ast.dump(key):
-                self._say(node, HARNESS, what)
+        elif (
+            called in ("os.fstat", "os.stat", "os.lstat")
+            and key is not None
+            and (_constant_int(key) in (0, 1, 2) or "fileno" in ast.dump(key))
+        ):
+            self._say(node, HARNESS, what)
+        elif called in FD_CALLS and key is not None and self._fd_by_number(key):
+            said = "asks about a file descriptor by its number: the test harness's pipes and files"
+            self._say(node, HARNESS, said)
         elif called.rsplit(".", 1)[-1] == "isatty":
             self._say(node, PROCESS, "asks whether a stream is a terminal")
 
@@ -951,12 +1050,26 @@ class _Reader(ast.NodeVisitor):
         key, an `in` test, a method, a call's argument, a loop, a function's own alias): returned,
         stored at module level, put in a container or an attribute, passed by keyword. What
         reads it then is out of this file's sight, so the grader cannot say what it asks."""
-        if origin not in WATCHED_WHOLE or not isinstance(getattr(node, "ctx", None), ast.Load):
+        if not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
             return
-        if self._looked_up_in_place(node, self._parents.get(node)):
+        parent = self._parents.get(node)
+        if origin in WATCHED_READERS:
+            called = isinstance(parent, ast.Call) and parent.func is node
+            if not (called or self._local_alias(node, parent)):
+                said = f"hands {origin} on as a value: what calls it is out of sight"
+                self._say(node, UNFOLLOWED, said)
+            return
+        if origin not in WATCHED_WHOLE or self._looked_up_in_place(node, parent):
             return
         what = "the environment" if origin in ENVIRON else "the loaded modules"
         self._say(node, UNFOLLOWED, f"hands {what} on whole: what reads it is out of sight")
+
+    def _local_alias(self, node: ast.AST, parent: ast.AST | None) -> bool:
+        return (
+            isinstance(parent, ast.Assign)
+            and self._in_function(node)
+            and all(isinstance(t, ast.Name) for t in parent.targets)
+        )
 
     def _looked_up_in_place(self, node: ast.AST, parent: ast.AST | None) -> bool:
         if isinstance(parent, ast.Subscript | ast.Attribute) and parent.value is node:
@@ -967,9 +1080,15 @@ class _Reader(ast.NodeVisitor):
             return any(a is node for a in parent.args)  # judged whole (_whole_environment)
         if isinstance(parent, ast.For | ast.comprehension):
             return parent.iter is node  # judged whole
-        if isinstance(parent, ast.Assign) and self._in_function(node):
-            return all(isinstance(t, ast.Name) for t in parent.targets)  # an alias, followed
-        return False
+        return self._local_alias(node, parent)  # an alias the resolver follows
+
+    def _fd_by_number(self, node: ast.AST) -> bool:
+        """A descriptor named by a constant above the standard streams, or by a loop over
+        `range()`: no descriptor a program is given, one the harness opened."""
+        value = _constant_int(node)
+        if value is not None:
+            return value > 2
+        return isinstance(node, ast.Name) and node.id in self._range_targets
 
     def _in_function(self, node: ast.AST) -> bool:
         line = getattr(node, "lineno", 0)

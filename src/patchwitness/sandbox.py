@@ -312,6 +312,8 @@ class BwrapConfinement(runner.Confinement):
         # sticky bit as usual; their pages count against the run's memory cgroup as well.
         args += ["--perms", "1777", *tmp_size, "--tmpfs", "/dev/shm"]
         args += ["--perms", "1777", *tmp_size, "--tmpfs", "/tmp"]
+        for name in request.tmp_dirs:
+            args += ["--perms", "1777", "--dir", f"/tmp/{name}"]
         args += _bind_args(view.writable, view.readable)
         if request.network:
             args += _resolv_conf_args()

@@ -46,13 +46,21 @@ def elsewhere() -> Surroundings:
             open_files=4096,
             tmp_mb=2048,
         ),
-        variables=(("PYTHONDONTWRITEBYTECODE", ""), ("PYTHONHASHSEED", "1"), ("TMPDIR", "/tmp")),
+        # A hash seed of its own each run: no value a patch could know, as a user's (random).
+        variables=(
+            ("PYTHONDONTWRITEBYTECODE", ""),
+            ("PYTHONHASHSEED", str(secrets.randbelow(2**32 - 2) + 2)),
+            ("TMPDIR", "/tmp"),
+        ),
         pytest_options="-s -p no:faulthandler -W ignore::DeprecationWarning",
         home="user",
         # No module of the grader's names on the path (nor one a patch could know: a new name
         # each run), another depth of stack to spend.
         probe_name=f"report_{secrets.token_hex(4)}",
         recursion_limit=1600,
+        # No descriptor of the grader's held open, and a /tmp a desktop's looks like.
+        report_by_file=True,
+        tmp_dirs=(".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix"),
     )
 
 

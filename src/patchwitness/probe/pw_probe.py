@@ -33,6 +33,9 @@ WATCHED_HOOKS = (
 )
 
 _fd = None
+# The report file, when the run has no pipe (Request.report_file): taken out of the environment
+# before any code of the tree can read it.
+_file = os.environ.pop("PW_PROBE_FILE", None)
 _root = ""
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,9 +59,14 @@ _hook_words = set()
 
 
 def _emit(event):
-    if _fd is None:
+    if _fd is None and _file is None:
         return
     data = (json.dumps(event, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+    if _fd is None:
+        # Opened per event: no descriptor of the grader's stays open in the process.
+        with open(_file, "ab") as report:
+            report.write(data)
+        return
     view = memoryview(data)
     while view:
         written = os.write(_fd, view)

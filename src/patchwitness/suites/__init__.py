@@ -204,6 +204,8 @@ class Surroundings:
     # recursion limit (None: the interpreter's own).
     probe_name: str = ""
     recursion_limit: int | None = None
+    report_by_file: bool = False  # the probe writes a file, event by event: no pipe held open
+    tmp_dirs: tuple[str, ...] = ()  # what the run's private /tmp holds at the start
 
     def describe(self) -> list[str]:
         out = [f"hostname={self.hostname}", f"home={self.home}"]

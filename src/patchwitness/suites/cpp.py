@@ -237,6 +237,7 @@ class Execution:
     serial_test: threading.Lock | None = field(default=None, compare=False)
     hostname: str = "sandbox"
     home: str = "home"
+    tmp_dirs: tuple[str, ...] = ()
 
 
 DEFAULT_EXECUTION = Execution()
@@ -339,6 +340,7 @@ class CppSuite:
                 home=home,
                 limits=how.limits or Limits(),
                 hostname=how.hostname,
+                tmp_dirs=how.tmp_dirs,
             )
 
         return request
@@ -440,6 +442,7 @@ class CppSuite:
             limits=around.limits,
             hostname=around.hostname,
             home=around.home,
+            tmp_dirs=around.tmp_dirs,
         )
         done = self.execute(tree, scratch, how)
         if done.failed_step:

@@ -112,6 +112,11 @@ def run_pytest(
         variables["PYTEST_ADDOPTS"] += f" {around.pytest_options}"
     writable = [inst.directory] if inst else []
     readable = inst.readable() if inst else []
+    report_file = None
+    if around.report_by_file:
+        (home.parent / "report").mkdir(parents=True, exist_ok=True)
+        report_file = home.parent / "report" / "events.jsonl"
+        writable.append(report_file.parent)
     if around.probe_name:
         alone = probe_alone(home.parent / "reporter", around)
         extra = inst.path() if inst else []
@@ -128,7 +133,9 @@ def run_pytest(
         writable=[tree, home, *writable],
         readable=[PROBE_DIR, *env.readable, *readable],
         home=home,
-        report_pipe=True,
+        report_pipe=report_file is None,
+        report_file=report_file,
+        tmp_dirs=around.tmp_dirs,
         hostname=around.hostname,
         **({"limits": around.limits} if around.limits is not None else {}),
     )
@@ -249,9 +256,9 @@ class PythonSuite:
 
     def run_variables(self) -> set[str]:
         from patchwitness.hits.python import VARIABLES
-        from patchwitness.runner import REPORT_FD, grader_variables
+        from patchwitness.runner import REPORT_FD, REPORT_FILE, grader_variables
 
-        ours = set(run_env(Path("/"), self.env)) | {REPORT_FD, "VIRTUAL_ENV"}
+        ours = set(run_env(Path("/"), self.env)) | {REPORT_FD, REPORT_FILE, "VIRTUAL_ENV"}
         return grader_variables() | ours | VARIABLES
 
     def instrumentations(self) -> list[Instrumentation]:
