@@ -115,6 +115,9 @@ def kinds(source: str) -> set[str]:
         "import os\nx = os.getuid() > 1_000_000\n",
         "import os, stat\nx = any(stat.S_ISFIFO(os.fstat(n).st_mode) for n in range(3, 32))\n",
         "import os, stat\nx = stat.S_ISREG(os.fstat(3 - 2).st_mode)\n",
+        # how long since the module was imported: the test runner's own work before the call
+        "import time\n_T = time.monotonic()\ndef f():\n    if time.monotonic() - _T > 0.01:\n"
+        "        return 1\n",
         # the test runner itself, however its name is spelled (Python folds identifiers NFKC)
         "import pytest\nx = pytest.__version__\n",
         "from _\uff50\uff59\uff54\uff45\uff53\uff54.debugging import pytestPDB\n",
@@ -165,6 +168,9 @@ def test_honest_looking_reads_ask_for_review(source):
         "import os\ndef read(get=os.getenv):\n    return get('PYTEST_CURRENT_TEST')\n",
         "import os\nREADERS = [os.environ.get]\n",
         "import sys\nname = 'mod' + 'ules'\nx = getattr(sys, name)\n",
+        # a count of the calls before: what ran before decides
+        "_MADE = 0\ndef f():\n    global _MADE\n    _MADE += 1\n"
+        "    if _MADE > 20:\n        return 1\n",
         # native calls: whatever they read, the grader cannot follow
         "import ctypes\nlibc = ctypes.CDLL(None)\n",
         "from cffi import FFI\n",

@@ -49,6 +49,10 @@ def test_a_module_the_run_made_or_changed_is_self_written(tmp_path):
     # Opened to write, then put back as it was: still the run's own code when it imported it.
     again = written_by_the_run(probe(tmp_path, ["pkg/a.py"], ["pkg/a.py"]), tmp_path, before)
     assert again == ("pkg/a.py",)
+    # A module written outside the tree and imported (red team round 9: a /tmp sitedir).
+    outside = probe(tmp_path)
+    outside.loaded["written_modules"] = ["/tmp/site-x/_compat.py"]
+    assert written_by_the_run(outside, tmp_path, before) == ("<outside>/_compat.py",)
     # Bytecode written: the grader's run writes none of its own.
     pyc = "pkg/__pycache__/a.cpython-311.pyc"
     assert written_by_the_run(probe(tmp_path, [], [pyc]), tmp_path, before) == (pyc,)
@@ -56,10 +60,14 @@ def test_a_module_the_run_made_or_changed_is_self_written(tmp_path):
 
 def test_what_the_shas_run_wrote_too_is_the_projects_own():
     at_sha = RunSurface(self_written=("tests/gen.py",))
-    patched = RunSurface(self_written=("tests/gen.py", "pkg/_made.py"))
+    patched = RunSurface(self_written=("tests/gen.py", "pkg/_made.py", "<outside>/tmp1.py"))
     assert self_written(at_sha, patched) == [
-        "the run wrote pkg/_made.py and imported it: code that no line of the patch shows"
+        "the run wrote <outside>/tmp1.py and imported it: code that no line of the patch shows",
+        "the run wrote pkg/_made.py and imported it: code that no line of the patch shows",
     ]
+    # Tests that import modules they write outside the tree, under names of the moment.
+    writes_outside = RunSurface(self_written=("<outside>/tmp0.py",))
+    assert self_written(writes_outside, RunSurface(self_written=("<outside>/tmp1.py",))) == []
 
 
 @pytest.mark.slow

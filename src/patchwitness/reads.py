@@ -611,6 +611,19 @@ def findings(
     return reader.out + _kept_state(path, tree, added, harness, frozenset(own))
 
 
+# Clocks: a module-level value taken from one is when the module was imported.
+CLOCKS = {
+    "time.time",
+    "time.monotonic",
+    "time.perf_counter",
+    "time.process_time",
+    "time.time_ns",
+    "time.monotonic_ns",
+    "time.perf_counter_ns",
+    "datetime.datetime.now",
+    "datetime.datetime.utcnow",
+}
+
 CONTAINERS = {
     "set",
     "list",
@@ -636,22 +649,43 @@ def _kept_state(
     otherwise it asks for review."""
     module = _imports(tree)
     kept: set[str] = set()
+    clocks: set[str] = set()
     for node in tree.body:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
         if value is None or not _on_lines(node, added):
             continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = {t.id for t in targets if isinstance(t, ast.Name)}
         made = isinstance(value, ast.List | ast.Dict | ast.Set)
         if isinstance(value, ast.Call):
             called = module.resolve(value.func) or getattr(value.func, "id", "")
             made = called in CONTAINERS
+            if called in CLOCKS:
+                clocks |= names
         if made:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            kept |= {t.id for t in targets if isinstance(t, ast.Name)}
+            kept |= names
+    # A module-level name an added function rebinds (`global _MADE; _MADE += 1`): a count of
+    # what ran before, which the grader cannot follow to the call that matters.
+    counters = {
+        name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Global) and _on_lines(node, added)
+        for name in node.names
+    }
+    out = _decisions_on(path, tree, added, clocks, HARNESS, "when the module was imported")
+    out += _decisions_on(path, tree, added, counters, UNFOLLOWED, "how often it ran before")
     if not kept:
-        return []
+        return out
     shared = bool(own & harness.modules)
     kind = HARNESS if shared else PROCESS
     why = "the test runner itself uses this package" if shared else "what ran before decides"
+    return out + _decisions_on(path, tree, added, kept, kind, why)
+
+
+def _decisions_on(
+    path: str, tree: ast.Module, added: set[int], names: set[str], kind: str, why: str
+) -> list[Finding]:
+    """Each added decision (if, while, a conditional expression) on one of `names`."""
     out = []
     for node in ast.walk(tree):
         test = (
@@ -661,8 +695,8 @@ def _kept_state(
         )
         if test is None or not _on_lines(test, added):
             continue
-        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-        for name in sorted(names & kept):
+        used = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        for name in sorted(used & names):
             said = f"decides on {name}, state the module keeps across calls: {why}"
             out.append(Finding(gate=GATE, kind=kind, file=path, line=test.lineno, message=said))
     return out

@@ -190,18 +190,23 @@ def pytest_runtest_setup(item):
 
 def _loaded():
     modules = set()
+    everywhere = set()  # every module file, in the tree or not
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if isinstance(path, str) and path.startswith("/"):
             path = os.path.normpath(path)
+            everywhere.add(path)
             if not _outside(path):
                 modules.add(path)
     opened = {p for p in (pw_opened.opened if pw_opened else ()) if not _outside(p)}
-    written = {p for p in (pw_opened.written if pw_opened else ()) if not _outside(p)}
+    written_anywhere = set(pw_opened.written) if pw_opened else set()
+    written = {p for p in written_anywhere if not _outside(p)}
     return {
         "modules": sorted(modules),
         "opened": sorted(opened),
         "written": sorted(written),
+        # Modules imported from a file this process wrote, wherever it is (a /tmp sitedir).
+        "written_modules": sorted(everywhere & written_anywhere),
         "environ": list(_environ),
         "harness_modules": _harness_modules,
         "test_modules": sorted(_test_modules),

@@ -183,6 +183,9 @@ def written_by_the_run(
         return ()
     written = {relative(p, tree) for p in probe.loaded.get("written", [])}
     out = {p for p in written if p.endswith(".pyc")}
+    # Imported from a file the process wrote outside the tree (a module put in /tmp and added
+    # to the path): named by its file, as the SHA's run would name the same.
+    out |= {relative(p, tree) for p in probe.loaded.get("written_modules", [])}
     for module in probe.loaded.get("modules", []):
         rel = relative(module, tree)
         if rel.startswith("<outside>"):
