@@ -65,6 +65,8 @@ def test_python_unparseable_file_keeps_line_findings():
         ("  std::exit(-1);", ["exit-call"]),
         # red team round 8: a status held in a variable may be success
         ("  exit(released);", ["exit-at-import"]),
+        ("  fflush( stdout ); ( exit )( released ); }", ["exit-at-import"]),
+        ("  char* const end = stdout->_IO_write_ptr;", ["redirects-output"]),
         ("  std::quick_exit( status );", ["exit-at-import"]),
         # the process's output taken hold of: where a test program prints its verdict
         ("  setvbuf(stdout, staged, _IOFBF, sizeof staged);", ["redirects-output"]),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from patchwitness import preprocessor, sourcefiles
 from patchwitness.model import Finding
-from patchwitness.reads import GRADER_MODULES, HARNESS, PROCESS
+from patchwitness.reads import GRADER_MODULES, HARNESS, PROCESS, UNFOLLOWED
 
 GATE = "suspicious"
 _GETENV = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(")
@@ -34,6 +34,9 @@ _GETENV_LITERAL = re.compile(r"\b(?:std::)?(?:secure_)?getenv\s*\(\s*\"([^\"\\]*
 _ENVIRON = re.compile(
     r"(?<![\w.>])(?:environ|__environ|_environ)\b|\b(?:wordexp|tempnam|tmpnam|tmpnam_r)\s*\("
 )
+# A macro that pastes tokens (`##`): the expansion here is no preprocessor's (arguments are not
+# expanded before pasting), so a name it makes may be one no rule reads (round 9).
+_PASTING = re.compile(r"^\s*#\s*define\b.*##")
 _CONDITIONAL = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 # The process asked who runs it and how, or about its callers.
 _PROCESS = re.compile(
@@ -47,6 +50,20 @@ _PROCESS = re.compile(
     r"|\bgetenv\b(?!\s*\()"
 )
 _KERNEL_FILES = re.compile(r"\"[^\"]*(?:/proc/|/dev/fd|/dev/std|/sys/)")
+# The sandbox's numbers and namespaces (round 9): the process's ids compared with a number, the
+# network's interfaces, the standard streams asked what they are, the environment reached from
+# the stack's end or the dynamic loader, a file of the machine asked for at compile time, and
+# the path the compiler was given the unit by.
+_SANDBOX = re.compile(
+    r"\b(?:getpid|getuid|geteuid|getgid|getegid|getpgrp|getsid)\s*\(\s*\)\s*(?:[<>]=?|[!=]=)\s*\d"
+    r"|\d\s*(?:[<>]=?|[!=]=)\s*(?:::)?(?:getpid|getuid|geteuid|getgid|getegid)\s*\(\s*\)"
+    r"|\b(?:if_nameindex|if_nametoindex|getifaddrs|gethostid)\s*\("
+    r"|\bf?stat\s*\(\s*(?:[012]|STD(?:IN|OUT|ERR)_FILENO|fileno\s*\(\s*std(?:in|out|err)\s*\))\s*,"
+    r"|\b(?:__libc_stack_end|_dl_argv|__libc_argv|_environ|__environ)\b"
+    r'|__has_include\s*\(\s*[<"]\s*/'
+    r"|\b__FILE__\s*\[|\b(?:strn?cmp|strstr|strchr|memcmp)\s*\([^;]*\b__FILE__\b"
+    r"|\b__FILE__\s*[!=]=|\bfile_name\s*\(\s*\)\s*\["
+)
 # Another program run, or the kernel called by number: what it answers, the grader cannot read.
 _RUNS = re.compile(
     r"(?<![\w.>])(?:::)?(?:system|popen|_popen|execl|execlp|execle|execv|execvp|execvpe|fexecve"
@@ -109,7 +126,8 @@ _ADJACENT = re.compile(r'(?<!\\)"\s*"')
 _WEAK = re.compile(
     r"__attribute__\s*\(\s*\(\s*(?:__)?weak(?:ref)?(?:__)?\b|#\s*pragma\s+weak\b"
     r"|\[\[\s*(?:gnu\s*::\s*)?(?:__)?weak(?:ref)?(?:__)?\s*[\](,]"
-    r"|\b(?:__asm__|asm)\s*\(\s*\"[^\"]*\"\s*\)\s*(?:__attribute__|[;=,)])"
+    # an asm label, however spelled: the symbol named by a string no rule reads ("g\x65tenv")
+    r"|\b(?:__asm__|__asm|asm)\s*(?:volatile\s*|__volatile__\s*)?\(\s*\""
 )
 
 
@@ -212,6 +230,8 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
     out = []
     for number in sorted(added):
         line = raw[number - 1] if number <= len(raw) else ""
+        if "(" not in line and number < len(raw) and raw[number].lstrip().startswith("("):
+            line = f"{line} {raw[number]}"  # the name on one line, its parameters on the next
         match = _DEFINITION.search(line)
         if match is None or match.group("name") not in library or _NOT_EXTERNAL.search(line):
             continue
@@ -337,6 +357,9 @@ def _process(
         if number > len(lines):
             continue
         line = lines[number - 1]
+        if _PASTING.match(raw[number - 1]):
+            said = "defines a macro that pastes tokens into names: what it makes is not followed"
+            out.append(_finding(UNFOLLOWED, path, number, said))
         out += _watched_macros(path, number, raw[number - 1], watched)
         out += _constructors(path, number, line)
         literal = _GETENV_LITERAL.findall(line)
@@ -369,6 +392,11 @@ def _process(
 # verdict says of it.
 _LINE_READS = (
     ((_PROCESS, _KERNEL_FILES), "asks about the process that runs it, or about its callers"),
+    (
+        (_SANDBOX,),
+        "asks what only the grader's sandbox and build answer so (ids, interfaces, "
+        "streams, the compiler's paths)",
+    ),
     ((_WEAK,), "refers to a symbol only some programs define (a weak or renamed symbol)"),
     (
         (_INTERPRETER,),

@@ -71,7 +71,7 @@ PY_COVERAGE = re.compile(
 # without running it: any status but a failing literal may be success (`exit(released)` with
 # `released` 0); abort() or a failing status is an ordinary error path and only noted.
 CPP_EXIT = re.compile(
-    r"\b(?:std::)?(?:exit|_exit|_Exit|quick_exit)\s*\("
+    r"\b(?:std::)?\(?\s*(?:::)?(?:exit|_exit|_Exit|quick_exit)\s*\)?\s*\("
     r"(?!\s*(?:-\s*)?(?:[1-9][0-9]*|EXIT_FAILURE)\s*\))"
 )
 # Production code that takes hold of the process's output: its buffer, the stream itself, or
@@ -80,6 +80,8 @@ CPP_OUTPUT = re.compile(
     r"\b(?:std::)?(?:setvbuf|setbuf|setlinebuf|setbuffer|freopen|fopencookie|dup2|dup3)\s*\(|"
     r"\b(?:std::)?c(?:out|err|log)\s*\.\s*rdbuf\s*\(\s*[^)\s]|"
     r"\b(?:std::)?fclose\s*\(\s*(?:stdout|stderr)\b"
+    # the stream's own buffer, through the C library's FILE internals
+    r"|\b_IO_\w+|\b__f(?:pending|bufsize|purge|setlocking)\s*\("
 )
 CPP_ABORT = re.compile(r"\b(?:std::)?(?:abort|exit|_exit|_Exit|quick_exit|terminate)\s*\(")
 CPP_RUNNER_PROBES = re.compile(
