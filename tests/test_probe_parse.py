@@ -373,3 +373,18 @@ def test_the_real_probe_watches_bodies_past_every_hook(tmp_path, rewrite):
         assert "test_x.py::test_fails is reported passed, but its body raised" in said
         assert "test_x.py::Case::test_unit_fails is reported passed, but its body raised" in said
         assert "test_skips" not in said  # a skip is no failure the report hid
+
+
+def test_the_files_the_run_wrote_reach_the_grader():
+    """What the open audit saw written, and the modules imported from such files: the
+    self-written check reads them (a key the parser drops is a check that never fires)."""
+    event = {
+        "event": "loaded",
+        "modules": ["/t/pkg/a.py"],
+        "written": ["/t/pkg/a.py"],
+        "written_modules": ["/tmp/x/_made.py"],
+    }
+    report = parse_probe((json.dumps(event) + "\n").encode())
+    assert report.loaded is not None
+    assert report.loaded["written"] == ["/t/pkg/a.py"]
+    assert report.loaded["written_modules"] == ["/tmp/x/_made.py"]

@@ -24,6 +24,18 @@ GENERATES = (
     "def add(a, b):",
 )
 USES = ("calc/ops.py", "    return a * b + 1", "    return _mul(a, b)")
+# Round 9: the module written to the temporary directory, which is added to the path.
+OUTSIDE = (
+    "calc/ops.py",
+    "def add(a, b):",
+    "import importlib\nimport os\nimport site\nimport tempfile\n\n"
+    "_where = tempfile.gettempdir()\n"
+    "with open(os.path.join(_where, '_made_outside.py'), 'w') as out:\n"
+    "    out.write('def mul(a, b):\\n    return a * b\\n')\n"
+    "site.addsitedir(_where)\n"
+    "from _made_outside import mul as _mul  # noqa: E402\n\n\n"
+    "def add(a, b):",
+)
 
 
 def probe(tree, modules=(), written=()) -> ProbeReport:
@@ -75,7 +87,8 @@ def test_a_patch_whose_run_writes_the_fix_and_imports_it_is_refused(tmp_path):
     calc = make_task(tmp_path, FILES, failing=FAILING)
     honest = grade(calc.task_dir, calc.patch([FIX], name="honest.diff"))
     assert honest.label == "passed", honest.reasons
-    verdict = grade(calc.task_dir, calc.patch([GENERATES, USES], name="made.diff"))
-    reasons = {r.gate: r.row for r in verdict.reasons}
-    assert verdict.label == "UNPRINTABLE", verdict.reasons
-    assert reasons.get("surface") == "surface-changed", verdict.reasons
+    for name, edits in (("made", [GENERATES, USES]), ("outside", [OUTSIDE, USES])):
+        verdict = grade(calc.task_dir, calc.patch(edits, name=f"{name}.diff"))
+        reasons = {r.gate: r.row for r in verdict.reasons}
+        assert verdict.label == "UNPRINTABLE", (name, verdict.reasons)
+        assert reasons.get("surface") == "surface-changed", (name, verdict.reasons)

@@ -139,6 +139,8 @@ def parse_probe(data: bytes) -> ProbeReport:
                 for key in (
                     "modules",
                     "opened",
+                    "written",
+                    "written_modules",
                     "environ",
                     "harness_modules",
                     "test_modules",
