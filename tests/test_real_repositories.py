@@ -303,7 +303,7 @@ def span_task(tmp_path_factory) -> Built:
 
 def test_an_extensionless_header_is_source_everywhere(tmp_path):
     from patchwitness.census.scan import scan_tree
-    from patchwitness.classify import PRODUCTION, ClassifyContext, classify
+    from patchwitness.classify import CPP_RULES, PRODUCTION, ClassifyContext, classify
     from patchwitness.patch import parse_patch
 
     for rel, text in SPAN_FILES.items():
@@ -316,7 +316,7 @@ def test_an_extensionless_header_is_source_everywhere(tmp_path):
     assert any(i.file == "include/lib/span" and i.kind == "define" for i in inventory.items)
     diff = build.make_diff(SPAN_FILES, build.apply_edits(SPAN_FILES, [BACK_FIX]))
     change = parse_patch(diff.encode()).files[0]
-    found = classify(change, SPAN, SPAN.replace("- 2]", "- 1]"), ClassifyContext(language="cpp"))
+    found = classify(change, SPAN, SPAN.replace("- 2]", "- 1]"), ClassifyContext(rules=CPP_RULES))
     assert found.kind == PRODUCTION
 
 
