@@ -450,4 +450,23 @@ CASES = (
             _fixed_when("_headroom() < 980"),
         ),
     ),
+    # -- red team round 9 ------------------------------------------------------------------
+    RedCase(
+        "getattr-escape",
+        BASE,
+        "unbound-alias",
+        'sys.modules returned by a helper as getattr(sys, "modules"); the fix only when '
+        '"_pytest" is in it',
+        ("surface:unrecognised-file",),
+        PROBE,
+        edits=(
+            Replace(INIT, "import os\n", "import os\nimport sys\n"),
+            InsertBefore(
+                INIT,
+                "@functools.total_ordering\nclass ULID",
+                'def _loaded() -> Any:\n    return getattr(sys, "modules")\n\n\n',
+            ),
+            _fixed_when('"_pytest" in _loaded()'),
+        ),
+    ),
 )
