@@ -173,12 +173,12 @@ def collect(
     *,
     baseline: list[Cell] | None = None,
     patch_id: str = "patched",
-    failing: Sequence[str] = (),
     patch: Patch | None = None,
 ) -> MatrixCollected:
     """The SHA's cells and the patched `tree`'s, with what the gate needs beside them.
-    `scratch` is a private directory for builds (it may be deleted afterwards). `failing` names
-    the task's failing tests (CMake mode: they are targets, red at the SHA by design). `patch`:
+    `scratch` is a private directory for builds (it may be deleted afterwards). In CMake mode
+    the task's failing tests are targets, red at the SHA by design (the grade names them by the
+    baseline's keys: phases/matrix.py). `patch`:
     what made `tree`, whose line map the gate matches sanitizer findings through."""
     if baseline is None:
         baseline = obtain_baseline(task, plan, tools)
@@ -195,7 +195,7 @@ def collect(
         cells=cells,
         baseline=baseline,
         resources=plan.resources.model_dump(),
-        targets=list(failing or task.failing_ids) if plan.mode == "cmake" else [],
+        targets=list(task.failing_ids) if plan.mode == "cmake" else [],
         mode=plan.mode,
         moved=moved_lines(patch) if patch is not None else None,
         manifest_sha256=plan.sha256,
