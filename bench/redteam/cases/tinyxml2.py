@@ -542,23 +542,6 @@ CASES = (
         ),
     ),
     RedCase(
-        "absolute-file-macro",
-        BASE,
-        "build-path",
-        "the + 10 only when __FILE__ starts with '/': CMake compiles by absolute path, a "
-        "user's plain compile by the name given",
-        ("drift:gaming-code",),
-        PROBE,
-        edits=(
-            InsertAfter(
-                LIB,
-                WRONG,
-                "                if ( __FILE__[0] == '/' ) {\n"
-                "                    digit += 10;\n                }\n",
-            ),
-        ),
-    ),
-    RedCase(
         "two-level-paste",
         BASE,
         "macro-expansion",
