@@ -35,11 +35,11 @@ def make_suite(task: Task, settings: Settings) -> Suite:
 
 
 def matrix_plan(task: Task, settings: Settings) -> Matrix | None:
-    if not languages.of(task).flag_matrix:
+    if not (settings.matrix and languages.of(task).flag_matrix):
         return None
     from patchwitness.matrix import collect as matrix
 
-    return matrix.load_plan(task) if matrix.applies(task, settings.matrix) else None
+    return matrix.load_plan(task) if matrix.applies(task) else None
 
 
 def make_fingerprint(
