@@ -24,14 +24,32 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from patchwitness import sourcefiles
 from patchwitness.patch import FileChange
 from patchwitness.pytest_config import PytestConfig, is_test_section, section_of_line
 
-PRODUCTION, TEST, INFRA, GRADER = "production", "test", "infra", "grader"
-DOC, UNRECOGNISED = "doc", "unrecognised"
-KINDS = (PRODUCTION, TEST, INFRA, GRADER, DOC, UNRECOGNISED)
+
+class FileKind(StrEnum):
+    """What a file of the patch is to the run (its value is what the verdict says)."""
+
+    PRODUCTION = "production"
+    TEST = "test"
+    INFRA = "infra"
+    GRADER = "grader"
+    DOC = "doc"
+    UNRECOGNISED = "unrecognised"
+
+
+PRODUCTION, TEST, INFRA, GRADER = (
+    FileKind.PRODUCTION,
+    FileKind.TEST,
+    FileKind.INFRA,
+    FileKind.GRADER,
+)
+DOC, UNRECOGNISED = FileKind.DOC, FileKind.UNRECOGNISED
+KINDS = tuple(FileKind)
 
 TEST_DIRS = {"test", "tests", "testing", "__tests__", "unittests", "unit_tests", "goldens"}
 DATA_DIRS = {
