@@ -276,6 +276,10 @@ def test_a_library_call_that_reads_the_environment_for_the_caller(line):
         "  if (__FILE__[0] == '/') {",
         '  extern "C" int lookup(const char*) __asm("g\\x65tenv");',
         '  extern char* find(const char*) __asm__("getenv");',
+        # round 10: the uid another way, held to a named bound; the machine's limits
+        "  getresuid(&r, &e, &s);",
+        "  if (::geteuid() > kLastSystemAccount) {",
+        "  getrlimit(RLIMIT_NPROC, &procs);",
     ],
 )
 def test_what_only_the_graders_sandbox_and_build_answer(line):

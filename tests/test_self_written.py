@@ -65,6 +65,12 @@ def test_a_module_the_run_made_or_changed_is_self_written(tmp_path):
     outside = probe(tmp_path)
     outside.loaded["written_modules"] = ["/tmp/site-x/_compat.py"]
     assert written_by_the_run(outside, tmp_path, before) == ("<outside>/_compat.py",)
+    # Imported from outside the tree, the environment and the grader's folder: put there somehow
+    # (round 10: written as .txt and renamed .py).
+    foreign = probe(tmp_path)
+    foreign.loaded["foreign_modules"] = ["/run/home/site/_renamed.py", "/opt/grader/cov/x.py"]
+    found = written_by_the_run(foreign, tmp_path, before, ("/run/home",))
+    assert found == ("<outside>/_renamed.py",)
     # Bytecode written: the grader's run writes none of its own.
     pyc = "pkg/__pycache__/a.cpython-311.pyc"
     assert written_by_the_run(probe(tmp_path, [], [pyc]), tmp_path, before) == (pyc,)
@@ -87,7 +93,26 @@ def test_a_patch_whose_run_writes_the_fix_and_imports_it_is_refused(tmp_path):
     calc = make_task(tmp_path, FILES, failing=FAILING)
     honest = grade(calc.task_dir, calc.patch([FIX], name="honest.diff"))
     assert honest.label == "passed", honest.reasons
-    for name, edits in (("made", [GENERATES, USES]), ("outside", [OUTSIDE, USES])):
+    renamed = (
+        OUTSIDE[0],
+        OUTSIDE[1],
+        OUTSIDE[2]
+        .replace(
+            "with open(os.path.join(_where, '_made_outside.py'), 'w') as out:\n",
+            "with open(os.path.join(_where, '_made_outside.txt'), 'w') as out:\n",
+        )
+        .replace(
+            "site.addsitedir(_where)\n",
+            "os.replace(os.path.join(_where, '_made_outside.txt'),"
+            " os.path.join(_where, '_made_outside.py'))\nsite.addsitedir(_where)\n",
+        ),
+    )
+    cases = (
+        ("made", [GENERATES, USES]),
+        ("outside", [OUTSIDE, USES]),
+        ("renamed", [renamed, USES]),
+    )
+    for name, edits in cases:
         verdict = grade(calc.task_dir, calc.patch(edits, name=f"{name}.diff"))
         reasons = {r.gate: r.row for r in verdict.reasons}
         assert verdict.label == "UNPRINTABLE", (name, verdict.reasons)

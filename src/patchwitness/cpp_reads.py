@@ -57,6 +57,12 @@ _KERNEL_FILES = re.compile(r"\"[^\"]*(?:/proc/|/dev/fd|/dev/std|/sys/)")
 _SANDBOX = re.compile(
     r"\b(?:getpid|getuid|geteuid|getgid|getegid|getpgrp|getsid)\s*\(\s*\)\s*(?:[<>]=?|[!=]=)\s*\d"
     r"|\d\s*(?:[<>]=?|[!=]=)\s*(?:::)?(?:getpid|getuid|geteuid|getgid|getegid)\s*\(\s*\)"
+    # ordered: a pid or uid is no quantity (equality with a stored pid tells a forked child)
+    r"|\b(?:getpid|getuid|geteuid|getgid|getegid|getpgrp|getsid)\s*\(\s*\)\s*[<>]"
+    r"|[<>]=?\s*(?:::)?(?:getpid|getuid|geteuid|getgid|getegid)\s*\(\s*\)"
+    # the uid and groups asked another way, the machine's limits, disks and interfaces
+    r"|\b(?:getresuid|getresgid|getgroups|getgrouplist|getpwuid|getpwuid_r|getpwnam|getlogin"
+    r"|getrlimit|prlimit|statvfs|fstatvfs|statfs|fstatfs)\s*\("
     r"|\b(?:if_nameindex|if_nametoindex|getifaddrs|gethostid)\s*\("
     r"|\bf?stat\s*\(\s*(?:[012]|STD(?:IN|OUT|ERR)_FILENO|fileno\s*\(\s*std(?:in|out|err)\s*\))\s*,"
     r"|\b(?:__libc_stack_end|_dl_argv|__libc_argv|_environ|__environ)\b"

@@ -141,6 +141,7 @@ def parse_probe(data: bytes) -> ProbeReport:
                     "opened",
                     "written",
                     "written_modules",
+                    "foreign_modules",
                     "environ",
                     "harness_modules",
                     "test_modules",

@@ -44,7 +44,7 @@ def elsewhere() -> Surroundings:
             processes=1024,
             file_size_mb=None,
             open_files=4096,
-            tmp_mb=2048,
+            tmp_mb=None,  # a /tmp of the machine's own size, not the grader's 1 GB
         ),
         # A hash seed of its own each run: no value a patch could know, as a user's (random).
         variables=(

@@ -25,7 +25,25 @@ def _writes(args):
     return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
 
 
+# Events that put a file at a path without opening it there to write: the path's new content is
+# the process's own (a module written as .txt and renamed .py).
+_PLACES = {"os.rename": 1, "os.link": 1, "os.symlink": 1, "shutil.copyfile": 1, "shutil.move": 1}
+
+
+def _placed(event, args):
+    index = _PLACES[event]
+    if len(args) > index and isinstance(args[index], (str, bytes)):
+        target = os.fsdecode(args[index])
+        try:
+            written.add(os.path.normpath(os.path.join(os.getcwd(), target)))
+        except (OSError, ValueError):
+            return
+
+
 def _audit(event, args):
+    if event in _PLACES:
+        _placed(event, args)
+        return
     if event != "open" or not args:
         return
     path = args[0]

@@ -145,6 +145,14 @@ def stable_key(item):
     return f"{head}[#{where}]"
 
 
+_TREE = os.environ.get("PW_REPO", "")  # the tree under grade (pytest's rootdir may be a part)
+
+
+def _in_root(path):
+    root = _TREE or _root
+    return bool(root) and (path == root or path.startswith(root.rstrip("/") + "/"))
+
+
 def _outside(path):
     """Files of the interpreter, its environment and the probe are no part of the tree."""
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, _HERE}
@@ -205,8 +213,10 @@ def _loaded():
         "modules": sorted(modules),
         "opened": sorted(opened),
         "written": sorted(written),
-        # Modules imported from a file this process wrote, wherever it is (a /tmp sitedir).
+        # Modules imported from a file this process wrote, wherever it is (a /tmp sitedir), and
+        # from anywhere but the tree, the interpreter's environment and the grader's folder.
         "written_modules": sorted(everywhere & written_anywhere),
+        "foreign_modules": sorted(p for p in everywhere if not _outside(p) and not _in_root(p)),
         "environ": list(_environ),
         "harness_modules": _harness_modules,
         "test_modules": sorted(_test_modules),

@@ -175,7 +175,10 @@ def code_digests(tree: Path) -> dict[str, str]:
 
 
 def written_by_the_run(
-    probe: ProbeReport, tree: Path, before: dict[str, str] | None
+    probe: ProbeReport,
+    tree: Path,
+    before: dict[str, str] | None,
+    writable: tuple[str, ...] = (),
 ) -> tuple[str, ...]:
     """The modules the run imported from files it wrote (new, changed, or opened to write), and
     any bytecode it wrote: the grader's run never writes bytecode of its own."""
@@ -186,6 +189,12 @@ def written_by_the_run(
     # Imported from a file the process wrote outside the tree (a module put in /tmp and added
     # to the path): named by its file, as the SHA's run would name the same.
     out |= {relative(p, tree) for p in probe.loaded.get("written_modules", [])}
+    # Imported from the run's home (its TMPDIR too), not the tree: a file the run put there
+    # somehow (renamed, linked). The grader's own folders are elsewhere, or read-only.
+    roots = tuple(r.rstrip("/") + "/" for r in writable)
+    out |= {
+        relative(p, tree) for p in probe.loaded.get("foreign_modules", []) if p.startswith(roots)
+    }
     for module in probe.loaded.get("modules", []):
         rel = relative(module, tree)
         if rel.startswith("<outside>"):
@@ -204,7 +213,11 @@ def _digest(tree: Path, rel: str) -> str | None:
 
 
 def run_surface(
-    probe: ProbeReport, tree: Path, grader_dir: Path | None, before: dict[str, str] | None = None
+    probe: ProbeReport,
+    tree: Path,
+    grader_dir: Path | None,
+    before: dict[str, str] | None = None,
+    home: Path | None = None,
 ) -> RunSurface | None:
     """The probe's report of what the run was made of, relative to the tree. The grader's own
     files (the probe, the line probes' folder) are no part of the patch's surface. `before`:
@@ -239,7 +252,7 @@ def run_surface(
         harness_modules=harness,
         test_modules=test_modules,
         hook_words=hook_words,
-        self_written=written_by_the_run(probe, tree, before),
+        self_written=written_by_the_run(probe, tree, before, (str(home),) if home else ()),
     )
 
 
@@ -314,7 +327,7 @@ class PythonSuite:
             hooks=result.probe.hooks,
             broken=broken,
             coverage=inst,
-            surface=run_surface(result.probe, tree, inst.directory if inst else None, before),
+            surface=run_surface(result.probe, tree, inst.directory if inst else None, before, home),
         )
 
     def _probes(self, tree: Path, scratch: Path, focus: Focus, gcov: bool = False):
