@@ -334,6 +334,7 @@ def _elsewhere(
     run, with hidden tests) did not build or finish, or another gate already rejected the
     patch."""
     if after.build_failed or after.timed_out or not after.started:
+        facts.skipped["elsewhere"] = "the run the failing tests ran in did not build or finish"
         return
     rejected = rejecting(facts, ctx.settings.policy)
     if rejected and not ctx.settings.all_gates:

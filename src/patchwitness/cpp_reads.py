@@ -244,7 +244,7 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
         if line[: match.start()].strip() in ("", "return") or "=" in line[: match.start()]:
             continue  # a call, not a definition: no return type before the name
         lines = lines or CppLines(text)
-        blocks = _enclosing(lines, number)
+        blocks = lines.blocks_around(number)
         # `extern "C"` on the definition names the C function from inside any namespace too.
         c_linkage = re.match(r'\s*extern\s*"', line) is not None
         if all(_linkage(lines, b) or (c_linkage and _is_namespace(lines, b)) for b in blocks):
@@ -252,18 +252,6 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
             said = f"defines {name}, a function of the C library: every program it links into "
             out.append(_finding(HARNESS, path, number, said + "calls this one (the tests too)"))
     return out
-
-
-def _enclosing(lines, number: int) -> list:
-    """Every brace block (scope or code) around the start of line `number`."""
-    offset = lines.starts[number - 1] if 0 < number <= len(lines.starts) else 0
-    out, level = [], lines.blocks
-    while True:
-        inside = next((b for b in level if b.open < offset <= b.close), None)
-        if inside is None:
-            return out
-        out.append(inside)
-        level = inside.children
 
 
 def _linkage(lines, block) -> bool:

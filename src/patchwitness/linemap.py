@@ -121,6 +121,11 @@ class CppLines:
     def bodies_around(self, line: int) -> list[Block]:
         """The code blocks enclosing the line's first character (comments count: a `/*` added
         inside a function is inside it), outermost first."""
+        return [b for b in self.blocks_around(line) if b.kind == CODE]
+
+    def blocks_around(self, line: int) -> list[Block]:
+        """Every block (a scope: namespace, class, linkage; or code) enclosing the line's first
+        character, outermost first."""
         raw = self.raw_lines[line - 1] if 0 < line <= len(self.raw_lines) else ""
         if not raw.strip():
             return []
@@ -131,8 +136,7 @@ class CppLines:
             inside = next((b for b in level if b.open < offset <= b.close), None)
             if inside is None:
                 return out
-            if inside.kind == CODE:
-                out.append(inside)
+            out.append(inside)
             level = inside.children
 
     def head(self, block: Block) -> str:

@@ -20,12 +20,12 @@ from patchwitness.classify import UNRECOGNISED
 from patchwitness.facts import ChangedFile, GradeFacts
 from patchwitness.model import Finding, SurfaceFacts, SurfaceGate
 from patchwitness.policy import Policy
+from patchwitness.reads import UNFOLLOWED
 
 # A production module the grader could not parse after the patch (patched_text.unparsed), and
 # a read of added code it cannot follow (reads.UNFOLLOWED): not understood, as a file it cannot
 # place is not.
 UNREADABLE_SOURCE = "unreadable-source"
-UNFOLLOWED = "unfollowed-read"
 
 CHANGED = "surface-changed"
 PROCESS_READ = "reads-process-state"

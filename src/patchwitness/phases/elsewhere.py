@@ -21,14 +21,13 @@ import socket
 
 from patchwitness import history, languages
 from patchwitness.facts import ElsewhereCollected, HiddenCollected
+from patchwitness.gates.surface import ELSEWHERE
 from patchwitness.languages.cpp import cpp_suite
 from patchwitness.model import Finding
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied
 from patchwitness.runner import Limits
 from patchwitness.suites import AT_THE_GRADER, Focus, SuiteRun, Surroundings
-
-KIND = "environment-dependent"
 
 
 def elsewhere() -> Surroundings:
@@ -91,15 +90,16 @@ def collect_elsewhere(
     ctx.clock.say("the failing tests elsewhere")
     run = _run(ctx, tree, measured, focus, around, hidden)
     ctx.clock.lap("elsewhere")
-    outcomes = {k: run.outcomes.get(k, "missing") for k in checked}
-    if run.build_failed or run.timed_out or not run.started:
-        outcomes = {k: "missing" for k in checked}
+    if run is None:
+        return ElsewhereCollected(skipped="the hidden tests do not apply in a fresh checkout"), []
+    ended = not (run.build_failed or run.timed_out or not run.started)
+    outcomes = {k: run.outcomes.get(k, "missing") if ended else "missing" for k in checked}
     differ = [k for k, o in outcomes.items() if o != "passed"]
     where = ", ".join(around.describe()[:3])
     found = [
         Finding(
             gate="surface",
-            kind=KIND,
+            kind=ELSEWHERE,
             message=f"{k} passed in the grader's run and is {outcomes[k]} elsewhere ({where})",
         )
         for k in differ
@@ -117,18 +117,19 @@ def _run(
     focus: Focus,
     around: Surroundings,
     hidden: HiddenCollected | None,
-) -> SuiteRun:
+) -> SuiteRun | None:
     """A Python task's tests in a fresh checkout of the patched tree (another path, no file the
-    grader's run left), the hidden tests applied as for the grader's run; a C++ task's from the
-    patched build, as it is."""
+    grader's run left), the hidden tests applied as for the grader's run (None when they do not
+    apply there); a C++ task's from the patched build, as it is."""
     if languages.of(ctx.task).elsewhere_in_a_fresh_tree:
         with history.checkout(ctx.task, ctx.settings.cache) as ws:
             ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
             if hidden is None:
                 return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
             with hidden_applied(ws, ctx.task, hidden.model_copy(deep=True)) as applied:
-                # They applied over the same patch in the grader's tree: here too.
-                assert applied, "the hidden tests applied in the grader's tree, not here"
+                # They applied over the same patch in the grader's tree; None if not here.
+                if not applied:
+                    return None
                 return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
     return cpp_suite(ctx.suite).run(
         tree.ws.repo,

@@ -25,15 +25,14 @@ def _writes(args):
     return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
 
 
-# Events that put a file at a path without opening it there to write: the path's new content is
-# the process's own (a module written as .txt and renamed .py).
-_PLACES = {"os.rename": 1, "os.link": 1, "os.symlink": 1, "shutil.copyfile": 1, "shutil.move": 1}
+# Events that put a file at a path (their second argument) without opening it there to write:
+# the path's new content is the process's own (a module written as .txt and renamed .py).
+_PLACES = {"os.rename", "os.link", "os.symlink", "shutil.copyfile"}
 
 
-def _placed(event, args):
-    index = _PLACES[event]
-    if len(args) > index and isinstance(args[index], (str, bytes)):
-        target = os.fsdecode(args[index])
+def _placed(args):
+    if len(args) > 1 and isinstance(args[1], (str, bytes)):
+        target = os.fsdecode(args[1])
         try:
             written.add(os.path.normpath(os.path.join(os.getcwd(), target)))
         except (OSError, ValueError):
@@ -42,7 +41,7 @@ def _placed(event, args):
 
 def _audit(event, args):
     if event in _PLACES:
-        _placed(event, args)
+        _placed(args)
         return
     if event != "open" or not args:
         return

@@ -4,7 +4,6 @@ task's in-place build (`[python] build`, a compiled extension) when it has one."
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -168,9 +167,10 @@ def code_digests(tree: Path) -> dict[str, str]:
         dirs[:] = [d for d in dirs if d != ".git"]
         for name in files:
             if name.endswith(CODE_SUFFIXES):
-                path = Path(folder) / name
-                with contextlib.suppress(OSError):
-                    out[str(path.relative_to(tree))] = hashlib.sha1(path.read_bytes()).hexdigest()
+                rel = str((Path(folder) / name).relative_to(tree))
+                digest = _digest(tree, rel)
+                if digest is not None:
+                    out[rel] = digest
     return out
 
 
