@@ -40,6 +40,7 @@ SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 # names the report file (Request.report_file).
 REPORT_FD = "PW_PROBE_FD"
 REPORT_FILE = "PW_PROBE_FILE"
+SANDBOX_HOSTNAME = "sandbox"
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class Request:
     stdin: bytes | None = None
     home: Path | None = None
     report_pipe: bool = False  # give the command a pipe (fd in PW_PROBE_FD) for machine reports
-    hostname: str = "sandbox"  # the name a confined run sees for its machine (its own uts space)
+    hostname: str = SANDBOX_HOSTNAME  # the machine's name a confined run sees (its own uts space)
     # Reports written to this file (named in PW_PROBE_FILE), event by event, instead of a pipe
     # the run holds open: a run with no descriptor of the grader's.
     report_file: Path | None = None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from patchwitness.buildgraph import BuildGraph
 from patchwitness.model import BuildFacts, Outcome, TestRun
-from patchwitness.runner import Limits
+from patchwitness.runner import SANDBOX_HOSTNAME, Limits
 
 if TYPE_CHECKING:
     from patchwitness.hits import RunCoverage
@@ -197,7 +197,7 @@ class Surroundings:
     `AT_THE_GRADER`; the failing tests run once more `elsewhere()`, where all of it differs, to
     see that the fix does not hold only where the grader looks (phases/elsewhere.py)."""
 
-    hostname: str = "sandbox"
+    hostname: str = SANDBOX_HOSTNAME
     limits: Limits | None = None  # None: the suite's own
     variables: tuple[tuple[str, str], ...] = ()
     pytest_options: str = ""

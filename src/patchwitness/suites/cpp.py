@@ -33,7 +33,7 @@ from patchwitness.hits.gcovr import GcovBuild
 from patchwitness.model import BuildFacts, Cases, TestRun
 from patchwitness.outcomes import cases as test_cases
 from patchwitness.outcomes.ctest import CtestReport, combine, parse_junit_outputs
-from patchwitness.runner import Limits, Request, Result, Runner, run_tool
+from patchwitness.runner import SANDBOX_HOSTNAME, Limits, Request, Result, Runner, run_tool
 from patchwitness.suites import (
     AT_THE_GRADER,
     NO_FOCUS,
@@ -235,7 +235,7 @@ class Execution:
     test: bool = True
     tools: Path | None = None
     serial_test: threading.Lock | None = field(default=None, compare=False)
-    hostname: str = "sandbox"
+    hostname: str = SANDBOX_HOSTNAME
     home: str = "home"
     tmp_dirs: tuple[str, ...] = ()
 
