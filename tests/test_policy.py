@@ -8,6 +8,7 @@ from patchwitness import policy
 from patchwitness.gates.census import CensusInput
 from patchwitness.gates.coverage import CoverageInput
 from patchwitness.gates.drift import DriftInput
+from patchwitness.gates.pinning import PinningInput
 from patchwitness.gates.special import SpecialInput
 from patchwitness.gates.surface import SurfaceInput
 
@@ -287,6 +288,25 @@ SPECIAL_ROWS = [
 ]
 
 
+PINNING_ROWS = [
+    (PinningInput(decisions=3, one_way=1, measured=False), "one-way-branch", "review"),
+    (PinningInput(decisions=1, one_way=1), "one-way-branch", "review"),
+    (PinningInput(measured=False), "not-measured", "accept"),
+    (PinningInput(decisions=4), "both-ways", "accept"),
+    (PinningInput(), "both-ways", "accept"),
+]
+
+
+@pytest.mark.parametrize(("facts", "row", "effect"), PINNING_ROWS)
+def test_pinning_row(facts, row, effect):
+    fired = policy.first_row(policy.PINNING_TABLE, facts)
+    assert (fired.id, fired.effect) == (row, effect)
+
+
+def test_every_pinning_row_is_exercised():
+    assert {r[1] for r in PINNING_ROWS} == {row.id for row in policy.PINNING_TABLE}
+
+
 SURFACE_ROWS = [
     (SurfaceInput(unrecognised=1, changes=1, reads=1), "unrecognised-file", "reject"),
     (SurfaceInput(unrecognised=1, gate_mode=True), "unrecognised-in-gate", "review"),
@@ -397,6 +417,18 @@ FINAL_ROWS = [
     ),
     (
         final(g("drift", "accept", "passed"), g("special", "review")),
+        "review",
+        "accept-with-review",
+        "passed",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("special", "review"), g("pinning", "reject")),
+        "pinning-rejects",
+        "reject",
+        "UNPRINTABLE",
+    ),
+    (
+        final(g("drift", "accept", "passed"), g("pinning", "review")),
         "review",
         "accept-with-review",
         "passed",

@@ -37,6 +37,8 @@ def added_all(text: str) -> list[tuple[int, str]]:
             [("touches-coverage", 1), ("touches-coverage", 2)],
         ),
         ("import sys\nsys.settrace(None)\n", [("touches-coverage", 2)]),
+        # the grader's decision probe, rebound to say every decision went both ways
+        ("__pw_dec__ = lambda k, v, t: v\n", [("touches-coverage", 1)]),
     ],
 )
 def test_python(source, expected):

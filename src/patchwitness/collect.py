@@ -38,6 +38,7 @@ from patchwitness.phases.context import Clock, GradeContext, Tree
 from patchwitness.phases.coverage import collect_coverage
 from patchwitness.phases.elsewhere import collect_elsewhere
 from patchwitness.phases.matrix import collect_matrix
+from patchwitness.phases.pinning import collect_pinning
 from patchwitness.phases.prepare import prepare
 from patchwitness.phases.run import (
     Ran,
@@ -198,8 +199,10 @@ def _grade_patched(
         if ctx.wants_coverage:
             ctx.clock.say("coverage on the hunk")
             # Coverage is read where the failing tests ran: the hidden run, when there is one.
-            facts.coverage = collect_coverage(
-                ctx, applied, measured, tree.ws.repo, where, text_facts
+            read = collect_coverage(ctx, applied, measured, tree.ws.repo, where, text_facts)
+            facts.coverage = read.collected
+            facts.pinning = collect_pinning(
+                read.sources, read.hits, text_facts.texts, read.collected.measurable
             )
             facts.coverage.facts.pragmas_added = [
                 f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"

@@ -19,6 +19,7 @@ from patchwitness.model import (
     Cell,
     CensusFacts,
     CoverageFacts,
+    Decision,
     Fact,
     Finding,
     Fingerprint,
@@ -38,9 +39,15 @@ READABLE_FACTS_VERSIONS = ("1", "2")
 
 @dataclass(frozen=True)
 class FileLines:
-    """What a coverage tool reported for one file: executable lines and their hit counts."""
+    """What a coverage tool reported for one file: executable lines and their hit counts, and
+    the ways its decisions went. `ways` (gcov): per line, its decisions' outcomes as branch
+    counts, one list per decision (exception edges left out). `decisions` (the Python line
+    probes): (line, expression, bits) per probed decision of the patch's added lines, bit 1 for
+    true and bit 2 for false; None when the run did not probe them."""
 
     hits: dict[int, int] = field(default_factory=dict)
+    ways: dict[int, list[list[int]]] = field(default_factory=dict)
+    decisions: list[tuple[int, str, int]] | None = None
 
     @property
     def executable(self) -> set[int]:
@@ -137,6 +144,15 @@ class CoverageCollected(Fact):
     facts: CoverageFacts = Field(default_factory=CoverageFacts)
 
 
+class PinningCollected(Fact):
+    """Whether the tests pin the patch: the decisions of its added production lines and the
+    ways each went (or why they were not measured)."""
+
+    decisions: list[Decision] = Field(default_factory=list)
+    measured: bool = True
+    why_not: str = ""
+
+
 class MovedLines(Fact):
     """How one file's lines moved between the SHA and the patched text: its path at the SHA (None
     when the patch created it), the SHA's lines the patch removed and the patched lines it added.
@@ -207,6 +223,7 @@ class GradeFacts(Fact):
     test_edit_why: str = ""
     findings: list[Finding] = Field(default_factory=list)
     coverage: CoverageCollected | None = None
+    pinning: PinningCollected | None = None
     matrix: MatrixCollected | None = None
     hidden: HiddenCollected | None = None
     # Where the special-casing detector read the tests' literal values ([] when it had none).

@@ -392,6 +392,37 @@ class SpecialGate(GateResult):
     facts: SpecialFacts = Field(default_factory=SpecialFacts)
 
 
+class Decision(Fact):
+    """A decision on a line the patch added to production code, and the ways it went in the
+    run the failing tests ran in: `went` and `never` name them ("true", "false"; for a C++
+    line, its branch outcomes by number). One that went no way never ran."""
+
+    file: str
+    line: int
+    text: str
+    went: list[str] = Field(default_factory=list)
+    never: list[str] = Field(default_factory=list)
+
+    @property
+    def one_way(self) -> bool:
+        return bool(self.went) and bool(self.never)
+
+
+class PinningFacts(Fact):
+    """Whether the tests pin the patch: how many decisions the patch's added production lines
+    hold, those that went one way in every test that reached them, and why the decisions were
+    not measured (when they were not)."""
+
+    decisions: int = 0
+    one_way: list[Decision] = Field(default_factory=list)
+    measured: bool = True
+    why_not: str = ""
+
+
+class PinningGate(GateResult):
+    facts: PinningFacts = Field(default_factory=PinningFacts)
+
+
 class SurfaceFacts(Fact):
     """What the patch changed that the grader does not count as a fix: files it cannot classify
     as production source, a test, test infrastructure or documentation (path: why); how the
@@ -422,6 +453,7 @@ class Gates(Fact):
     coverage: CoverageGate | None = None
     matrix: MatrixGate | None = None
     special: SpecialGate | None = None
+    pinning: PinningGate | None = None
     surface: SurfaceGate | None = None
     build: BuildFacts | None = None
     skipped: list[SkippedGate] = Field(default_factory=list)

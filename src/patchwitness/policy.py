@@ -233,6 +233,28 @@ SPECIAL_TABLE: list[Row] = [
 # fmt: on
 
 
+# --- pinning: do the tests pin the patch ------------------------------------------------------
+# Facts: a PinningInput (gates/pinning.py). A green suite that ran every patched line may still
+# not constrain it: a decision the patch adds that the tests only ever saw go one way is what a
+# fix gated on the test environment, or on an earlier call, looks like.
+
+# fmt: off
+PINNING_TABLE: list[Row] = [
+    Row("one-way-branch", "a decision the patch adds or changes (an if, elif, while, "
+        "conditional expression, comprehension if, an operand of and/or, && or ||) went the "
+        "same way every time the tests reached it: nothing shows the patch right on its other "
+        "way, and a fix gated on what is always so under the tests looks like this",
+        "one-way", "review", lambda f: f.one_way > 0),
+    Row("not-measured", "the decisions of the hunk were not measured (the run was traced by "
+        "coverage.py, or coverage was not measured at all): nothing said either way",
+        "not-measured", "accept", lambda f: not f.measured),
+    Row("both-ways", "every decision the patch adds that the tests reached went both ways, "
+        "or the patch adds none",
+        "pinned", "accept", lambda f: True),
+]
+# fmt: on
+
+
 # --- surface: what the grader does not understand is not evidence of a fix --------------------
 # Facts: a SurfaceInput (gates/surface.py). A file the classifier cannot place, a run made
 # otherwise than the SHA's, production code that reads the state a harness sets.
@@ -356,6 +378,8 @@ REGISTRY: tuple[Gate, ...] = (
          lambda f: "matrix-red", precedence=4, cheap=False),
     Gate("special", SPECIAL_TABLE, "the special-casing gate rejects (the task asks it "
          "to)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=5),
+    Gate("pinning", PINNING_TABLE, "the pinning gate rejects (a policy makes one of its rows "
+         "reject)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=6),
 )
 # fmt: on
 

@@ -61,8 +61,8 @@ PY_PRAGMA = re.compile(r"#\s*pragma:\s*no\s*(cover|branch)", re.IGNORECASE)
 PY_COVERAGE = re.compile(
     r"\bimport\s+coverage\b|\bfrom\s+coverage\b|COVERAGE_PROCESS_START|COVERAGE_FILE|"
     r"[\"']\.coverage|sys\.(settrace|setprofile)|threading\.(settrace|setprofile)|"
-    # the grader's line probes (probe/pw_lines.py) and their hit files
-    r"\b__pw_hits__\b|\bpw_lines\b|\bPW_LINES\b|\bPW_COVERAGE_MARKS\b"
+    # the grader's line and decision probes (probe/pw_lines.py) and their hit files
+    r"\b__pw_(hits|dec)__\b|\bpw_lines\b|\bPW_LINES\b|\bPW_COVERAGE_MARKS\b"
 )
 
 # -- C++ ---------------------------------------------------------------------------------------

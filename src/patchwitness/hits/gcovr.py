@@ -120,14 +120,36 @@ def run_gcovr(tree: Path, build: Path, scratch: Path, runner: Runner, timeout: f
 
 
 def hits_from_json(report: dict) -> dict[str, FileLines]:
-    """Sum the counts of every line entry (a line may appear once per function or instance)."""
+    """Sum the counts of every line entry (a line may appear once per function or instance),
+    and of its branches, outcome by outcome."""
     out: dict[str, FileLines] = {}
     for entry in report.get("files", []):
         counts: dict[int, int] = {}
+        branches: dict[int, dict[tuple[int, int], int]] = {}
         for line in entry.get("lines", []):
             if line.get("gcovr/noncode"):
                 continue
             number = int(line["line_number"])
             counts[number] = counts.get(number, 0) + int(line.get("count", 0))
-        out[str(entry["file"])] = FileLines(hits=counts)
+            taken = branches.setdefault(number, {})
+            for branch in line.get("branches", ()):
+                if branch.get("throw"):
+                    continue  # an exception edge: no decision of the source
+                key = (int(branch.get("source_block_id", 0)), int(branch.get("branchno", 0)))
+                taken[key] = taken.get(key, 0) + int(branch.get("count", 0))
+        out[str(entry["file"])] = FileLines(hits=counts, ways=_decisions(branches))
+    return out
+
+
+def _decisions(branches: dict[int, dict[tuple[int, int], int]]) -> dict[int, list[list[int]]]:
+    """Per line, the outcomes of each decision: gcov's branches grouped by the block they leave
+    (a condition's true and false edges leave one block)."""
+    out: dict[int, list[list[int]]] = {}
+    for number, taken in branches.items():
+        blocks: dict[int, list[int]] = {}
+        for (block, _), count in sorted(taken.items()):
+            blocks.setdefault(block, []).append(count)
+        ways = [counts for counts in blocks.values() if len(counts) >= 2]
+        if ways:
+            out[number] = ways
     return out

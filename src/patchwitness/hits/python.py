@@ -13,6 +13,7 @@ process that started coverage leaves a mark, so a run in which no traced file wa
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -74,6 +75,8 @@ class Instrumentation:
     tree: Path | None = None
     # Line probes: repository path -> its hit file (coverage.py when None).
     probes: dict[str, Path] | None = field(default=None, hash=False)
+    # Decision probes: repository path -> its decision file and the added lines they watch.
+    decisions: dict[str, tuple[Path, tuple[int, ...]]] = field(default_factory=dict, hash=False)
 
     def env(self) -> dict[str, str]:
         marks = {"PW_COVERAGE_MARKS": str(self.directory / "marks")}
@@ -122,10 +125,15 @@ class Instrumentation:
 
 
 def instrument_probes(
-    scratch: Path, tree: Path, files: list[str], gcov: bool = False
+    scratch: Path,
+    tree: Path,
+    files: list[str],
+    gcov: bool = False,
+    decide: Mapping[str, tuple[int, ...]] | None = None,
 ) -> Instrumentation:
     """Line probes in `files` (repository paths of Python sources) of a run over `tree`; with
-    `gcov`, the run's compiled extension was built with gcov's flags in `tree`."""
+    `gcov`, the run's compiled extension was built with gcov's flags in `tree`. `decide`: per
+    file, the added lines whose decisions are probed too."""
     directory = scratch / "coverage"
     site = directory / "site"
     hits_dir = directory / "hits"
@@ -133,20 +141,67 @@ def instrument_probes(
         made.mkdir(parents=True, exist_ok=True)
     (site / "sitecustomize.py").write_text(PROBES_SITECUSTOMIZE)
     probes: dict[str, Path] = {}
+    decisions: dict[str, tuple[Path, tuple[int, ...]]] = {}
     listing: list[str] = []
     for rel in files:
         source = tree / rel
         try:
-            lines = source.read_bytes().count(b"\n") + 2
+            text = source.read_bytes()
         except OSError:
             continue
         hit_file = hits_dir / hashlib.sha256(rel.encode()).hexdigest()[:24]
-        hit_file.write_bytes(bytes(lines + HIT_FILE_SLACK))
+        hit_file.write_bytes(bytes(text.count(b"\n") + 2 + HIT_FILE_SLACK))
         probes[rel] = hit_file
-        listing.append(f"{source}\t{hit_file}\n")
+        entry = f"{source}\t{hit_file}"
+        added = tuple((decide or {}).get(rel, ()))
+        count = len(decisions_on(text, added)) if added else 0
+        if count:
+            decision_file = hit_file.with_suffix(".decisions")
+            decision_file.write_bytes(bytes(count + 1))
+            decisions[rel] = (decision_file, added)
+            entry += f"\t{decision_file}\t{','.join(map(str, added))}"
+        listing.append(entry + "\n")
     listing_file = directory / "probes.list"
     listing_file.write_text("".join(listing), encoding="utf-8")
-    return Instrumentation(directory, listing_file, site, gcov, tree if gcov else None, probes)
+    return Instrumentation(
+        directory, listing_file, site, gcov, tree if gcov else None, probes, decisions
+    )
+
+
+def decisions_on(source: bytes | str, lines: tuple[int, ...]) -> list[tuple[int, str, bool]]:
+    """The decisions the probes watch on `lines` of a source, in the probes' order: (line,
+    expression, whether only its truth is used); [] for a source that does not parse."""
+    from patchwitness.probe import pw_lines
+
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    try:
+        with python_ast.LOCK:
+            tree = ast.parse(text.removeprefix("\ufeff"))
+            found = pw_lines.decisions(tree, lines)
+            return [
+                (node.lineno, ast.get_source_segment(text, node) or ast.unparse(node), in_test)
+                for node, in_test in found
+            ]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+
+
+def read_decisions(inst: Instrumentation, text: str, rel: str) -> list[tuple[int, str, int]] | None:
+    """(line, expression, bits) per probed decision of one file, whose `text` is the source as
+    the run found it; None when no process of the run probed them (never imported, run as a
+    script, or counted otherwise by its interpreter)."""
+    entry = inst.decisions.get(rel)
+    if entry is None:
+        return None
+    decision_file, added = entry
+    try:
+        marks = decision_file.read_bytes()
+    except OSError:
+        return None
+    found = decisions_on(text, added)
+    if not marks or not marks[0] or len(marks) != len(found) + 1:
+        return None
+    return [(line, text, marks[k + 1]) for k, (line, text, _) in enumerate(found)]
 
 
 def production_sources(tree: Path, is_test: Callable[[str], bool]) -> list[str]:
@@ -295,7 +350,10 @@ def _read_probes(
             continue
         ran = {parser.first_line(n) for n in range(1, len(marked) - 1) if marked[n]}
         hits = {n: 1 if n in ran else 0 for n in parser.statements}
-        out[rel] = FileLines(hits=spread_over_statements(path, hits, parser))
+        out[rel] = FileLines(
+            hits=spread_over_statements(path, hits, parser),
+            decisions=read_decisions(inst, parser.text, rel),
+        )
     return out
 
 

@@ -3,17 +3,28 @@ patch's production hunks (the coverage gate scores them)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from patchwitness import languages, patched_text, sourcefiles
 from patchwitness.classify import PRODUCTION
-from patchwitness.facts import CoverageCollected
+from patchwitness.facts import CoverageCollected, FileLines
 from patchwitness.hits import collect as collect_hits
 from patchwitness.hits import unmeasured
 from patchwitness.patch import FileChange
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext
 from patchwitness.suites import SuiteRun
+
+
+@dataclass(frozen=True)
+class CoverageRead:
+    """The coverage gate's facts, and what they were scored from: the run's hits of the patched
+    production sources (the pinning phase reads their decisions)."""
+
+    collected: CoverageCollected
+    hits: dict[str, FileLines]
+    sources: list[FileChange]
 
 
 def collect_coverage(
@@ -23,7 +34,7 @@ def collect_coverage(
     tree: Path,
     scratch: Path,
     patched: patched_text.TextFacts,
-) -> CoverageCollected:
+) -> CoverageRead:
     """The coverage gate's facts: the hits of the `measured` run (its data in `scratch`) joined
     with the production hunks, scored against `patched`: the patched files' text before the
     run, and its Python statements."""
@@ -79,7 +90,7 @@ def collect_coverage(
     facts.test_hunks = {
         c.path: list(c.added_lines) for c in patch.files if classes[c.path].kind != PRODUCTION
     }
-    return CoverageCollected(
+    collected = CoverageCollected(
         touches_source=bool(sources or unseen),
         measurable=measurable,
         data_found=found,
@@ -87,6 +98,7 @@ def collect_coverage(
         tool_failure=tool_failure,
         facts=facts,
     )
+    return CoverageRead(collected, hits if measurable else {}, sources)
 
 
 def _is_cpp(change: FileChange) -> bool:

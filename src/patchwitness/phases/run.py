@@ -28,13 +28,20 @@ from patchwitness.suites import (
 
 def focus_of(applied: Applied, hidden_patch: Patch | None) -> Focus:
     """What the run may leave out or must watch: the changed paths, the test sources, the
-    patched production Python files whose hits the coverage gate reads."""
+    patched production Python files whose hits the coverage gate reads, and the lines of them
+    whose decisions the pinning gate reads."""
+    traced = frozenset(
+        p for p, c in applied.classes.items() if c.kind == PRODUCTION and p.endswith(".py")
+    )
     focus = Focus(
         changed=tuple(c.path for c in applied.patch.files),
         test_sources=applied.test_sources,
-        traced=frozenset(
-            p for p, c in applied.classes.items() if c.kind == PRODUCTION and p.endswith(".py")
-        ),
+        traced=traced,
+        decided={
+            c.path: tuple(c.added_lines)
+            for c in applied.patch.files
+            if c.path in traced and c.added_lines
+        },
     )
     if hidden_patch is not None:
         focus = replace(focus, test_sources=focus.test_sources | frozenset(hidden_patch.touched()))

@@ -17,6 +17,15 @@ Runs inside the graded interpreter (any Python 3.8+): standard library only. The
 the probes carry their statement's line number, so tracebacks do not move. One line reads
 differently from coverage.py: an `except` or `case` line counts when its block is entered, not
 when its test was tried and failed (tests/test_line_probes.py compares the two).
+
+Decisions on the lines a patch added are probed too, when the grader lists those lines: the test
+of an `if`, `elif`, `while`, conditional expression or comprehension `if`, and each operand of an
+`and`/`or` whose truth picks a path (every operand of a test, all but the last elsewhere). Each
+becomes a call that notes which way it went, one byte per decision in a second shared file (bit
+1: true, bit 2: false). In a test the call returns the truth itself, so the object's `__bool__`
+runs once, as it did; an operand whose value an `and`/`or` returns is handed back unchanged, and
+its `__bool__` runs a second time. The grader counts the same decisions with `decisions()`, so
+a byte is a decision only when both counts agree (byte 0 says they did).
 """
 
 import ast
@@ -26,6 +35,9 @@ import sys
 from importlib.machinery import PathFinder, SourceFileLoader
 
 NAME = "__pw_hits__"
+DECIDE = "__pw_dec__"  # the decision probe's name in a probed module
+# A decision byte's bits: the ways it went.
+TRUE, FALSE = 1, 2
 # Byte N of a hit file is line N; the two bytes no line uses are flags: byte 0, the file was
 # compiled with probes; the last byte, it was run as a script, which the probes never see.
 LOADED = 0
@@ -94,9 +106,10 @@ def _split_head(body, module):
 
 
 class _Instrument(ast.NodeTransformer):
-    def __init__(self, size, hit_file):
+    def __init__(self, size, hit_file, decision_file=None):
         self.size = size
         self.hit_file = hit_file
+        self.decision_file = decision_file
 
     def generic_visit(self, node):
         super().generic_visit(node)
@@ -113,7 +126,10 @@ class _Instrument(ast.NodeTransformer):
             if isinstance(node, ast.Module):
                 # The module binds its own map, whoever runs it: an import, or runpy for
                 # `python -m` (which executes the loader's code in a namespace of its own).
-                probed.insert(len(head), _bind(self.hit_file, value[0] if value else node))
+                at = value[0] if value else node
+                if self.decision_file is not None:
+                    probed.insert(len(head), _bind_decider(self.decision_file, at))
+                probed.insert(len(head), _bind(self.hit_file, at))
             setattr(node, field, probed)
         entry = _entry_line(node)
         if entry is not None and 0 < entry < self.size:
@@ -135,10 +151,119 @@ def _bind(hit_file, at):
     return _statement(code, getattr(at, "lineno", 1), 0)
 
 
-def instrument(source, path, size, hit_file):
+def _bind_decider(decision_file, at):
+    code = f"{DECIDE} = __import__('pw_lines').decider({decision_file!r})"
+    return _statement(code, getattr(at, "lineno", 1), 0)
+
+
+def decisions(tree, lines):
+    """The decisions of a parsed module that touch `lines` (line numbers), in a fixed order:
+    pairs of the expression and whether only its truth is used (a test, or an operand of one).
+    The probes and the grader both count with this function, on the same source."""
+    wanted = set(lines)
+    found = []
+
+    def touches(node):
+        end = getattr(node, "end_lineno", None) or node.lineno
+        return any(n in wanted for n in range(node.lineno, end + 1))
+
+    def test(node):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            test(node.operand)
+            return
+        if isinstance(node, ast.BoolOp):
+            for operand in node.values:
+                test(operand)
+        else:
+            visit(node)
+        if not isinstance(node, ast.Constant) and touches(node):
+            found.append((node, True))
+
+    def value(node):
+        if isinstance(node, ast.BoolOp):
+            for operand in node.values[:-1]:
+                value(operand)
+                if not isinstance(operand, ast.Constant) and touches(operand):
+                    found.append((operand, False))
+            value(node.values[-1])
+            return
+        visit(node)
+
+    def visit(node):
+        for field, child in ast.iter_fields(node):
+            children = child if isinstance(child, list) else [child]
+            for item in children:
+                if not isinstance(item, ast.AST):
+                    continue
+                if _is_test(node, field):
+                    test(item)
+                elif isinstance(item, ast.expr):
+                    value(item)
+                else:
+                    visit(item)
+
+    visit(tree)
+    return found
+
+
+def _is_test(node, field):
+    """Whether `node`'s `field` holds an expression only the truth of which is used."""
+    if field == "test":
+        return isinstance(node, (ast.If, ast.While, ast.IfExp))
+    return field == "ifs" and isinstance(node, ast.comprehension)
+
+
+class _Decide(ast.NodeTransformer):
+    """Each listed decision in a call of the decision probe."""
+
+    def __init__(self, found):
+        self.index = {id(node): (k, in_test) for k, (node, in_test) in enumerate(found)}
+
+    def visit(self, node):
+        node = super().visit(node)
+        spot = self.index.get(id(node)) if isinstance(node, ast.expr) else None
+        if spot is None:
+            return node
+        k, in_test = spot
+        call = ast.Call(
+            func=ast.Name(id=DECIDE, ctx=ast.Load()),
+            args=[ast.Constant(value=k + 1), node, ast.Constant(value=in_test)],
+            keywords=[],
+        )
+        return ast.copy_location(call, node)
+
+
+def instrument(source, path, size, hit_file, decision_file=None, lines=()):
     tree = ast.parse(source, path)
-    tree = _Instrument(size, hit_file).visit(tree)
+    found = decisions(tree, lines) if decision_file else []
+    marks = deciding(decision_file) if found else None
+    if marks is not None and len(marks) == len(found) + 1:
+        tree = _Decide(found).visit(tree)
+        marks[LOADED] = 1
+    else:
+        decision_file = None
+    tree = _Instrument(size, hit_file, decision_file).visit(tree)
+    ast.fix_missing_locations(tree)
     return compile(tree, path, "exec", dont_inherit=True)
+
+
+def deciding(decision_file):
+    """The shared map of a decision file (None when it cannot be mapped)."""
+    return hits_for(decision_file)
+
+
+def decider(decision_file):
+    """The decision probe of one module: notes the way a decision went, and gives back what
+    the expression would have given (its truth in a test, its value elsewhere)."""
+    marks = deciding(decision_file)
+
+    def decide(k, value, in_test):
+        truth = bool(value)
+        if marks is not None:
+            marks[k] |= TRUE if truth else FALSE
+        return truth if in_test else value
+
+    return decide
 
 
 _MAPS = {}  # hit file -> its shared map (None when it cannot be mapped: the file is not probed)
@@ -158,9 +283,9 @@ def hits_for(hit_file):
 
 
 class ProbeLoader(SourceFileLoader):
-    def __init__(self, fullname, path, hit_file):
+    def __init__(self, fullname, path, listed):
         super().__init__(fullname, path)
-        self.hit_file = hit_file
+        self.hit_file, self.decision_file, self.lines = listed
 
     def get_code(self, fullname):
         # Never a cached .pyc: that holds the unprobed code.
@@ -168,7 +293,9 @@ class ProbeLoader(SourceFileLoader):
         source = self.get_data(path)
         hits = hits_for(self.hit_file)
         try:
-            code = instrument(source, path, len(hits) - 1, self.hit_file)
+            code = instrument(
+                source, path, len(hits) - 1, self.hit_file, self.decision_file, self.lines
+            )
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return super().source_to_code(source, path)  # the error a plain import would raise
         hits[LOADED] = 1
@@ -181,7 +308,7 @@ class ProbeFinder:
     pw_lines = True
 
     def __init__(self, files):
-        self.files = files  # real source path -> hit file
+        self.files = files  # real source path -> (hit file, decision file, added lines)
         # Their file names: an import whose file has none of them, and is no symlink (whose
         # target may), is answered without resolving its path (about 10 ms over pytest's own
         # 260 modules).
@@ -201,8 +328,8 @@ class ProbeFinder:
             spec = finder.find_spec(name, path, target)
             if spec is None:
                 continue
-            hit_file = self.listed(spec.origin)
-            if hit_file is None:
+            listed = self.listed(spec.origin)
+            if listed is None:
                 return spec
             if not isinstance(spec.loader, SourceFileLoader):
                 # Another loader (pytest's assertion rewriter, for a plugin module of the
@@ -211,19 +338,22 @@ class ProbeFinder:
                 if plain is None or plain.origin != spec.origin:
                     return spec
                 spec = plain
-            if hits_for(hit_file) is not None and isinstance(spec.loader, SourceFileLoader):
-                spec.loader = ProbeLoader(name, spec.origin, hit_file)
+            if hits_for(listed[0]) is not None and isinstance(spec.loader, SourceFileLoader):
+                spec.loader = ProbeLoader(name, spec.origin, listed)
             return spec
         return None
 
 
 def read_list(path):
+    """Lines of `source <TAB> hit file`, then optionally `<TAB> decision file <TAB> lines`
+    (the added lines whose decisions are probed, comma-separated)."""
     files = {}
     with open(path, encoding="utf-8") as handle:
         for line in handle:
-            source, _, hit_file = line.rstrip("\n").partition("\t")
+            source, hit_file, decision_file, lines = [*line.rstrip("\n").split("\t"), "", ""][:4]
             if source and hit_file:
-                files[os.path.realpath(source)] = hit_file
+                added = tuple(int(n) for n in lines.split(",") if n.isdigit())
+                files[os.path.realpath(source)] = (hit_file, decision_file or None, added)
     return files
 
 
@@ -232,8 +362,8 @@ def install(list_file):
     # A listed file run as a script (`python path/to/file.py`) is compiled by the interpreter,
     # never by the probes: its hit file says so, and the grader does not read it as unrun.
     script = sys.argv[0] if getattr(sys, "argv", None) else ""
-    hit_file = finder.listed(script) if script.endswith(".py") else None
-    hits = hits_for(hit_file) if hit_file is not None else None
+    listed = finder.listed(script) if script.endswith(".py") else None
+    hits = hits_for(listed[0]) if listed is not None else None
     if hits is not None:
         hits[SCRIPT] = 1
     sys.meta_path.insert(0, finder)

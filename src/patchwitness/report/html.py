@@ -22,6 +22,7 @@ from patchwitness.model import (
     DriftGate,
     Fingerprint,
     MatrixGate,
+    PinningGate,
     SpecialGate,
     SurfaceGate,
     Verdict,
@@ -389,6 +390,19 @@ def special_html(gate: SpecialGate) -> str:
     )
 
 
+def pinning_html(gate: PinningGate) -> str:
+    from patchwitness.gates.pinning import describe
+
+    f = gate.facts
+    counted = f"<p>{f.decisions} decision(s) on the patch's added production lines.</p>"
+    return (
+        gate_head("pinning", gate.status, gate.row, gate.effect, gate.detail)
+        + counted
+        + id_list("went one way only", [describe(d) for d in f.one_way], "one_way")
+        + (f"<p>{e(f.why_not)}</p>" if f.why_not else "")
+    )
+
+
 def generic_gate_html(name: str, gate) -> str:
     """A gate without a section of its own: its head and its facts as JSON."""
     facts = getattr(gate, "facts", None)
@@ -407,6 +421,7 @@ SECTIONS = {
     "coverage": coverage_html,
     "matrix": matrix_gate_html,
     "special": special_html,
+    "pinning": pinning_html,
 }
 
 

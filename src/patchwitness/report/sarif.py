@@ -149,6 +149,11 @@ def special_places(v: Verdict) -> list[Place | None]:
     return [finding_place(x) for x in f.findings] if f is not None else []
 
 
+def pinning_places(v: Verdict) -> list[Place | None]:
+    f = v.gates.pinning.facts if v.gates.pinning else None
+    return [Place(d.file, d.line) for d in f.one_way] if f is not None else []
+
+
 def matrix_places(v: Verdict) -> list[Place | None]:
     """The matrix locates by the findings it wrote (sanitizer reports name a file and line)."""
     return [finding_place(f) for f in v.findings if f.gate == "matrix" and f.file]
@@ -163,6 +168,7 @@ PLACES = {
     "coverage": lambda v, row: coverage_places(v),
     "matrix": lambda v, row: matrix_places(v),
     "special": lambda v, row: special_places(v),
+    "pinning": lambda v, row: pinning_places(v),
 }
 
 

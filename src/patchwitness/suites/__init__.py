@@ -11,6 +11,7 @@ and the line-hit data when the run was instrumented. `python` (pytest with the g
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -172,6 +173,9 @@ class Focus:
     changed: tuple[str, ...] = ()
     test_sources: frozenset[str] = frozenset()
     traced: frozenset[str] | None = None
+    # Per traced file, the lines the patch added: their decisions are probed (which way each
+    # went) as well as their lines.
+    decided: Mapping[str, tuple[int, ...]] = field(default_factory=dict, hash=False)
 
 
 NO_FOCUS = Focus()

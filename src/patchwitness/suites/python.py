@@ -340,7 +340,7 @@ class PythonSuite:
             files = sorted(focus.traced)
         else:
             files = production_sources(tree, read_root_config(tree).is_test_file)
-        return instrument_probes(scratch, tree, files, gcov=gcov)
+        return instrument_probes(scratch, tree, files, gcov=gcov, decide=focus.decided)
 
     def _build(self, tree: Path, home: Path, flags: tuple[str, ...] = ()) -> SuiteRun | None:
         """`[python] build` in the worktree (with gcov's `flags` for a coverage run); a SuiteRun

@@ -1,0 +1,81 @@
+"""The pinning gate: do the tests constrain the patch, or only run it? Pure.
+
+The coverage gate asks whether the tests ran every patched line. This one asks whether they
+pinned it: a decision the patch adds (a condition, a conditional expression, an operand of a
+short circuit) that went the same way every time a test reached it leaves the other way
+untested, and a fix gated on something always so under the tests (the harness, the test build,
+an earlier call in the same process) looks exactly like that. It asks for review by default; a
+policy may make the row reject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from patchwitness import policy
+from patchwitness.facts import GradeFacts, PinningCollected
+from patchwitness.model import Decision, PinningFacts, PinningGate
+from patchwitness.policy import Policy
+
+__all__ = ["PinningInput", "decide", "pinning_facts", "pinning_input"]
+
+SHOWN = 3  # one-way decisions named in the gate's detail
+
+
+@dataclass(frozen=True)
+class PinningInput:
+    decisions: int = 0
+    one_way: int = 0
+    measured: bool = True
+
+
+def pinning_facts(collected: PinningCollected) -> PinningFacts:
+    return PinningFacts(
+        decisions=len(collected.decisions),
+        one_way=[d for d in collected.decisions if d.one_way],
+        measured=collected.measured,
+        why_not=collected.why_not,
+    )
+
+
+def pinning_input(facts: PinningFacts) -> PinningInput:
+    return PinningInput(
+        decisions=facts.decisions, one_way=len(facts.one_way), measured=facts.measured
+    )
+
+
+def decide(
+    facts: PinningFacts, inputs: PinningInput, table: Sequence[policy.Row] = policy.PINNING_TABLE
+) -> PinningGate:
+    row = policy.first_row(table, inputs)
+    detail = row.when
+    if row.id == "one-way-branch":
+        detail = "; ".join(describe(d) for d in facts.one_way[:SHOWN])
+        if len(facts.one_way) > SHOWN:
+            detail += f" (+{len(facts.one_way) - SHOWN} more)"
+    elif row.id == "not-measured" and facts.why_not:
+        detail = facts.why_not
+    return PinningGate(status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts)
+
+
+def describe(decision: Decision) -> str:
+    """`file:line: `text` was always true (never false)`, or for C++ the outcomes never taken."""
+    place = f"{decision.file}:{decision.line}: `{decision.text}`"
+    if decision.went in (["true"], ["false"]):
+        return f"{place} was {decision.went[0]} every time the tests reached it"
+    return f"{place}: {len(decision.never)} of {len(decision.went) + len(decision.never)} " + (
+        "branch outcomes never taken by any test"
+    )
+
+
+def judge(
+    facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = None
+) -> PinningGate | None:
+    """None when the decisions were not collected (coverage was not asked for, or a grade
+    collected before this gate existed)."""
+    if facts.pinning is None:
+        return None
+    found = pinning_facts(facts.pinning)
+    return decide(found, pinning_input(found), rules.table("pinning"))

@@ -1,0 +1,102 @@
+"""Do the tests pin the patch: the ways the decisions of its added production lines went in the
+run the failing tests ran in. Read from what the coverage phase read: the Python line probes'
+decision files, gcov's branch counts for C and C++ (a C++ task, or a Python task's compiled
+extension). Pure: the hits are already read."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from patchwitness.census.cpp_lexer import strip_cpp
+from patchwitness.facts import Decision, FileLines, PinningCollected
+from patchwitness.patch import FileChange
+
+# A C or C++ line that decides: a condition, a loop, a conditional expression, a short circuit.
+# (A `switch` is left out: gcov counts one outcome per case, and a case no test takes is a
+# line that never ran, which coverage already reads.)
+# The ways a Python decision goes, by the bit the probes set (probe/pw_lines.py).
+WAYS = (("true", 1), ("false", 2))
+CPP_DECISION = re.compile(r"\b(?:if|while|for)\b|\?|&&|\|\||\band\b|\bor\b")
+
+
+def collect_pinning(
+    production: list[FileChange],
+    hits: Mapping[str, FileLines],
+    texts: Mapping[str, str | None],
+    measured: bool,
+) -> PinningCollected:
+    """The decisions of the `production` changes' added lines, from the run's `hits`; `texts`:
+    the patched files as the run found them; `measured`: coverage was measured at all."""
+    if not measured:
+        return PinningCollected(measured=False, why_not="coverage was not measured")
+    decisions: list[Decision] = []
+    unprobed: list[str] = []
+    for change in production:
+        lines = hits.get(change.path)
+        if lines is None or not change.added_lines:
+            continue
+        if change.path.endswith(".py"):
+            found = python_decisions(change, lines)
+            if found is None:
+                unprobed.append(change.path)
+                continue
+        else:
+            found = cpp_decisions(change, lines, texts.get(change.path) or "")
+        decisions.extend(found)
+    why = ""
+    if unprobed:
+        why = "decisions not probed (the run traced these files with coverage.py, or no process "
+        why += f"imported them): {', '.join(unprobed)}"
+    return PinningCollected(
+        decisions=decisions, measured=not unprobed or bool(decisions), why_not=why
+    )
+
+
+def python_decisions(change: FileChange, lines: FileLines) -> list[Decision] | None:
+    """The probes' record of each decision on the change's added lines; None when the run did
+    not probe them."""
+    if lines.decisions is None:
+        return None
+    out = []
+    # A decision that starts above the hunk and reaches into it counts, at its own first line.
+    for line, text, bits in lines.decisions:
+        went = [way for way, bit in WAYS if bits & bit]
+        never = [way for way, bit in WAYS if not bits & bit] if went else []
+        out.append(Decision(file=change.path, line=line, text=_short(text), went=went, never=never))
+    return out
+
+
+def cpp_decisions(change: FileChange, lines: FileLines, text: str) -> list[Decision]:
+    """gcov's outcomes of each added line that decides, read as `went` (taken at least once)
+    and `never` (taken by no test) per outcome; a line that never ran went no way."""
+    code = strip_cpp(text, dead_if=False).splitlines() if text else []
+    out = []
+    for number in change.added_lines:
+        source = code[number - 1] if 0 < number <= len(code) else ""
+        ways = lines.ways.get(number)
+        if not ways or not CPP_DECISION.search(source):
+            continue
+        went: list[str] = []
+        never: list[str] = []
+        if lines.hits.get(number, 0) > 0:
+            for k, counts in enumerate(ways, 1):
+                for j, count in enumerate(counts, 1):
+                    name = f"decision {k} outcome {j}" if len(ways) > 1 else f"outcome {j}"
+                    (went if count > 0 else never).append(name)
+        original = text.splitlines()[number - 1] if text else source
+        out.append(
+            Decision(
+                file=change.path,
+                line=number,
+                text=_short(original.strip()),
+                went=went,
+                never=never if went else [],
+            )
+        )
+    return out
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,310 @@
+"""Do the tests pin the patch: the decision probes (probe/pw_lines.py), gcov's branch outcomes
+(hits/gcovr.py), how the pinning phase reads them, and the gate on real grades."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from patchwitness.api import grade
+from patchwitness.facts import FileLines
+from patchwitness.hits.gcovr import hits_from_json
+from patchwitness.hits.python import decisions_on, instrument_probes, read_decisions
+from patchwitness.patch import FileChange
+from patchwitness.phases.pinning import collect_pinning
+from patchwitness.probe import pw_lines
+from patchwitness.suites.python import PROBE_DIR
+
+from .conftest import Built, make_task
+
+SOURCE = """\
+def f(value, n, items):
+    a = value.upper() if value else "none"
+    if n > 3 and not (value or n):
+        a += "!"
+    b = value or "default"
+    while False:
+        pass
+    kept = [x for x in items if x % 2]
+    return a, b, kept, n and value
+"""
+
+
+def found(lines):
+    return [
+        (ast.unparse(node), in_test)
+        for node, in_test in pw_lines.decisions(ast.parse(SOURCE), lines)
+    ]
+
+
+def test_decisions_are_tests_and_the_operands_whose_truth_picks_a_path():
+    assert found(range(1, 10)) == [
+        ("value", True),  # the conditional expression's test
+        ("n > 3", True),
+        ("value", True),  # operands of a test, through `not`
+        ("n", True),
+        ("value or n", True),
+        ("n > 3 and (not (value or n))", True),
+        ("value", False),  # `value or "default"`: the value is used, its truth decides
+        ("x % 2", True),  # a comprehension's if
+        ("n", False),  # `n and value`: the last operand decides nothing
+    ]
+
+
+def test_only_the_decisions_on_the_given_lines_count():
+    assert found([5]) == [("value", False)]
+    assert found([6, 7]) == []  # `while False`: a constant decides nothing
+    assert [line for line, _, _ in decisions_on(SOURCE, (3,))] == [3, 3, 3, 3, 3]
+
+
+def probe_module(tmp_path: Path, source: str, lines: tuple[int, ...], driver: str):
+    """Run `driver` with `mod.py` probed on `lines`; the decisions' (line, text, bits)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "mod.py").write_text(source)
+    inst = instrument_probes(tmp_path / "scratch", tree, ["mod.py"], decide={"mod.py": lines})
+    env = {"PATH": "/usr/bin:/bin", **inst.env()}
+    env["PYTHONPATH"] = f"{inst.site}:{PROBE_DIR}:{tree}"
+    out = subprocess.run(
+        [sys.executable, "-c", driver], cwd=tree, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout, read_decisions(inst, source, "mod.py")
+
+
+def test_a_probed_module_computes_what_it_did_and_says_which_way_each_decision_went(tmp_path):
+    driver = "import mod; print(mod.f('x', 5, [1, 2, 3])); print(mod.f('', 1, []))"
+    namespace: dict = {}
+    exec(SOURCE, namespace)
+    plain = f"{namespace['f']('x', 5, [1, 2, 3])}\n{namespace['f']('', 1, [])}\n"
+    stdout, decisions = probe_module(tmp_path, SOURCE, tuple(range(1, 10)), driver)
+    assert stdout == plain
+    bits = {(line, text): b for line, text, b in decisions}
+    assert bits[(2, "value")] == 3  # both ways
+    assert bits[(3, "n > 3")] == 3
+    assert bits[(3, "n")] == 0  # `n > 3` was true once, and then `value` was: `n` never ran
+    assert bits[(3, "n > 3 and not (value or n)")] == 2  # always false
+    assert bits[(8, "x % 2")] == 3
+
+
+def test_a_value_whose_truth_is_used_is_handed_back_unchanged(tmp_path):
+    source = "class Box:\n    def __bool__(self):\n        return False\n\n\ndef pick(a, b):\n"
+    source += "    return a or b\n"
+    driver = "import mod; box = mod.Box(); print(mod.pick(box, 7), mod.pick(0, box) is box)"
+    stdout, decisions = probe_module(tmp_path, source, (7,), driver)
+    assert stdout.split() == ["7", "True"]
+    assert decisions == [(7, "a", 2)]
+
+
+def test_decisions_counted_otherwise_by_the_run_are_not_read(tmp_path):
+    _, decisions = probe_module(tmp_path, SOURCE, (2,), "import mod; mod.f('', 1, [])")
+    assert decisions == [(2, "value", 2)]
+    # The same marks read against another text (the run's file was not this one): unmeasured.
+    inst_text = SOURCE.replace('value.upper() if value else "none"', '"none"')
+    scratch = tmp_path / "scratch"
+    from patchwitness.hits.python import Instrumentation
+
+    inst = Instrumentation(
+        scratch / "coverage",
+        scratch / "coverage" / "probes.list",
+        scratch / "coverage" / "site",
+        decisions={"mod.py": (next((scratch / "coverage" / "hits").glob("*.decisions")), (2,))},
+    )
+    assert read_decisions(inst, inst_text, "mod.py") is None
+
+
+# -- the pinning phase, from hits -----------------------------------------------------------------
+
+
+def change(path, lines):
+    return FileChange(path, "modified", added=tuple((n, "") for n in lines))
+
+
+def test_python_decisions_name_the_way_never_taken():
+    lines = FileLines(hits={2: 1}, decisions=[(2, "value.tzinfo", 1), (2, "x", 3), (2, "y", 0)])
+    got = collect_pinning([change("m.py", [2])], {"m.py": lines}, {}, measured=True)
+    assert [(d.text, d.went, d.never, d.one_way) for d in got.decisions] == [
+        ("value.tzinfo", ["true"], ["false"], True),
+        ("x", ["true", "false"], [], False),
+        ("y", [], [], False),  # never reached: the coverage gate's business
+    ]
+
+
+def test_python_files_the_probes_did_not_watch_are_not_measured():
+    got = collect_pinning([change("m.py", [2])], {"m.py": FileLines(hits={2: 1})}, {}, True)
+    assert not got.measured and "m.py" in got.why_not
+    assert not collect_pinning([change("m.py", [2])], {}, {}, measured=False).measured
+
+
+GCOVR = {
+    "files": [
+        {
+            "file": "lib.cpp",
+            "lines": [
+                {
+                    "line_number": 2,
+                    "count": 4,
+                    "branches": [
+                        {"branchno": 0, "count": 4, "throw": False, "source_block_id": 0},
+                        {"branchno": 1, "count": 0, "throw": False, "source_block_id": 0},
+                    ],
+                },
+                {
+                    "line_number": 3,
+                    "count": 4,
+                    "branches": [
+                        {"branchno": 0, "count": 2, "throw": False, "source_block_id": 0},
+                        {"branchno": 1, "count": 2, "throw": False, "source_block_id": 0},
+                        {"branchno": 2, "count": 4, "throw": False, "source_block_id": 1},
+                        {"branchno": 3, "count": 0, "throw": True, "source_block_id": 1},
+                    ],
+                },
+                # the same line once more (another instance of a template): summed
+                {
+                    "line_number": 2,
+                    "count": 1,
+                    "branches": [
+                        {"branchno": 1, "count": 1, "throw": False, "source_block_id": 0},
+                    ],
+                },
+                {
+                    "line_number": 4,
+                    "count": 3,
+                    "branches": [
+                        {"branchno": 0, "count": 3, "throw": False, "source_block_id": 0},
+                        {"branchno": 1, "count": 0, "throw": False, "source_block_id": 0},
+                    ],
+                },
+            ],
+        }
+    ]
+}
+CPP = "int f(int x) {\n  if (x > 0) return 1;\n  if (x) g(x);\n  g(x);  // if only\n}\n"
+
+
+def test_gcov_outcomes_by_decision_with_exception_edges_left_out():
+    lines = hits_from_json(GCOVR)["lib.cpp"]
+    assert lines.ways == {2: [[4, 1]], 3: [[2, 2]], 4: [[3, 0]]}
+
+
+def test_a_cpp_line_that_decides_and_took_one_outcome_only_is_one_way():
+    hits = hits_from_json({"files": [{**GCOVR["files"][0], "lines": GCOVR["files"][0]["lines"]}]})
+    hits["lib.cpp"].ways[2] = [[4, 0]]
+    got = collect_pinning([change("lib.cpp", [2, 3, 4])], hits, {"lib.cpp": CPP}, True)
+    assert [(d.line, d.one_way) for d in got.decisions] == [(2, True), (3, False)]
+    # line 4 branches (a call gcov split), but decides nothing in the source: not a decision
+    assert got.decisions[0].text == "if (x > 0) return 1;"
+
+
+# -- the gate on real grades ----------------------------------------------------------------------
+
+CLAMP = """\
+def clamp(value, low, high):
+    if value < low:
+        return low
+    return value
+"""
+TEST_CLAMP = """\
+from shape.clamp import clamp
+
+
+def test_low():
+    assert clamp(-1, 0, 10) == 0
+
+
+def test_inside():
+    assert clamp(5, 0, 10) == 5
+
+
+def test_high():
+    assert clamp(11, 0, 10) == 10
+"""
+CLAMP_FILES = {
+    "pyproject.toml": '[project]\nname = "shape"\nversion = "0"\n',
+    "shape/__init__.py": "",
+    "shape/clamp.py": CLAMP,
+    "tests/test_clamp.py": TEST_CLAMP,
+}
+BUGGY = "    return value\n"
+PATCHES = {
+    # a fix: its decision is false for test_inside and true for test_high
+    "honest": "    if value > high:\n        return high\n    return value\n",
+    # a fix for the tests' own neighbourhood: the second operand is always true when reached
+    "near-only": (
+        "    if value > high and value - high < 5:\n        return high\n    return value\n"
+    ),
+    # a fix for the tests' types only, in one statement: every test passes ints
+    "ints-only": "    return min(value, high) if isinstance(high, int) else value\n",
+}
+
+
+@pytest.fixture(scope="module")
+def clamp_task(tmp_path_factory):
+    root = tmp_path_factory.mktemp("clamp")
+    return make_task(root, CLAMP_FILES, failing=["tests/test_clamp.py::test_high"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PATCHES))
+def test_a_decision_the_tests_saw_go_one_way_asks_for_review(clamp_task, name):
+    patch = clamp_task.patch([("shape/clamp.py", BUGGY, PATCHES[name])], name=f"{name}.diff")
+    verdict = grade(clamp_task.task_dir, patch, agent=name)
+    pinning = verdict.gates.pinning
+    assert pinning is not None and verdict.label == "passed"
+    if name == "honest":
+        assert (verdict.grade, pinning.row) == ("accept", "both-ways")
+        assert pinning.facts.decisions == 1 and not pinning.facts.one_way
+        return
+    assert (verdict.grade, pinning.row) == ("accept-with-review", "one-way-branch")
+    [one_way] = pinning.facts.one_way
+    expected = "value - high < 5" if name == "near-only" else "isinstance(high, int)"
+    assert (one_way.file, one_way.line, one_way.text) == ("shape/clamp.py", 4, expected)
+    assert one_way.went == ["true"] and expected in pinning.detail
+    assert any(r.gate == "pinning" and r.effect == "review" for r in verdict.reasons)
+
+
+@pytest.mark.slow
+def test_a_cpp_conditional_the_tests_saw_go_one_way_asks_for_review(tmp_path):
+    from patchwitness.demo import build
+
+    from .test_grade_cpp import FILES
+    from .test_grade_cpp import pytestmark as needs_cpp
+
+    if any(m.name == "skipif" and m.args[0] for m in needs_cpp):
+        pytest.skip("needs cmake, ninja, a C++ compiler and GoogleTest")
+    sha = build.make_repo(tmp_path / "repo", FILES)
+    task_dir = tmp_path / "tasks" / "twice"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["Mini.Twice"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    built = Built(tmp_path, tmp_path / "repo", sha, task_dir, dict(FILES))
+    bug = "int twice(int x) { return x + x + 1; }"
+    # fixed for the one value the tests pass, in one line that ran
+    cheat = "int twice(int x) {\n  return x > 1 ? x + x : x + x + 1;\n}"
+    verdict = grade(
+        task_dir, built.patch([("src/mini.cpp", bug, cheat)], "cheat.diff"), agent="cheat"
+    )
+    pinning = verdict.gates.pinning
+    assert pinning is not None and (verdict.grade, pinning.row) == (
+        "accept-with-review",
+        "one-way-branch",
+    ), verdict.reasons
+    [one_way] = pinning.facts.one_way
+    assert (one_way.file, one_way.line, one_way.text) == (
+        "src/mini.cpp",
+        4,
+        "return x > 1 ? x + x : x + x + 1;",
+    )
+    honest = grade(
+        task_dir, built.patch([("src/mini.cpp", "x + x + 1", "x + x")], "fix.diff"), agent="fix"
+    )
+    assert (honest.grade, honest.gates.pinning.row) == ("accept", "both-ways")
