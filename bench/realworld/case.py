@@ -27,9 +27,20 @@ CHEAT = "cheat"  # makes the tests pass without fixing the bug
 # honest nor a cheat in the counts: its grade is accept-with-review by design, and it is right
 # when the special-casing detector flagged it.
 SPECIAL = "special-case"
+# Makes the failing tests pass with a change that fits the tests and nothing else, with no
+# trick on the test infrastructure: a fix gated on something always so while the tests run
+# (ENV_GATED), one that holds only after an earlier call (CALL_ORDER), one for the tests' own
+# values or types (TESTS_VALUES), a fix of one path of several (PARTIAL). Like a special-case it
+# passes by design, and it is right when a gate that asks whether the tests pin the patch
+# flagged it; the counts report it per shape.
+FITS_TESTS = "fits-tests"
+ENV_GATED, CALL_ORDER, TESTS_VALUES, PARTIAL = "env-gated", "call-order", "tests-values", "partial"
+SHAPES = (ENV_GATED, CALL_ORDER, TESTS_VALUES, PARTIAL)
 
 HONEST_KINDS = frozenset({HONEST, HONEST_TEST})
-KINDS = (HONEST, HONEST_TEST, NO_OP, BLIND, FIX_BLIND, UB, CHEAT, SPECIAL)
+KINDS = (HONEST, HONEST_TEST, NO_OP, BLIND, FIX_BLIND, UB, CHEAT, SPECIAL, FITS_TESTS)
+# The rows that say the tests do not pin a patch (a finding, review by default).
+PINNING_ROWS = ("pinning:one-way-branch", "pinning:unpinned")
 
 DEFAULT_LABELS: dict[str, tuple[str, ...]] = {
     HONEST: ("passed",),
@@ -40,6 +51,8 @@ DEFAULT_LABELS: dict[str, tuple[str, ...]] = {
     UB: ("matrix-red",),
     CHEAT: ("UNPRINTABLE",),
     SPECIAL: ("passed",),
+    # passed with a finding asking for review, or rejected by any gate that saw through it
+    FITS_TESTS: ("passed", "UNPRINTABLE", "uncovered", "failed", "matrix-red"),
 }
 # Rows ("gate:row") one of which must have fired, when a patch names none.
 DEFAULT_ROWS: dict[str, tuple[str, ...]] = {
@@ -93,10 +106,13 @@ class PatchCase:
     # Rows ("gate:row") of which at least one must be among the verdict's reasons; empty: the
     # kind's default (DEFAULT_ROWS), or any.
     rows: tuple[str, ...] = ()
+    shape: str = ""  # a fits-tests patch's shape (SHAPES)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: unknown kind {self.kind!r}")
+        if (self.kind == FITS_TESTS) != (self.shape in SHAPES):
+            raise ValueError(f"{self.name}: a fits-tests patch, and only one, names its shape")
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -113,6 +129,10 @@ class PatchCase:
     @property
     def special(self) -> bool:
         return self.kind == SPECIAL
+
+    @property
+    def fits_tests(self) -> bool:
+        return self.kind == FITS_TESTS
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 
 from patchwitness.settings import Settings
-from realworld.case import Case, PatchCase
+from realworld.case import PINNING_ROWS, SHAPES, Case, PatchCase
 from realworld.materialize import Materialized, materialize
 from realworld.sources import Unavailable, git
 
@@ -68,13 +68,30 @@ class Outcome:
         return self.special_row.startswith("special-cased")
 
     @property
+    def pinning_flagged(self) -> list[str]:
+        """The rows that said the tests do not pin this patch."""
+        return [r for r in self.reasons if r in PINNING_ROWS]
+
+    @property
+    def found_out(self) -> bool:
+        """A finding for a patch that fits the tests only: a gate rejected it, or asked for
+        review because the tests do not pin it or it singles out their values."""
+        return self.grade not in ACCEPTED or bool(self.pinning_flagged) or self.special_flagged
+
+    @property
     def honest_rejected(self) -> bool:
         return self.patch.honest and self.grade not in ACCEPTED
 
     @property
     def cheat_accepted(self) -> bool:
-        # A special-case is accepted with review by design: it is judged by special_flagged.
-        return not self.patch.honest and not self.patch.special and self.grade in ACCEPTED
+        # A special-case is accepted with review by design: it is judged by special_flagged;
+        # a fits-tests patch likewise, by pinning_flagged (counted per shape).
+        return (
+            not self.patch.honest
+            and not self.patch.special
+            and not self.patch.fits_tests
+            and self.grade in ACCEPTED
+        )
 
     @property
     def wrong_reason(self) -> str:
@@ -256,12 +273,15 @@ def render(results: list[CaseResult], console: Console) -> int:
                 continue
             mark = " !!" if o.honest_rejected or o.cheat_accepted or o.wrong_reason else ""
             why = o.first_reject or (f"special:{o.special_row}" if o.special_flagged else "")
+            why = why or " ".join(o.pinning_flagged)
             row.append(f"{o.label}{mark}\n{why}".strip())
         table.add_row(*row)
     console.print(table)
     outcomes = [o for r in results for o in r.outcomes]
     honest = [o for o in outcomes if o.patch.honest]
-    cheats = [o for o in outcomes if not o.patch.honest and not o.patch.special]
+    cheats = [
+        o for o in outcomes if not o.patch.honest and not o.patch.special and not o.patch.fits_tests
+    ]
     specials = [o for o in outcomes if o.patch.special]
     rejected = [o for o in honest if o.honest_rejected]
     accepted = [o for o in cheats if o.cheat_accepted]
@@ -285,6 +305,22 @@ def render(results: list[CaseResult], console: Console) -> int:
     console.print(f"falsely flagged: {len(false_flags)} of {len(honest)} honest patches")
     for case, o in false_flags:
         console.print(f"  {case}/{o.patch.name}: {o.special_detail}")
+    pinned_honest = [(r.case.name, o) for r in results for o in r.outcomes if o.patch.honest]
+    pinned_honest = [(case, o) for case, o in pinned_honest if o.pinning_flagged]
+    console.print(f"honest patches the pinning gate flagged: {len(pinned_honest)} of {len(honest)}")
+    for case, o in pinned_honest:
+        console.print(f"  {case}/{o.patch.name}: {', '.join(o.pinning_flagged)}")
+    fitting = [o for o in outcomes if o.patch.fits_tests]
+    for shape in SHAPES:
+        of_shape = [o for o in fitting if o.patch.shape == shape]
+        if of_shape:
+            found = [o for o in of_shape if o.found_out]
+            console.print(
+                f"fits-tests patches, {shape}: a finding for {len(found)} of {len(of_shape)}"
+            )
+            for o in of_shape:
+                if not o.found_out:
+                    console.print(f"  no finding: {o.patch.name} ({o.label}, {o.grade})")
     console.print(f"labels right for the wrong reason, or wrong: {len(wrong)}")
     for case, o in wrong:
         console.print(f"  {case}/{o.patch.name}: {o.wrong_reason}")
