@@ -308,3 +308,8 @@ def test_a_cpp_conditional_the_tests_saw_go_one_way_asks_for_review(tmp_path):
         task_dir, built.patch([("src/mini.cpp", "x + x + 1", "x + x")], "fix.diff"), agent="fix"
     )
     assert (honest.grade, honest.gates.pinning.row) == ("accept", "both-ways")
+
+
+def test_added_lines_without_a_decision_are_measured_with_none(tmp_path):
+    _, decisions = probe_module(tmp_path, SOURCE, (1, 6), "import mod; mod.f('', 1, [])")
+    assert decisions == []

@@ -75,8 +75,11 @@ class Instrumentation:
     tree: Path | None = None
     # Line probes: repository path -> its hit file (coverage.py when None).
     probes: dict[str, Path] | None = field(default=None, hash=False)
-    # Decision probes: repository path -> its decision file and the added lines they watch.
-    decisions: dict[str, tuple[Path, tuple[int, ...]]] = field(default_factory=dict, hash=False)
+    # Decision probes: repository path -> its decision file (None: its added lines hold no
+    # decision) and the added lines they watch.
+    decisions: dict[str, tuple[Path | None, tuple[int, ...]]] = field(
+        default_factory=dict, hash=False
+    )
 
     def env(self) -> dict[str, str]:
         marks = {"PW_COVERAGE_MARKS": str(self.directory / "marks")}
@@ -141,7 +144,7 @@ def instrument_probes(
         made.mkdir(parents=True, exist_ok=True)
     (site / "sitecustomize.py").write_text(PROBES_SITECUSTOMIZE)
     probes: dict[str, Path] = {}
-    decisions: dict[str, tuple[Path, tuple[int, ...]]] = {}
+    decisions: dict[str, tuple[Path | None, tuple[int, ...]]] = {}
     listing: list[str] = []
     for rel in files:
         source = tree / rel
@@ -155,6 +158,8 @@ def instrument_probes(
         entry = f"{source}\t{hit_file}"
         added = tuple((decide or {}).get(rel, ()))
         count = len(decisions_on(text, added)) if added else 0
+        if added and not count:
+            decisions[rel] = (None, added)
         if count:
             decision_file = hit_file.with_suffix(".decisions")
             decision_file.write_bytes(bytes(count + 1))
@@ -194,6 +199,8 @@ def read_decisions(inst: Instrumentation, text: str, rel: str) -> list[tuple[int
     if entry is None:
         return None
     decision_file, added = entry
+    if decision_file is None:
+        return []  # nothing to decide on the added lines
     try:
         marks = decision_file.read_bytes()
     except OSError:
