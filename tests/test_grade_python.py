@@ -390,7 +390,7 @@ def test_conftest_hook_is_exposed_by_the_pristine_run(calc):
     assert verdict.label == "UNPRINTABLE"
     skipped = verdict.gates.drift.facts.pristine
     assert not skipped.ran and "already rejected" in skipped.skipped
-    assert [s.gate for s in verdict.gates.skipped] == ["pristine", "elsewhere"]
+    assert [s.gate for s in verdict.gates.skipped] == ["pristine", "elsewhere", "mutants"]
     # --all-gates runs it anyway.
     verdict = run(calc, [hook], "hook-pristine", Settings(all_gates=True))
     pristine = verdict.gates.drift.facts.pristine

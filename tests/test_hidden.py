@@ -303,6 +303,7 @@ def test_hidden_tests_grade_the_honest_fix_in_one_run(tmp_path):
         "building and running the tests",
         "coverage on the hunk",
         "the failing tests elsewhere",
+        "mutants of the added lines (1)",
     ]
     seen = facts_of(verdict)
     assert seen.fail_to_pass == ["tests/test_size.py::test_giga"]

@@ -248,23 +248,64 @@ def clamp_task(tmp_path_factory):
     return make_task(root, CLAMP_FILES, failing=["tests/test_clamp.py::test_high"])
 
 
+SURVIVORS = {
+    "honest": [],  # its boundary is a clamp's: `>=` gives the same value, and is not made
+    "near-only": ["`value - high < 5` replaced by True", "`<` made `<=` in `value - high < 5`"],
+    "ints-only": ["`isinstance(high, int)` replaced by True"],
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PATCHES))
-def test_a_decision_the_tests_saw_go_one_way_asks_for_review(clamp_task, name):
+def test_tests_that_do_not_pin_the_patch_ask_for_review(clamp_task, name):
     patch = clamp_task.patch([("shape/clamp.py", BUGGY, PATCHES[name])], name=f"{name}.diff")
     verdict = grade(clamp_task.task_dir, patch, agent=name)
     pinning = verdict.gates.pinning
     assert pinning is not None and verdict.label == "passed"
+    assert [m.description for m in pinning.facts.survivors] == SURVIVORS[name]
+    assert pinning.facts.mutants_run >= 3 and not pinning.facts.mutants_skipped
+    # the tree the mutants ran in is the patched one again: the file was put back
     if name == "honest":
         assert (verdict.grade, pinning.row) == ("accept", "both-ways")
         assert pinning.facts.decisions == 1 and not pinning.facts.one_way
         return
-    assert (verdict.grade, pinning.row) == ("accept-with-review", "one-way-branch")
+    assert (verdict.grade, pinning.row) == ("accept-with-review", "unpinned")
+    assert SURVIVORS[name][0] in pinning.detail
     [one_way] = pinning.facts.one_way
     expected = "value - high < 5" if name == "near-only" else "isinstance(high, int)"
     assert (one_way.file, one_way.line, one_way.text) == ("shape/clamp.py", 4, expected)
-    assert one_way.went == ["true"] and expected in pinning.detail
+    assert one_way.went == ["true"]
+    survivor = pinning.facts.survivors[0]
+    assert survivor.killed_by == "" and survivor.ended == "3 tests passed"
+    assert survivor.diff.startswith("--- a/shape/clamp.py\n+++ b/shape/clamp.py\n")
+    mutated = (
+        "    if value > high and True:" if name == "near-only" else "    return min(value, high)"
+    )
+    assert any(line.startswith("+" + mutated) for line in survivor.diff.splitlines())
     assert any(r.gate == "pinning" and r.effect == "review" for r in verdict.reasons)
+
+
+@pytest.mark.slow
+def test_a_policy_may_make_an_unpinned_patch_reject_and_rejudge_reads_it(clamp_task, tmp_path):
+    from patchwitness.judge import judge
+    from patchwitness.policy import load_policy
+    from patchwitness.settings import Settings
+
+    rules = tmp_path / "policy.toml"
+    rules.write_text('[pinning.unpinned]\neffect = "reject"\n')
+    strict = load_policy(rules)
+    edits = [("shape/clamp.py", BUGGY, PATCHES["ints-only"])]
+    patch = clamp_task.patch(edits, name="ints.diff")
+    from patchwitness.api import grade_facts
+
+    facts = grade_facts(clamp_task.task_dir, patch, agent="ints", settings=Settings())
+    assert judge(facts).grade == "accept-with-review"
+    verdict = judge(facts, strict)
+    assert (verdict.grade, verdict.label, verdict.gates.pinning.row) == (
+        "reject",
+        "UNPRINTABLE",
+        "unpinned",
+    )
 
 
 @pytest.mark.slow

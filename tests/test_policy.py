@@ -289,6 +289,8 @@ SPECIAL_ROWS = [
 
 
 PINNING_ROWS = [
+    (PinningInput(decisions=3, one_way=1, survivors=2), "unpinned", "review"),
+    (PinningInput(survivors=1, measured=False), "unpinned", "review"),
     (PinningInput(decisions=3, one_way=1, measured=False), "one-way-branch", "review"),
     (PinningInput(decisions=1, one_way=1), "one-way-branch", "review"),
     (PinningInput(measured=False), "not-measured", "accept"),

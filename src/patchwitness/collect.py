@@ -38,6 +38,7 @@ from patchwitness.phases.context import Clock, GradeContext, Tree
 from patchwitness.phases.coverage import collect_coverage
 from patchwitness.phases.elsewhere import collect_elsewhere
 from patchwitness.phases.matrix import collect_matrix
+from patchwitness.phases.mutants import collect_mutants
 from patchwitness.phases.pinning import collect_pinning
 from patchwitness.phases.prepare import prepare
 from patchwitness.phases.run import (
@@ -211,6 +212,7 @@ def _grade_patched(
         _pristine(facts, ctx, applied, early)
         _elsewhere(facts, ctx, tree, measured, run_suite)
         _matrix(facts, ctx, tree, applied, ran.after)
+        _mutants(facts, ctx, tree, applied, measured, text_facts)
     ctx.clock.lap("cleanup")  # removing the patched workspace (its build trees)
 
 
@@ -361,3 +363,25 @@ def _matrix(
         facts.skipped["matrix"] = f"{rejected} already rejected the patch"
     else:
         facts.matrix = collect_matrix(ctx, tree, applied.patch)
+
+
+def _mutants(
+    facts: GradeFacts,
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    measured: SuiteRun,
+    text_facts: patched_text.TextFacts,
+) -> None:
+    """Mutants of the added production lines, unless the run the failing tests ran in did not
+    finish or another gate already rejected the patch (every gate asked for: they run anyway)."""
+    if facts.pinning is None:
+        return  # coverage was not asked for: nor is whether the tests pin the patch
+    if measured.build_failed or measured.timed_out or not measured.started:
+        facts.skipped["mutants"] = "the run the failing tests ran in did not build or finish"
+        return
+    rejected = rejecting(facts, ctx.settings.policy)
+    if rejected and not ctx.settings.all_gates:
+        facts.skipped["mutants"] = f"{rejected} already rejected the patch"
+        return
+    facts.mutants = collect_mutants(ctx, tree, applied, measured, text_facts.texts, facts.hidden)

@@ -25,6 +25,7 @@ from patchwitness.model import (
     Fingerprint,
     Grade,
     Label,
+    MutantResult,
     Outcome,
     RunFacts,
     TestRun,
@@ -153,6 +154,16 @@ class PinningCollected(Fact):
     why_not: str = ""
 
 
+class MutantsCollected(Fact):
+    """The mutants of the patch's added production lines, run against the tests (phases/
+    mutants.py): each one's result, how many there were before the cap, or why none ran."""
+
+    mutants: list[MutantResult] = Field(default_factory=list)
+    made: int = 0
+    cap: int = 0
+    skipped: str = ""
+
+
 class MovedLines(Fact):
     """How one file's lines moved between the SHA and the patched text: its path at the SHA (None
     when the patch created it), the SHA's lines the patch removed and the patched lines it added.
@@ -224,6 +235,7 @@ class GradeFacts(Fact):
     findings: list[Finding] = Field(default_factory=list)
     coverage: CoverageCollected | None = None
     pinning: PinningCollected | None = None
+    mutants: MutantsCollected | None = None
     matrix: MatrixCollected | None = None
     hidden: HiddenCollected | None = None
     # Where the special-casing detector read the tests' literal values ([] when it had none).

@@ -408,6 +408,26 @@ class Decision(Fact):
         return bool(self.went) and bool(self.never)
 
 
+class MutantResult(Fact):
+    """One mutant of an added production line (mutants.py) and what the tests made of it:
+    `killed_by` names the run that failed it (the failing tests, or the tests that passed with
+    the patch), "" when it survived both; `ended`: how the deciding run ended."""
+
+    file: str
+    line: int
+    operator: str
+    description: str
+    diff: str = ""
+    killed_by: str = ""
+    ended: str = ""
+    # It outlived the failing tests and the cap on longer runs left the others unasked.
+    unconfirmed: bool = False
+
+    @property
+    def survived(self) -> bool:
+        return not self.killed_by and not self.unconfirmed
+
+
 class PinningFacts(Fact):
     """Whether the tests pin the patch: how many decisions the patch's added production lines
     hold, those that went one way in every test that reached them, and why the decisions were
@@ -417,6 +437,12 @@ class PinningFacts(Fact):
     one_way: list[Decision] = Field(default_factory=list)
     measured: bool = True
     why_not: str = ""
+    # The mutants run, those no test killed, how many the patch had before the cap, and why
+    # none ran (when none did).
+    mutants_run: int = 0
+    survivors: list[MutantResult] = Field(default_factory=list)
+    mutants_made: int = 0
+    mutants_skipped: str = ""
 
 
 class PinningGate(GateResult):

@@ -240,6 +240,10 @@ SPECIAL_TABLE: list[Row] = [
 
 # fmt: off
 PINNING_TABLE: list[Row] = [
+    Row("unpinned", "a mutant of an added production line (a condition made constant, a "
+        "statement deleted, a comparison's boundary moved) passed every test that passed "
+        "with the patch: the tests do not pin that code (the mutant is shown as a diff)",
+        "unpinned", "review", lambda f: f.survivors > 0),
     Row("one-way-branch", "a decision the patch adds or changes (an if, elif, while, "
         "conditional expression, comprehension if, an operand of and/or, && or ||) went the "
         "same way every time the tests reached it: nothing shows the patch right on its other "
@@ -249,7 +253,7 @@ PINNING_TABLE: list[Row] = [
         "coverage.py, or coverage was not measured at all): nothing said either way",
         "not-measured", "accept", lambda f: not f.measured),
     Row("both-ways", "every decision the patch adds that the tests reached went both ways, "
-        "or the patch adds none",
+        "or the patch adds none, and the tests killed every mutant that ran",
         "pinned", "accept", lambda f: True),
 ]
 # fmt: on

@@ -1,11 +1,13 @@
 """The pinning gate: do the tests constrain the patch, or only run it? Pure.
 
 The coverage gate asks whether the tests ran every patched line. This one asks whether they
-pinned it: a decision the patch adds (a condition, a conditional expression, an operand of a
+pinned it. A decision the patch adds (a condition, a conditional expression, an operand of a
 short circuit) that went the same way every time a test reached it leaves the other way
 untested, and a fix gated on something always so under the tests (the harness, the test build,
-an earlier call in the same process) looks exactly like that. It asks for review by default; a
-policy may make the row reject.
+an earlier call in the same process) looks exactly like that. A mutant of an added line (a
+condition made constant, a statement deleted, a boundary moved) that every test still passes
+is code the tests do not constrain. Both ask for review by default; a policy may make a row
+reject.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from patchwitness import policy
-from patchwitness.facts import GradeFacts, PinningCollected
+from patchwitness.facts import GradeFacts, MutantsCollected, PinningCollected
 from patchwitness.model import Decision, PinningFacts, PinningGate
 from patchwitness.policy import Policy
 
@@ -29,20 +31,41 @@ class PinningInput:
     decisions: int = 0
     one_way: int = 0
     measured: bool = True
+    survivors: int = 0
 
 
-def pinning_facts(collected: PinningCollected) -> PinningFacts:
+def pinning_facts(
+    collected: PinningCollected, mutants: MutantsCollected | None = None
+) -> PinningFacts:
+    mutants = mutants or MutantsCollected(skipped="not asked")
     return PinningFacts(
         decisions=len(collected.decisions),
         one_way=[d for d in collected.decisions if d.one_way],
         measured=collected.measured,
         why_not=collected.why_not,
+        mutants_run=len(mutants.mutants),
+        survivors=[m for m in mutants.mutants if m.survived],
+        mutants_made=mutants.made,
+        mutants_skipped=mutants.skipped or _capped(mutants),
     )
+
+
+def _capped(mutants: MutantsCollected) -> str:
+    said = []
+    if mutants.made > len(mutants.mutants):
+        said.append(f"{len(mutants.mutants)} of {mutants.made} mutants run (the cap)")
+    unasked = sum(1 for m in mutants.mutants if m.unconfirmed)
+    if unasked:
+        said.append(f"{unasked} outlived the failing tests and were not run past them (the cap)")
+    return "; ".join(said)
 
 
 def pinning_input(facts: PinningFacts) -> PinningInput:
     return PinningInput(
-        decisions=facts.decisions, one_way=len(facts.one_way), measured=facts.measured
+        decisions=facts.decisions,
+        one_way=len(facts.one_way),
+        measured=facts.measured,
+        survivors=len(facts.survivors),
     )
 
 
@@ -51,7 +74,16 @@ def decide(
 ) -> PinningGate:
     row = policy.first_row(table, inputs)
     detail = row.when
-    if row.id == "one-way-branch":
+    if row.id == "unpinned":
+        detail = "; ".join(
+            f"{m.file}:{m.line}: {m.description}, and every test passed"
+            for m in facts.survivors[:SHOWN]
+        )
+        if len(facts.survivors) > SHOWN:
+            detail += f" (+{len(facts.survivors) - SHOWN} more)"
+        if facts.one_way:
+            detail += "; one way only: " + describe(facts.one_way[0])
+    elif row.id == "one-way-branch":
         detail = "; ".join(describe(d) for d in facts.one_way[:SHOWN])
         if len(facts.one_way) > SHOWN:
             detail += f" (+{len(facts.one_way) - SHOWN} more)"
@@ -77,5 +109,5 @@ def judge(
     collected before this gate existed)."""
     if facts.pinning is None:
         return None
-    found = pinning_facts(facts.pinning)
+    found = pinning_facts(facts.pinning, facts.mutants)
     return decide(found, pinning_input(found), rules.table("pinning"))

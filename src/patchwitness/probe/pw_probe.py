@@ -36,6 +36,9 @@ _fd = None
 # The report file, when the run has no pipe (Request.report_file): taken out of the environment
 # before any code of the tree can read it.
 _file = os.environ.pop("PW_PROBE_FILE", None)
+# The tests this run is asked to run, when it is asked for some (a file of their keys, one per
+# line: the grader's mutant runs); taken out of the environment as the report file is.
+_select = os.environ.pop("PW_SELECT", None)
 _root = ""
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -127,6 +130,25 @@ def pytest_collectreport(report):
 
 def pytest_deselected(items):
     _emit({"event": "deselected", "ids": [item.nodeid for item in items]})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Only the selected tests, in their own order, when the grader selected some."""
+    if not _select:
+        return
+    with open(_select, encoding="utf-8") as handle:
+        wanted = {line.rstrip("\n") for line in handle if line.strip()}
+    kept, dropped = [], []
+    for item in items:
+        try:
+            key = stable_key(item) or item.nodeid
+        except Exception:
+            key = item.nodeid
+        (kept if key in wanted else dropped).append(item)
+    items[:] = kept
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
 
 
 def stable_key(item):

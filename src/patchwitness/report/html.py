@@ -400,6 +400,14 @@ def pinning_html(gate: PinningGate) -> str:
         + counted
         + id_list("went one way only", [describe(d) for d in f.one_way], "one_way")
         + (f"<p>{e(f.why_not)}</p>" if f.why_not else "")
+        + f"<p>{f.mutants_run} mutant(s) run of {f.mutants_made}.</p>"
+        + id_list(
+            "mutants every test passed",
+            [f"{m.file}:{m.line}: {m.description}" for m in f.survivors],
+            "survivors",
+        )
+        + "".join(f"<pre>{e(m.diff)}</pre>" for m in f.survivors[:5])
+        + (f"<p>{e(f.mutants_skipped)}</p>" if f.mutants_skipped else "")
     )
 
 

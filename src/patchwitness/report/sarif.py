@@ -151,7 +151,9 @@ def special_places(v: Verdict) -> list[Place | None]:
 
 def pinning_places(v: Verdict) -> list[Place | None]:
     f = v.gates.pinning.facts if v.gates.pinning else None
-    return [Place(d.file, d.line) for d in f.one_way] if f is not None else []
+    if f is None:
+        return []
+    return [Place(m.file, m.line) for m in f.survivors] + [Place(d.file, d.line) for d in f.one_way]
 
 
 def matrix_places(v: Verdict) -> list[Place | None]:

@@ -213,6 +213,10 @@ class Surroundings:
     recursion_limit: int | None = None
     report_by_file: bool = False  # the probe writes a file, event by event: no pipe held open
     tmp_dirs: tuple[str, ...] = ()  # what the run's private /tmp holds at the start
+    # Only these tests (their keys), and a time limit of its own (None: the task's): a run
+    # that asks one question of a few tests (a mutant's, phases/mutants.py).
+    select: tuple[str, ...] = ()
+    timeout_s: float | None = None
 
     def describe(self) -> list[str]:
         out = [f"hostname={self.hostname}", f"home={self.home}"]

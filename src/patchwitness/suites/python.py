@@ -116,6 +116,12 @@ def run_pytest(
         (home.parent / "report").mkdir(parents=True, exist_ok=True)
         report_file = home.parent / "report" / "events.jsonl"
         writable.append(report_file.parent)
+    if around.select:
+        chosen = home.parent / "select" / "keys"
+        chosen.parent.mkdir(parents=True, exist_ok=True)
+        chosen.write_text("".join(f"{key}\n" for key in around.select), encoding="utf-8")
+        variables["PW_SELECT"] = str(chosen)
+        readable.append(chosen.parent)
     if around.probe_name:
         alone = probe_alone(home.parent / "reporter", around)
         extra = inst.path() if inst else []
@@ -126,7 +132,7 @@ def run_pytest(
     request = Request(
         command=task.test_cmd,
         cwd=tree / task.options.cwd,
-        timeout=task.timeout,
+        timeout=around.timeout_s or task.timeout,
         env=variables,
         path_prepend=env.bin_dirs,
         writable=[tree, home, *writable],

@@ -1,0 +1,224 @@
+"""Mutants of the lines a patch added to a Python module. Pure: text in, mutated texts out.
+
+A patch whose every line ran can still be unconstrained by the tests: change one of its lines and
+nothing fails. Each mutant changes one thing on an added line, the smallest change that would
+matter if the line matters:
+
+- `condition-true` / `condition-false`: a decision's test (an `if`, `elif`, `while`, conditional
+  expression or comprehension `if`, and each operand of an `and`/`or` in one) replaced by a
+  constant: the code behaves as if the decision always, or never, went that way;
+- `statement-deleted`: a simple statement wholly on added lines replaced by `pass`;
+- `boundary`: a comparison's `<` made `<=`, `>` made `>=`, and back.
+
+What says nothing is not made: statements that only log, print, warn, assert, import, declare or
+document; the boundary of a clamp, where both ways give the same value (`if x > high: return
+high`); a mutant whose text does not compile. The mutants come in that order of operators,
+each in the order of its lines, so a cap keeps the most telling ones.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass
+
+from patchwitness import python_ast
+from patchwitness.probe import pw_lines
+
+CONDITION_TRUE = "condition-true"
+CONDITION_FALSE = "condition-false"
+STATEMENT_DELETED = "statement-deleted"
+BOUNDARY = "boundary"
+OPERATORS = (CONDITION_TRUE, CONDITION_FALSE, STATEMENT_DELETED, BOUNDARY)
+
+# Calls whose deletion changes only what a person reads.
+QUIET_CALLS = frozenset(
+    {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+)
+SWAPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+}
+SYMBOLS: dict[type[ast.cmpop], str] = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str
+    line: int
+    operator: str
+    description: str  # what changed, in words: "`value > high` replaced by True"
+    text: str  # the whole mutated module
+
+    def diff(self, original: str) -> str:
+        """The mutant as a unified diff of its file."""
+        lines = difflib.unified_diff(
+            original.splitlines(keepends=True),
+            self.text.splitlines(keepends=True),
+            f"a/{self.file}",
+            f"b/{self.file}",
+            n=1,
+        )
+        return "".join(lines)
+
+
+def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
+    """Every mutant of `added` lines of the module `text`, in the order described above; []
+    for a text that does not parse."""
+    try:
+        with python_ast.LOCK:
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lines = set(added)
+    edits = [*_conditions(tree, text, added), *_deletions(tree, text, lines)]
+    edits += _boundaries(tree, text, lines)
+    out = []
+    for operator, node, replacement, description in edits:
+        mutated = _replace(text, node, replacement)
+        if mutated != text and _compiles(mutated, path):
+            out.append(Mutant(path, node.lineno, operator, description, mutated))
+    return out
+
+
+Edit = tuple[str, ast.AST, str, str]
+
+
+def _conditions(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:
+    out: list[Edit] = []
+    for node, in_test in pw_lines.decisions(tree, added):
+        if not in_test or isinstance(node, ast.BoolOp):
+            # a value an and/or hands back (replacing it changes more than a decision), or an
+            # and/or as a whole (its operands' mutants say more)
+            continue
+        shown = _segment(text, node)
+        out.append((CONDITION_TRUE, node, "True", f"`{shown}` replaced by True"))
+        out.append((CONDITION_FALSE, node, "False", f"`{shown}` replaced by False"))
+    # all the always-true mutants first, then the always-false ones
+    return sorted(out, key=lambda e: (e[0] != CONDITION_TRUE, e[1].lineno))
+
+
+def _deletions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or not _simple(node) or _quiet(node):
+            continue
+        end = node.end_lineno or node.lineno
+        if all(n in lines for n in range(node.lineno, end + 1)):
+            shown = _segment(text, node)
+            out.append((STATEMENT_DELETED, node, "pass", f"`{shown}` deleted"))
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _boundaries(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    out: list[Edit] = []
+    picks = _picks(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or node.lineno not in lines:
+            continue
+        if _equal_at_the_boundary(node, picks.get(id(node), ())):
+            continue
+        for k, op in enumerate(node.ops):
+            other = SWAPPED.get(type(op))
+            if other is None:
+                continue
+            ops = [*node.ops[:k], other(), *node.ops[k + 1 :]]
+            parts = [_segment(text, node.left)]
+            for o, right in zip(ops, node.comparators, strict=True):
+                parts += [SYMBOLS.get(type(o)) or _symbol(o), _segment(text, right)]
+            before, after = SYMBOLS[type(op)], SYMBOLS[other]
+            shown = _segment(text, node)
+            described = f"`{before}` made `{after}` in `{shown}`"
+            out.append((BOUNDARY, node, "(" + " ".join(parts) + ")", described))
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _picks(tree: ast.Module) -> dict[int, list[ast.expr]]:
+    """For each comparison that is the test of an `if` or a conditional expression, the values
+    its ways pick: what the `if` body returns or assigns first, or the expression's two arms."""
+    out: dict[int, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        picked: list[ast.expr] = []
+        if isinstance(node, ast.IfExp):
+            picked = [node.body, node.orelse]
+        elif isinstance(node, ast.If) and node.body:
+            first = node.body[0]
+            if isinstance(first, (ast.Return, ast.Assign)) and first.value is not None:
+                picked = [first.value]
+        if picked:
+            # the test, or (where it is an `and`/`or`) each of its operands
+            tests = [node.test]
+            while tests:
+                test = tests.pop()
+                out[id(test)] = picked
+                if isinstance(test, ast.BoolOp):
+                    tests.extend(test.values)
+    return out
+
+
+def _equal_at_the_boundary(node: ast.Compare, picked: list[ast.expr] | tuple) -> bool:
+    """A clamp's boundary (`if x > high: return high`, `high if x > high else x`): where the
+    two sides are equal, both ways give the same value, so moving the boundary changes
+    nothing a test could see. Such a mutant is equivalent, and not made."""
+    if len(node.ops) != 1 or not picked:
+        return False
+    sides = {ast.dump(node.left), ast.dump(node.comparators[0])}
+    return all(ast.dump(value) in sides for value in picked)
+
+
+def _symbol(op: ast.cmpop) -> str:
+    return {
+        ast.Eq: "==",
+        ast.NotEq: "!=",
+        ast.Is: "is",
+        ast.IsNot: "is not",
+        ast.In: "in",
+        ast.NotIn: "not in",
+    }[type(op)]
+
+
+def _simple(node: ast.stmt) -> bool:
+    return isinstance(
+        node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.Raise)
+    ) and not (isinstance(node, ast.AnnAssign) and node.value is None)
+
+
+def _quiet(node: ast.stmt) -> bool:
+    """A statement whose deletion says nothing: a docstring or other constant, a call that only
+    logs, prints or warns."""
+    if not isinstance(node, ast.Expr):
+        return False
+    value = node.value
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name in QUIET_CALLS
+    return False
+
+
+def _segment(text: str, node: ast.AST) -> str:
+    shown = ast.get_source_segment(text, node) or ast.unparse(node)
+    shown = " ".join(shown.split())
+    return shown if len(shown) <= 80 else shown[:79] + "…"
+
+
+def _replace(text: str, node: ast.AST, replacement: str) -> str:
+    """`text` with `node`'s span replaced (ast's columns count UTF-8 bytes)."""
+    lines = text.splitlines(keepends=True)
+    start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    head = lines[start].encode()[: node.col_offset].decode(errors="replace")
+    tail = lines[end].encode()[node.end_col_offset or 0 :].decode(errors="replace")
+    return "".join([*lines[:start], head + replacement + tail, *lines[end + 1 :]])
+
+
+def _compiles(text: str, path: str) -> bool:
+    try:
+        with python_ast.LOCK:
+            compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True

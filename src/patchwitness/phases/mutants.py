@@ -1,0 +1,144 @@
+"""Mutants on the hunk: does any test fail when one added production line changes?
+
+Each mutant (mutants.py) is written into the patched tree in place of its file, and the tests
+run over it in the grader's own surroundings, without instrumentation: first the failing tests
+alone (they ran the patch, and most mutants die there, in one short run), then, for a mutant
+they did not kill, every test that passed with the patch. A mutant is killed when a test that
+passed with the patch does not pass over it (fails, errors, goes missing, or the run does not
+finish in its time). The file is put back after each mutant, whatever happened.
+
+Python modules only: a C++ mutant needs a rebuild of its translation unit (mutant schemata,
+one build for all of them, is the way; not built yet), so a C++ patch is `skipped` here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchwitness import mutants as mutation
+from patchwitness.classify import PRODUCTION
+from patchwitness.facts import HiddenCollected, MutantsCollected
+from patchwitness.model import MutantResult, Outcome
+from patchwitness.phases.apply import Applied
+from patchwitness.phases.context import GradeContext, Tree
+from patchwitness.phases.hidden import hidden_applied
+from patchwitness.suites import SuiteRun, Surroundings
+
+# Mutants run per patch, and how many of them may need the second, longer run.
+CAP = 12
+CONFIRMATIONS = 4
+FAILING_TESTS = "the failing tests"
+PASSING_TESTS = "the tests that passed with the patch"
+
+
+def collect_mutants(
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    measured: SuiteRun,
+    texts: dict[str, str | None],
+    hidden: HiddenCollected | None = None,
+) -> MutantsCollected:
+    """`measured`: the run the failing tests ran in (the hidden run, with hidden tests);
+    `texts`: the patched files as the patch left them."""
+    if ctx.task.language != "python":
+        return MutantsCollected(skipped="C++ mutants are not built yet (one rebuild each)")
+    made = [
+        m
+        for c in applied.patch.files
+        if applied.classes[c.path].kind == PRODUCTION and c.path.endswith(".py")
+        for m in mutation.mutants_of(c.path, texts.get(c.path) or "", c.added_lines)
+    ]
+    if not made:
+        return MutantsCollected(
+            skipped="no mutant: the added production lines hold nothing to change"
+        )
+    flaky = set(ctx.base.flaky)
+    passed = sorted(k for k, o in measured.outcomes.items() if o == "passed" and k not in flaky)
+    failing = hidden.failing if hidden is not None else list(ctx.failing)
+    first = [k for k in failing if k in set(passed)]
+    if not first:
+        return MutantsCollected(made=len(made), cap=CAP, skipped="no failing test passed")
+    chosen = sorted(made[:CAP], key=lambda m: (m.file, m.line))
+    ctx.clock.say(f"mutants of the added lines ({len(chosen)})")
+    limit = _time_limit(ctx, measured)
+    results: list[MutantResult] = []
+    if hidden is not None:
+        with hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True)) as ok:
+            if not ok:
+                return MutantsCollected(made=len(made), cap=CAP, skipped="hidden tests conflict")
+            results = _run_all(ctx, tree.ws.repo, chosen, texts, first, passed, limit, tree)
+    else:
+        results = _run_all(ctx, tree.ws.repo, chosen, texts, first, passed, limit, tree)
+    ctx.clock.lap("mutants")
+    return MutantsCollected(mutants=results, made=len(made), cap=CAP)
+
+
+def _run_all(
+    ctx: GradeContext,
+    repo: Path,
+    chosen: list[mutation.Mutant],
+    texts: dict[str, str | None],
+    first: list[str],
+    passed: list[str],
+    limit: float,
+    tree: Tree,
+) -> list[MutantResult]:
+    results = []
+    confirmations = 0
+    for mutant in chosen:
+        original = (repo / mutant.file).read_bytes()
+        unconfirmed = False
+        try:
+            (repo / mutant.file).write_text(mutant.text, encoding="utf-8")
+            killed, ended = _ask(ctx, repo, tree, first, limit)
+            by = FAILING_TESTS if killed else ""
+            if not killed and confirmations < CONFIRMATIONS and set(passed) - set(first):
+                confirmations += 1
+                killed, ended = _ask(ctx, repo, tree, passed, limit)
+                by = PASSING_TESTS if killed else ""
+            elif not killed and set(passed) - set(first):
+                unconfirmed = True
+        finally:
+            (repo / mutant.file).write_bytes(original)
+        results.append(
+            MutantResult(
+                file=mutant.file,
+                line=mutant.line,
+                operator=mutant.operator,
+                description=mutant.description,
+                diff=mutant.diff(texts.get(mutant.file) or ""),
+                killed_by=by,
+                ended=ended,
+                unconfirmed=unconfirmed,
+            )
+        )
+    return results
+
+
+def _ask(
+    ctx: GradeContext, repo: Path, tree: Tree, keys: list[str], limit: float
+) -> tuple[bool, str]:
+    """Whether a test of `keys` does not pass over the tree as it is now, and how the run
+    ended."""
+    around = Surroundings(select=tuple(keys), pytest_options="-x", timeout_s=limit)
+    run = ctx.suite.run(repo, tree.ws.new_dir("mutant"), around=around)
+    if run.timed_out:
+        return True, "timed out"
+    if run.build_failed or not run.started:
+        return True, "the run did not start"
+    failed = [k for k in keys if run.outcomes.get(k) != "passed"]
+    if failed:
+        return True, f"{failed[0]} {_outcome(run.outcomes.get(failed[0]))}"
+    return False, f"{len(keys)} tests passed"
+
+
+def _outcome(outcome: Outcome | None) -> str:
+    return outcome or "not run (the run stopped at an earlier failure)"
+
+
+def _time_limit(ctx: GradeContext, measured: SuiteRun) -> float:
+    """A mutant that loops stops well before the task's own timeout: three times the patched
+    run's time, and half a minute for a slow start."""
+    took = measured.run.run.wall_s or ctx.task.timeout
+    return min(ctx.task.timeout, 30.0 + 3 * took)

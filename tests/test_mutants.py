@@ -1,0 +1,91 @@
+"""The mutants of a patch's added lines (mutants.py): which are made, which are not, and what
+each one's text is. Pure."""
+
+from __future__ import annotations
+
+import ast
+
+from patchwitness.mutants import (
+    BOUNDARY,
+    CONDITION_FALSE,
+    CONDITION_TRUE,
+    STATEMENT_DELETED,
+    mutants_of,
+)
+
+MODULE = '''\
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def pick(items, limit, strict=False):
+    """Doc."""
+    if len(items) > limit and not strict:
+        log.info("too many")
+        items = items[:limit]
+    total = sum(items)
+    kept = [x for x in items if x >= 0]
+    assert total is not None
+    return total if total < 100 else 100, kept
+'''
+ALL = list(range(1, 16))
+
+
+def made(lines=ALL, text=MODULE):
+    return [(m.operator, m.line, m.description) for m in mutants_of("m.py", text, lines)]
+
+
+def test_every_operator_in_its_order_of_lines():
+    assert made() == [
+        (CONDITION_TRUE, 8, "`len(items) > limit` replaced by True"),
+        (CONDITION_TRUE, 8, "`strict` replaced by True"),
+        (CONDITION_TRUE, 12, "`x >= 0` replaced by True"),
+        (CONDITION_TRUE, 14, "`total < 100` replaced by True"),
+        (CONDITION_FALSE, 8, "`len(items) > limit` replaced by False"),
+        (CONDITION_FALSE, 8, "`strict` replaced by False"),
+        (CONDITION_FALSE, 12, "`x >= 0` replaced by False"),
+        (CONDITION_FALSE, 14, "`total < 100` replaced by False"),
+        # the docstring, the log call, the import and the assert are not deleted
+        (STATEMENT_DELETED, 3, "`log = logging.getLogger(__name__)` deleted"),
+        (STATEMENT_DELETED, 10, "`items = items[:limit]` deleted"),
+        (STATEMENT_DELETED, 11, "`total = sum(items)` deleted"),
+        (STATEMENT_DELETED, 12, "`kept = [x for x in items if x >= 0]` deleted"),
+        (STATEMENT_DELETED, 14, "`return total if total < 100 else 100, kept` deleted"),
+        (BOUNDARY, 8, "`>` made `>=` in `len(items) > limit`"),
+        (BOUNDARY, 12, "`>=` made `>` in `x >= 0`"),
+        # `total < 100` picks total or 100, equal at the boundary: no mutant
+    ]
+
+
+def test_only_the_added_lines_are_mutated():
+    assert made([10]) == [(STATEMENT_DELETED, 10, "`items = items[:limit]` deleted")]
+    assert made([]) == []
+
+
+def test_each_mutant_changes_its_line_and_compiles():
+    for mutant in mutants_of("m.py", MODULE, ALL):
+        ast.parse(mutant.text)
+        before, after = MODULE.splitlines(), mutant.text.splitlines()
+        changed = [n for n, (a, b) in enumerate(zip(before, after, strict=False), 1) if a != b]
+        assert changed and changed[0] == mutant.line, mutant
+    [deleted] = [m for m in mutants_of("m.py", MODULE, [11])]
+    assert "    pass\n" in deleted.text and "total = sum(items)" not in deleted.text
+    shown = deleted.diff(MODULE).splitlines()
+    assert shown[:2] == ["--- a/m.py", "+++ b/m.py"]
+    assert "-    total = sum(items)" in shown and "+    pass" in shown
+
+
+def test_columns_count_bytes_and_a_text_that_does_not_parse_has_none():
+    text = 'def f(s):\n    return "é" if s > "é" else 0\n'
+    [true, false, deleted, boundary] = mutants_of("m.py", text, [2])
+    assert true.text == 'def f(s):\n    return "é" if True else 0\n'
+    assert boundary.text == 'def f(s):\n    return "é" if (s >= "é") else 0\n'
+    assert (false.operator, deleted.operator) == (CONDITION_FALSE, STATEMENT_DELETED)
+    assert mutants_of("m.py", "def f(:\n", [1]) == []
+
+
+def test_a_deleted_statement_that_would_leave_an_empty_block_is_pass():
+    text = "def f(x):\n    if x:\n        x += 1\n    return x\n"
+    deleted = [m for m in mutants_of("m.py", text, [3]) if m.operator == STATEMENT_DELETED]
+    assert [m.text for m in deleted] == ["def f(x):\n    if x:\n        pass\n    return x\n"]
