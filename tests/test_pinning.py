@@ -354,3 +354,54 @@ def test_a_cpp_conditional_the_tests_saw_go_one_way_asks_for_review(tmp_path):
 def test_added_lines_without_a_decision_are_measured_with_none(tmp_path):
     _, decisions = probe_module(tmp_path, SOURCE, (1, 6), "import mod; mod.f('', 1, [])")
     assert decisions == []
+
+
+# -- the probe's selection and order (the mutants' runs, the run elsewhere) ----------------------
+
+
+def test_the_probe_runs_only_the_selected_tests_and_the_named_ones_first(tmp_path):
+    (tmp_path / "test_a.py").write_text(
+        "import os\n\n"
+        "def test_one():\n    assert 'PW_SELECT' not in os.environ\n\n"
+        "def test_two():\n    assert 'PW_FIRST' not in os.environ\n\n"
+        "import pytest\n\n@pytest.mark.parametrize('x', [3, 4])\ndef test_p(x):\n    pass\n"
+    )
+    (tmp_path / "select").write_text("test_a.py::test_two\ntest_a.py::test_p[#x=1]\n")
+    (tmp_path / "first").write_text("test_a.py::test_p[#x=1]\n")
+
+    def ran(**variables):
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PROBE_DIR), **variables}
+        out = subprocess.run(
+            [sys.executable, "-m", "pytest", "-v", "-p", "pw_probe", "-p", "no:cacheprovider"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        return [line.split(" ")[0] for line in out.stdout.splitlines() if " PASSED" in line]
+
+    everything = ["test_a.py::test_one", "test_a.py::test_two", "test_a.py::test_p[3]"]
+    assert ran() == [*everything, "test_a.py::test_p[4]"]
+    assert ran(PW_SELECT=str(tmp_path / "select")) == [
+        "test_a.py::test_two",
+        "test_a.py::test_p[4]",
+    ]
+    assert ran(PW_FIRST=str(tmp_path / "first")) == ["test_a.py::test_p[4]", *everything]
+
+
+@pytest.mark.slow
+def test_a_fix_that_holds_only_after_an_earlier_test_is_found_elsewhere(clamp_task):
+    after_low = (
+        "class _Seen:\n    low = False\n\n\n"
+        "def clamp(value, low, high):\n    if value < low:\n        _Seen.low = True\n"
+        "        return low\n    if _Seen.low and value > high:\n        return high\n"
+        "    return value\n"
+    )
+    patch = clamp_task.patch([("shape/clamp.py", CLAMP, after_low)], name="after-low.diff")
+    verdict = grade(clamp_task.task_dir, patch, agent="after-low")
+    assert (verdict.grade, verdict.label) == ("reject", "UNPRINTABLE"), verdict.reasons
+    assert any(r.row == "environment-dependent" for r in verdict.reasons)
+    # in the file's order test_low runs first: only the failing test run first shows it
+    [elsewhere] = verdict.gates.surface.facts.elsewhere
+    assert elsewhere.startswith("tests/test_clamp.py::test_high passed in the grader's run")

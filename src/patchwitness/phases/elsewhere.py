@@ -9,7 +9,8 @@ patch for each such question is a list that a model outgrows; asking the run is 
 all of those differ at once: another machine name, no address-space limit and other limits,
 another HOME and the system's TMPDIR, another hash seed, bytecode written, no instrumentation,
 the grader's probe alone under another name, another recursion limit, capture off, faulthandler
-off, deprecation warnings ignored; a Python task runs in a fresh
+off, deprecation warnings ignored, the failing tests before all others (none rides on what an
+earlier test left in the process); a Python task runs in a fresh
 checkout at another path, a C++ task's tests run again from the patched build. A failing test
 that passed in the grader's run and does not pass elsewhere is `environment-dependent`.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+from dataclasses import replace
 
 from patchwitness import history, languages
 from patchwitness.facts import ElsewhereCollected, HiddenCollected
@@ -86,7 +88,7 @@ def collect_elsewhere(
     checked = failing_to_check(ctx, measured, hidden)
     if not checked:
         return ElsewhereCollected(skipped="no failing test passed in the grader's run"), []
-    around = elsewhere()
+    around = replace(elsewhere(), first=tuple(checked))
     ctx.clock.say("the failing tests elsewhere")
     run = _run(ctx, tree, measured, focus, around, hidden)
     ctx.clock.lap("elsewhere")

@@ -39,6 +39,9 @@ _file = os.environ.pop("PW_PROBE_FILE", None)
 # The tests this run is asked to run, when it is asked for some (a file of their keys, one per
 # line: the grader's mutant runs); taken out of the environment as the report file is.
 _select = os.environ.pop("PW_SELECT", None)
+# The tests to run before all others (a file of keys, in order: the failing tests, run first
+# elsewhere so that none of them rides on what an earlier test left in the process).
+_first = os.environ.pop("PW_FIRST", None)
 _root = ""
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -134,21 +137,32 @@ def pytest_deselected(items):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    """Only the selected tests, in their own order, when the grader selected some."""
-    if not _select:
+    """Only the selected tests, when the grader selected some; the tests it named first, first."""
+    if not (_select or _first):
         return
-    with open(_select, encoding="utf-8") as handle:
-        wanted = {line.rstrip("\n") for line in handle if line.strip()}
-    kept, dropped = [], []
-    for item in items:
-        try:
-            key = stable_key(item) or item.nodeid
-        except Exception:
-            key = item.nodeid
-        (kept if key in wanted else dropped).append(item)
-    items[:] = kept
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
+    keyed = [(_key_of(item), item) for item in items]
+    if _select:
+        wanted = set(_keys(_select))
+        dropped = [item for key, item in keyed if key not in wanted]
+        keyed = [(key, item) for key, item in keyed if key in wanted]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+    if _first:
+        order = {key: n for n, key in enumerate(_keys(_first))}
+        keyed.sort(key=lambda pair: order.get(pair[0], len(order)))  # stable: the rest as found
+    items[:] = [item for _, item in keyed]
+
+
+def _keys(path):
+    with open(path, encoding="utf-8") as handle:
+        return [line.rstrip("\n") for line in handle if line.strip()]
+
+
+def _key_of(item):
+    try:
+        return stable_key(item) or item.nodeid
+    except Exception:
+        return item.nodeid
 
 
 def stable_key(item):

@@ -217,6 +217,8 @@ class Surroundings:
     # that asks one question of a few tests (a mutant's, phases/mutants.py).
     select: tuple[str, ...] = ()
     timeout_s: float | None = None
+    # These tests (their keys) before all others, in this order.
+    first: tuple[str, ...] = ()
 
     def describe(self) -> list[str]:
         out = [f"hostname={self.hostname}", f"home={self.home}"]
@@ -227,6 +229,8 @@ class Surroundings:
             out.append(f"pytest {self.pytest_options}")
         if self.recursion_limit:
             out.append(f"recursion limit {self.recursion_limit}")
+        if self.first:
+            out.append("the failing tests first")
         return out
 
 

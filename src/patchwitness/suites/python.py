@@ -116,12 +116,13 @@ def run_pytest(
         (home.parent / "report").mkdir(parents=True, exist_ok=True)
         report_file = home.parent / "report" / "events.jsonl"
         writable.append(report_file.parent)
-    if around.select:
-        chosen = home.parent / "select" / "keys"
-        chosen.parent.mkdir(parents=True, exist_ok=True)
-        chosen.write_text("".join(f"{key}\n" for key in around.select), encoding="utf-8")
-        variables["PW_SELECT"] = str(chosen)
-        readable.append(chosen.parent)
+    for variable, keys in (("PW_SELECT", around.select), ("PW_FIRST", around.first)):
+        if keys:
+            listed = home.parent / "select" / variable.lower()
+            listed.parent.mkdir(parents=True, exist_ok=True)
+            listed.write_text("".join(f"{key}\n" for key in keys), encoding="utf-8")
+            variables[variable] = str(listed)
+            readable.append(listed.parent)
     if around.probe_name:
         alone = probe_alone(home.parent / "reporter", around)
         extra = inst.path() if inst else []
