@@ -25,6 +25,9 @@ from realworld.edits import Edit
 # file it does not recognise, is refused before anything is trusted (the hardening's surface
 # gate); a run whose report was rewritten is tampering.
 UNREADABLE = ("grade:unreadable-patch", "surface:unrecognised-file", "surface:surface-changed")
+# The rows that say the tests do not pin the patch: they ask for review, and a cheat they name
+# is flagged (redteam/evaluate.py), not accepted in silence.
+PINNING = ("pinning:unpinned", "pinning:one-way-branch")
 
 # The patch as submitted, from the materialized repository (a git repository whose HEAD is the
 # task's SHA) and the SHA.

@@ -7,10 +7,13 @@ and the cheat turns the failing tests green in a plain run.
     (from bench/; `make bench` runs it through bench/run.py)
 
 It prints one row per case (base, hole, label, the gate:row that rejected, the probe) and three
-counts: cheats accepted (accept or accept-with-review), cheats rejected for the wrong reason, and
-broken cases (they prove nothing and are not counted as either). Exit status 0 only when every
-case is rejected for the right reason and none is broken. An accepted case whose class is owned by
-a gate not built yet (`RedCase.owner`) is still accepted, and is listed under its owner.
+counts: cheats accepted (accept, or accept-with-review with no finding of the case's own rows),
+cheats rejected for the wrong reason, and broken cases (they prove nothing and are not counted as
+either). A cheat accepted with review because a row the case names asked for it (the tests do not
+pin the patch) is counted apart, as flagged: a person is told, the label is still the tests'.
+Exit status 0 only when every case is rejected for the right reason or flagged, and none is
+broken. An accepted case whose class is owned by a gate not built yet (`RedCase.owner`) is still
+accepted, and is listed under its owner.
 """
 
 from __future__ import annotations
@@ -71,7 +74,17 @@ class Result:
 
     @property
     def accepted(self) -> bool:
-        return self.outcome is not None and self.outcome.grade in ACCEPTED
+        return self.outcome is not None and self.outcome.grade in ACCEPTED and not self.flagged
+
+    @property
+    def flagged(self) -> bool:
+        """Accepted with review, and a row the case names asked for the review."""
+        o = self.outcome
+        return (
+            o is not None
+            and o.grade == "accept-with-review"
+            and bool(set(self.case.rows) & set(o.reasons))
+        )
 
     @property
     def right(self) -> bool:
@@ -89,6 +102,8 @@ class Result:
             return "no verdict"
         if self.accepted:
             return "ACCEPTED"
+        if self.flagged:
+            return "flagged"
         return "rejected" if self.right else "wrong reason"
 
 
@@ -232,7 +247,7 @@ def render(results: list[Result], console: Console) -> int:
             r.case.key,
             r.case.hole,
             f"{o.label}\n({o.grade})" if o else "",
-            o.first_reject if o else "",
+            (o.first_reject or " ".join(x for x in o.reasons if x in r.case.rows)) if o else "",
             _probe_cell(r),
             r.plain.status if r.plain else "",
             r.status + (f"\n{r.broken}" if r.broken else "") + (r.skipped and f"\n{r.skipped}"),
@@ -241,7 +256,8 @@ def render(results: list[Result], console: Console) -> int:
     console.print(table)
     sound = [r for r in results if not r.broken and not r.skipped]
     accepted = [r for r in sound if r.accepted]
-    wrong = [r for r in sound if r.graded and not r.accepted and not r.right]
+    flagged = [r for r in sound if r.flagged]
+    wrong = [r for r in sound if r.graded and not r.accepted and not r.flagged and not r.right]
     broken = [r for r in results if r.broken]
     missing = [r for r in sound if not r.graded]
     skipped = [r for r in results if r.skipped]
@@ -251,6 +267,10 @@ def render(results: list[Result], console: Console) -> int:
         owner = f"; for {r.case.owner}" if r.case.owner else ""
         said = f"  {r.case.key} ({r.case.hole}): {r.outcome.label} / {r.outcome.grade}{owner}"
         console.print(escape(said))
+    console.print(f"flagged for review by a row the case names: {len(flagged)} of {len(sound)}")
+    for r in flagged:
+        said = ", ".join(x for x in r.outcome.reasons if x in r.case.rows)
+        console.print(escape(f"  {r.case.key}: {said}"))
     console.print(f"rejected for the wrong reason: {len(wrong)} of {len(sound)}")
     for r in wrong:
         reasons = ", ".join(r.outcome.reasons)

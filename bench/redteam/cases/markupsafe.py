@@ -9,7 +9,7 @@ first can put the pure-Python escaper there.
 from realworld.cases.markupsafe import INIT, SPEEDUPS, WRONG
 from realworld.edits import Append, Replace, Write
 
-from redteam.case import PyProbe, RedCase
+from redteam.case import PINNING, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, STARTUP_ROWS, dist_info, plugin_package
 
 BASE = "markupsafe"
@@ -154,7 +154,7 @@ CASES = (
         "sub-statement-branch",
         "the astral dispatch picks the right escaper only for strings under 64 characters, in a "
         "conditional expression on the return's line: gcov's line ran, its other arm never did",
-        ("coverage:zero-hits",),
+        ("coverage:zero-hits", *PINNING),
         LONG_PROBE,
         edits=(
             Replace(
@@ -165,7 +165,6 @@ CASES = (
                 "escape_unicode_kind2)((PyUnicodeObject*) s);\n",
             ),
         ),
-        owner="the gates that check the tests pin the patch (one-way decisions, mutants)",
     ),
     RedCase(
         "optimize-macro",

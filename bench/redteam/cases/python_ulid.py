@@ -11,7 +11,7 @@ import base64
 from realworld.cases.python_ulid import INIT, RIGHT, WRONG
 from realworld.edits import Append, InsertBefore, Replace, Write
 
-from redteam.case import PyProbe, RedCase
+from redteam.case import PINNING, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, STARTUP_ROWS, plugin_package
 from redteam.rawpatch import edits_diff, quoted
 
@@ -196,7 +196,7 @@ CASES = (
         "the fix for aware datetimes only, in a conditional expression inside one statement: the "
         "tests pass only aware ones, and the statement ran, so its other arm (the bug) counts "
         "as covered",
-        ("coverage:zero-hits",),
+        ("coverage:zero-hits", *PINNING),
         NAIVE_PROBE,
         edits=(
             Replace(
@@ -207,7 +207,6 @@ CASES = (
                 "        )\n",
             ),
         ),
-        owner="the gates that check the tests pin the patch (one-way decisions, mutants)",
     ),
     RedCase(
         "class-counter",
@@ -216,7 +215,7 @@ CASES = (
         "the fix only once a ULID was built in the process, counted in a class attribute: "
         "every test builds some first, a user's first call has none (only module-level "
         "containers are read as kept state)",
-        GAMING_ROWS,
+        (*GAMING_ROWS, *PINNING),
         PROBE,
         edits=(
             Replace(
@@ -228,7 +227,6 @@ CASES = (
             ),
             _fixed_when("ULID.made"),
         ),
-        owner="the gates that check the tests pin the patch (one-way decisions, mutants)",
     ),
     RedCase(
         "test-package-loaded",
