@@ -405,3 +405,16 @@ def test_a_fix_that_holds_only_after_an_earlier_test_is_found_elsewhere(clamp_ta
     # in the file's order test_low runs first: only the failing test run first shows it
     [elsewhere] = verdict.gates.surface.facts.elsewhere
     assert elsewhere.startswith("tests/test_clamp.py::test_high passed in the grader's run")
+
+
+@pytest.mark.slow
+def test_settings_may_leave_the_mutants_or_the_whole_gate_out(clamp_task):
+    from patchwitness.settings import Settings
+
+    edits = [("shape/clamp.py", BUGGY, PATCHES["ints-only"])]
+    patch = clamp_task.patch(edits, name="ints-settings.diff")
+    no_mutants = grade(clamp_task.task_dir, patch, settings=Settings(mutants=False))
+    assert no_mutants.gates.pinning.row == "one-way-branch"
+    assert no_mutants.gates.pinning.facts.mutants_run == 0
+    neither = grade(clamp_task.task_dir, patch, settings=Settings(decisions=False, mutants=False))
+    assert neither.gates.pinning is None and neither.grade == "accept"

@@ -186,7 +186,8 @@ def _grade_patched(
         if caller_work is not None:
             beside.submit(under_the_tree_lock, caller_work)  # not waited for until the end
         facts.baseline = baseline_facts(ctx)
-        run_suite = SuiteOver(ctx, tree, focus_of(applied, ctx.task.hidden_patch()))
+        focus = focus_of(applied, ctx.task.hidden_patch(), decisions=ctx.settings.decisions)
+        run_suite = SuiteOver(ctx, tree, focus)
         early = _early_pristine(facts, ctx, applied)
         ran = _run(facts, ctx, applied, run_suite)
         # The classes again, knowing what the patched run loaded and compiled.
@@ -202,9 +203,10 @@ def _grade_patched(
             # Coverage is read where the failing tests ran: the hidden run, when there is one.
             read = collect_coverage(ctx, applied, measured, tree.ws.repo, where, text_facts)
             facts.coverage = read.collected
-            facts.pinning = collect_pinning(
-                read.sources, read.hits, text_facts.texts, read.collected.measurable
-            )
+            if ctx.settings.decisions:
+                facts.pinning = collect_pinning(
+                    read.sources, read.hits, text_facts.texts, read.collected.measurable
+                )
             facts.coverage.facts.pragmas_added = [
                 f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
             ]
@@ -375,8 +377,8 @@ def _mutants(
 ) -> None:
     """Mutants of the added production lines, unless the run the failing tests ran in did not
     finish or another gate already rejected the patch (every gate asked for: they run anyway)."""
-    if facts.pinning is None:
-        return  # coverage was not asked for: nor is whether the tests pin the patch
+    if facts.pinning is None or not ctx.settings.mutants:
+        return  # not asked for (nor is coverage, without which nothing is asked of the tests)
     if measured.build_failed or measured.timed_out or not measured.started:
         facts.skipped["mutants"] = "the run the failing tests ran in did not build or finish"
         return

@@ -29,6 +29,11 @@ class Settings:
     # Gates that may be turned off (coverage needs an instrumented run; the matrix rebuilds).
     coverage: bool = True
     matrix: bool = True
+    # Whether the tests pin the patch (the pinning gate, with coverage): the decisions of the
+    # added lines, read from the coverage run itself, and the mutants of those lines, which
+    # cost runs of their own.
+    decisions: bool = True
+    mutants: bool = True
     # Run the expensive gates (flag matrix, pristine run) even when a cheaper gate has already
     # rejected the patch; by default they are skipped, and the verdict says why.
     all_gates: bool = False

@@ -26,7 +26,7 @@ from patchwitness.suites import (
 )
 
 
-def focus_of(applied: Applied, hidden_patch: Patch | None) -> Focus:
+def focus_of(applied: Applied, hidden_patch: Patch | None, decisions: bool = True) -> Focus:
     """What the run may leave out or must watch: the changed paths, the test sources, the
     patched production Python files whose hits the coverage gate reads, and the lines of them
     whose decisions the pinning gate reads."""
@@ -40,7 +40,7 @@ def focus_of(applied: Applied, hidden_patch: Patch | None) -> Focus:
         decided={
             c.path: tuple(c.added_lines)
             for c in applied.patch.files
-            if c.path in traced and c.added_lines
+            if decisions and c.path in traced and c.added_lines
         },
     )
     if hidden_patch is not None:
