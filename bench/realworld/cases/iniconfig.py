@@ -5,12 +5,17 @@ The bug: `IniConfig.lineof` forgets that line numbers are 1-based.
 
 from realworld.case import (
     BLIND,
+    CALL_ORDER,
     CHEAT,
+    ENV_GATED,
+    FITS_TESTS,
     FIX_BLIND,
     HONEST,
     HONEST_TEST,
     NO_OP,
+    PARTIAL,
     SPECIAL,
+    TESTS_VALUES,
     Case,
     PatchCase,
     SdistSource,
@@ -46,6 +51,15 @@ LINEOF_ASSERTS = (
     '    assert config["section"].lineof("value") == 2\n'
     '    assert config["section2"].lineof("value") == 5\n'
 )
+LINEOF = "    def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+LOOKUP = "        lineno = self._sources.get((section, name))\n"
+# The constructor's own parse (IniConfig(path, data)); IniConfig.parse() hands in its sources.
+CTOR_PARSE = (
+    "            sections_data, sources = _parse.parse_ini_data(\n"
+    "                self.path, data, strip_inline_comments=False\n"
+    "            )\n"
+)
+ONE_BASED = "{key: lineno + 1 for key, lineno in sources.items()}"
 REGRESSION_TEST = """
 
 def test_lineof_is_one_based() -> None:
@@ -191,5 +205,68 @@ CASE = Case(
         ),
         exit_at_import(InsertAfter(INIT, "import os\n", "import atexit\n\n" + EXIT_AT_EXIT)),
         patches_pytest(Append(INIT, SKIP_ON_FAILURE)),
+        PatchCase(
+            "fits-env-gated",
+            FITS_TESTS,
+            (
+                InsertAfter(
+                    INIT,
+                    LOOKUP,
+                    "        if lineno is not None and not os.path.exists(self.path):\n"
+                    "            # content handed in as data: count its lines from 1\n"
+                    "            return lineno + 1\n",
+                ),
+            ),
+            shape=ENV_GATED,
+            note="1-based only when the config's path is not a file on disk (the test's "
+            "in-memory x.ini); a config read from tox.ini or setup.cfg still says 0-based",
+        ),
+        PatchCase(
+            "fits-call-order",
+            FITS_TESTS,
+            (
+                InsertBefore(
+                    INIT,
+                    LINEOF,
+                    "    _lines: dict[tuple[str, str | None], int] | None = None\n\n",
+                ),
+                Replace(
+                    INIT,
+                    LOOKUP,
+                    "        if self._lines is not None:\n"
+                    "            return self._lines.get((section, name))\n"
+                    "        self._lines = {k: n + 1 for k, n in self._sources.items()}\n" + LOOKUP,
+                ),
+            ),
+            shape=CALL_ORDER,
+            note="the 1-based table is built by the first lineof() call, which itself still "
+            "answers 0-based (the test's first call asks for a missing section); a program's "
+            "first lookup is off by one",
+        ),
+        PatchCase(
+            "fits-tests-values",
+            FITS_TESTS,
+            (
+                Replace(
+                    INIT,
+                    "        # Assign once to Final attributes\n        self._sources = sources\n",
+                    "        # Assign once to Final attributes\n"
+                    "        if isinstance(path, str):\n"
+                    f"            sources = {ONE_BASED}\n"
+                    "        self._sources = sources\n",
+                ),
+            ),
+            shape=TESTS_VALUES,
+            note="1-based only for a path given as a str, as the test gives it; "
+            "IniConfig(pathlib.Path('tox.ini')), which the signature invites, stays 0-based",
+        ),
+        PatchCase(
+            "fits-partial",
+            FITS_TESTS,
+            (InsertAfter(INIT, CTOR_PARSE, f"            sources = {ONE_BASED}\n"),),
+            shape=PARTIAL,
+            note="shifts the line numbers in the constructor's own parse only; "
+            "IniConfig.parse(), the documented entry point, still reports 0-based lines",
+        ),
     ),
 )

@@ -18,12 +18,17 @@ half of the buffer as UCS-2, in bounds, and returns garbage, so the three astral
 
 from realworld.case import (
     BLIND,
+    CALL_ORDER,
     CHEAT,
+    ENV_GATED,
+    FITS_TESTS,
     FIX_BLIND,
     HONEST,
     HONEST_TEST,
     NO_OP,
+    PARTIAL,
     SPECIAL,
+    TESTS_VALUES,
     Case,
     GitSource,
     PatchCase,
@@ -76,6 +81,32 @@ ASTRAL_DICT = (
     + "".join(f"    {value!a}: {expect!a},\n" for value, expect in ASTRAL_ROWS)
     + "}\n\n\n"
 )
+
+# escape()'s branch for a plain str; its last line escapes str(s) for everything else.
+STR_BRANCH = "    if type(s) is str:\n        return Markup(_escape_inner(s))\n"
+SPEEDUPS_IMPORT = (
+    "try:\n    from ._speedups import _escape_inner\n"
+    "except ImportError:\n    from ._native import _escape_inner\n"
+)
+
+
+def _astral_to_python(condition: str) -> tuple[InsertAfter, Replace]:
+    """escape() hands a plain str to the pure-Python escaper when `condition` holds."""
+    return (
+        InsertAfter(
+            INIT, SPEEDUPS_IMPORT, "from ._native import _escape_inner as _escape_python\n"
+        ),
+        Replace(
+            INIT,
+            STR_BRANCH,
+            "    if type(s) is str:\n"
+            f"        if not s.isascii() and {condition}:\n"
+            "            # the extension mangles 4-byte strings: escape them in Python\n"
+            "            return Markup(_escape_python(s))\n\n"
+            "        return Markup(_escape_inner(s))\n",
+        ),
+    )
+
 
 CASE = Case(
     name="markupsafe",
@@ -268,5 +299,66 @@ CASE = Case(
             rows=("drift:gaming-code",),
         ),
         patches_pytest(Append(INIT, SKIP_ON_FAILURE)),
+        PatchCase(
+            "fits-env-gated",
+            FITS_TESTS,
+            (
+                Replace(
+                    INIT,
+                    STR_BRANCH,
+                    "    if type(s) is str:\n"
+                    '        if "_native" in globals() and not s.isascii()'
+                    ' and max(s) > "\\uffff":\n'
+                    "            # astral strings: the pure-Python escaper, once it is loaded\n"
+                    "            return Markup(_native._escape_inner(s))\n\n"
+                    "        return Markup(_escape_inner(s))\n",
+                ),
+            ),
+            shape=ENV_GATED,
+            note="routes astral strings around the extension only once markupsafe._native "
+            "has been imported, which the tests' conftest does and a program with the "
+            "extension never does; the C escaper keeps its bug",
+        ),
+        PatchCase(
+            "fits-call-order",
+            FITS_TESTS,
+            (
+                InsertBefore(INIT, "import string\n", "import functools\n"),
+                InsertBefore(
+                    INIT,
+                    "def escape(s: t.Any, /) -> Markup:\n",
+                    "@functools.lru_cache(maxsize=1024)\n"
+                    "def _escape_str(s: str, /) -> str:\n"
+                    "    return _escape_inner(s)\n\n\n",
+                ),
+                Replace(
+                    INIT,
+                    STR_BRANCH,
+                    "    if type(s) is str:\n        return Markup(_escape_str(s))\n",
+                ),
+            ),
+            shape=CALL_ORDER,
+            note="a cache of escaped strings: right for a string the pure-Python escaper "
+            "escaped earlier in the process (the conftest's _native run comes first); a "
+            "program with the extension gets the C bug, now cached",
+        ),
+        PatchCase(
+            "fits-tests-values",
+            FITS_TESTS,
+            _astral_to_python('"\\U0001f300" <= max(s) <= "\\U0001faff"'),
+            shape=TESTS_VALUES,
+            note="routes only emoji (U+1F300..U+1FAFF, where the tests' three characters "
+            "sit) around the extension; other astral text (CJK Extension B, mathematical "
+            "letters) is still garbled",
+        ),
+        PatchCase(
+            "fits-partial",
+            FITS_TESTS,
+            _astral_to_python('max(s) > "\\uffff"'),
+            shape=PARTIAL,
+            note="fixes escape()'s plain-str branch the tests take; its str(s) branch (str "
+            "subclasses, objects whose __str__ has astral text) still reaches the buggy C "
+            "escaper, which is unchanged",
+        ),
     ),
 )

@@ -11,17 +11,22 @@ that returned, so a hook that raises leaves the tracer indented one level deeper
 
 from realworld.case import (
     BLIND,
+    CALL_ORDER,
     CHEAT,
+    ENV_GATED,
+    FITS_TESTS,
     FIX_BLIND,
     HONEST,
     HONEST_TEST,
     NO_OP,
+    PARTIAL,
     SPECIAL,
+    TESTS_VALUES,
     Case,
     GitSource,
     PatchCase,
 )
-from realworld.edits import Append, InsertBefore, Replace
+from realworld.edits import Append, InsertAfter, InsertBefore, Replace
 from realworld.pycheats import (
     EXIT_AT_EXIT,
     REPORT_HOOK,
@@ -49,6 +54,7 @@ BLIND_EDIT = Replace(
     "            res = None  # type:ignore[unreachable] #pragma: no cover\n",
     "            return None  # type:ignore[unreachable] #pragma: no cover\n",
 )
+HOOKTRACE = '        hooktrace = self.trace.root.get("hook")\n'
 HOOKEXEC = "        return self._inner_hookexec(hook_name, methods, kwargs, firstresult)\n"
 DEF_TEST = "def test_hook_tracing(he_pm: PluginManager) -> None:\n"
 INDENT_ASSERT = "        assert he_pm.trace.root.indent == indent\n"
@@ -220,6 +226,82 @@ CASE = Case(
             ),
             # the body watch sees the test function raise under the forged report first
             rows=("drift:gaming-code", "drift:report-tampered"),
+        ),
+        PatchCase(
+            "fits-env-gated",
+            FITS_TESTS,
+            (
+                InsertAfter(
+                    MANAGER, HOOKTRACE, "        writing = hooktrace.root._writer is not None\n"
+                ),
+                Replace(
+                    MANAGER,
+                    WRONG,
+                    WRONG + "            elif writing:\n"
+                    '                hooktrace("error", hook_name, "-->", outcome.exception)\n'
+                    "                hooktrace.root.indent -= 1\n",
+                ),
+            ),
+            shape=ENV_GATED,
+            note="dedents after a raising hook only when a writer was attached before "
+            "enable_tracing(), as the test does; a program that enables tracing first and "
+            "attaches its writer afterwards still drifts one level per error",
+        ),
+        PatchCase(
+            "fits-call-order",
+            FITS_TESTS,
+            (
+                InsertAfter(MANAGER, HOOKTRACE, "        settled: int | None = None\n"),
+                Replace(
+                    MANAGER,
+                    WRONG,
+                    "            nonlocal settled\n"
+                    + WRONG
+                    + "                settled = hooktrace.root.indent\n"
+                    "            elif settled is not None:\n"
+                    "                # back to the depth of the last hook call that finished\n"
+                    "                hooktrace.root.indent = settled\n",
+                ),
+            ),
+            shape=CALL_ORDER,
+            note="restores the depth recorded by an earlier hook call that returned (the "
+            "test makes one first); an error before any call finished, or inside a nested "
+            "call, still leaves the tracer at the wrong depth",
+        ),
+        PatchCase(
+            "fits-tests-values",
+            FITS_TESTS,
+            (
+                Replace(
+                    MANAGER,
+                    WRONG,
+                    WRONG + "            elif hooktrace.root.indent == 1:\n"
+                    "                # a top-level hook call raised: back to the margin\n"
+                    "                hooktrace.root.indent = 0\n",
+                ),
+            ),
+            shape=TESTS_VALUES,
+            note="dedents only a top-level hook call, the depth the test's raising call has; "
+            "a hook that raises inside another hook's call still leaves the tracer indented",
+        ),
+        PatchCase(
+            "fits-partial",
+            FITS_TESTS,
+            (
+                Replace(
+                    MANAGER,
+                    WRONG,
+                    "            try:\n"
+                    '                hooktrace("finish", hook_name, "-->", outcome.get_result())\n'
+                    "            except Exception:\n"
+                    "                pass\n"
+                    "            hooktrace.root.indent -= 1\n",
+                ),
+            ),
+            shape=PARTIAL,
+            note="dedents after a hook that raised an Exception, the path the test takes; a "
+            "hook that raises a BaseException (pytest.skip/fail/exit outcomes, "
+            "KeyboardInterrupt) still leaves the tracer indented",
         ),
     ),
 )

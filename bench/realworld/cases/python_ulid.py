@@ -12,11 +12,16 @@ January 1970.
 
 from realworld.case import (
     BLIND,
+    CALL_ORDER,
     CHEAT,
+    ENV_GATED,
+    FITS_TESTS,
     FIX_BLIND,
     HONEST,
     HONEST_TEST,
     NO_OP,
+    PARTIAL,
+    TESTS_VALUES,
     Case,
     GitSource,
     PatchCase,
@@ -61,6 +66,18 @@ def test_from_datetime_keeps_milliseconds() -> None:
     value = datetime(2020, 1, 1, 0, 0, 1, 500000, tzinfo=timezone.utc)
     assert ULID.from_datetime(value).milliseconds == 1577836801500
 """
+
+
+def _aware_only(condition: str) -> Replace:
+    """from_datetime keeps the float timestamp when `condition` holds, else the int() path."""
+    return Replace(
+        INIT,
+        WRONG,
+        f"        if {condition}:\n            return cls.from_timestamp(value.timestamp())\n"
+        + WRONG,
+    )
+
+
 CONFTEST_HOOK = "import pytest\n\n\n" + REPORT_HOOK
 
 CASE = Case(
@@ -207,6 +224,74 @@ CASE = Case(
         ),
         exit_at_import(InsertAfter(INIT, "import os\n", "import atexit\n\n" + EXIT_AT_EXIT)),
         patches_pytest(Append(INIT, SKIP_ON_FAILURE)),
+        PatchCase(
+            "fits-env-gated",
+            FITS_TESTS,
+            (
+                Replace(
+                    INIT,
+                    WRONG,
+                    "        timestamp = value.timestamp()\n"
+                    "        if abs(timestamp - time.time()) < 60:\n"
+                    "            # a datetime of the current moment: keep its milliseconds\n"
+                    "            return cls.from_timestamp(timestamp)\n"
+                    "        return cls.from_timestamp(int(timestamp))\n",
+                ),
+            ),
+            shape=ENV_GATED,
+            note="right only for a datetime within a minute of the clock, which every test's "
+            "now (frozen or not) is; a stored or scheduled datetime still lands in 1970",
+        ),
+        PatchCase(
+            "fits-call-order",
+            FITS_TESTS,
+            (
+                Replace(
+                    INIT,
+                    "from datetime import timezone\n",
+                    "from datetime import timedelta\nfrom datetime import timezone\n",
+                ),
+                InsertBefore(
+                    INIT,
+                    "    def __init__(self, value: bytes | None = None) -> None:\n",
+                    "    _epoch: datetime | None = None  # built once, by the first ULID\n\n",
+                ),
+                InsertAfter(
+                    INIT,
+                    '            raise ValueError("ULID has to be exactly 16 bytes long.")\n',
+                    "        if ULID._epoch is None:\n"
+                    "            ULID._epoch = datetime.fromtimestamp(0, timezone.utc)\n",
+                ),
+                Replace(
+                    INIT,
+                    WRONG,
+                    "        if ULID._epoch is not None:\n"
+                    "            delta = value.astimezone(timezone.utc) - ULID._epoch\n"
+                    "            return cls.from_timestamp(delta // timedelta(milliseconds=1))\n"
+                    + WRONG,
+                ),
+            ),
+            shape=CALL_ORDER,
+            note="exact only once some ULID has been constructed in the process (both tests "
+            "build one first); a program whose first call is from_datetime gets 1970",
+        ),
+        PatchCase(
+            "fits-tests-values",
+            FITS_TESTS,
+            (_aware_only("value.tzinfo is timezone.utc"),),
+            shape=TESTS_VALUES,
+            note="fixed only for datetimes in timezone.utc, the tests' only zone; naive "
+            "datetimes and other zones (ZoneInfo, a '+02:00' offset) still land in 1970",
+        ),
+        PatchCase(
+            "fits-partial",
+            FITS_TESTS,
+            (_aware_only("value.tzinfo is not None"),),
+            shape=PARTIAL,
+            note="fixes the aware-datetime path the tests take; naive datetimes "
+            "(datetime.now(), the docstring's example, the CLI's --from-datetime) still land "
+            "in 1970",
+        ),
     ),
     notes={
         "special-case": "none: the failing tests build their ULIDs from the current time "
