@@ -340,12 +340,7 @@ def _elsewhere(
     """The failing tests once more, elsewhere, unless the run they ran in (`after`: the hidden
     run, with hidden tests) did not build or finish, or another gate already rejected the
     patch."""
-    if after.build_failed or after.timed_out or not after.started:
-        facts.skipped["elsewhere"] = "the run the failing tests ran in did not build or finish"
-        return
-    rejected = rejecting(facts, ctx.settings.policy)
-    if rejected and not ctx.settings.all_gates:
-        facts.skipped["elsewhere"] = f"{rejected} already rejected the patch"
+    if _skipped(facts, ctx, after, "elsewhere"):
         return
     facts.elsewhere, found = collect_elsewhere(ctx, tree, after, run_suite.focus, facts.hidden)
     facts.findings += found
@@ -379,11 +374,20 @@ def _mutants(
     finish or another gate already rejected the patch (every gate asked for: they run anyway)."""
     if facts.pinning is None or not ctx.settings.mutants:
         return  # not asked for (nor is coverage, without which nothing is asked of the tests)
-    if measured.build_failed or measured.timed_out or not measured.started:
-        facts.skipped["mutants"] = "the run the failing tests ran in did not build or finish"
-        return
-    rejected = rejecting(facts, ctx.settings.policy)
-    if rejected and not ctx.settings.all_gates:
-        facts.skipped["mutants"] = f"{rejected} already rejected the patch"
+    if _skipped(facts, ctx, measured, "mutants"):
         return
     facts.mutants = collect_mutants(ctx, tree, applied, measured, text_facts.texts, facts.hidden)
+
+
+def _skipped(facts: GradeFacts, ctx: GradeContext, measured: SuiteRun, phase: str) -> bool:
+    """Whether a phase that asks more of the run the failing tests ran in (`measured`) is left
+    out, and why (kept in the facts): that run did not build or finish, or a gate already
+    rejected the patch and not every gate was asked for."""
+    if measured.build_failed or measured.timed_out or not measured.started:
+        facts.skipped[phase] = "the run the failing tests ran in did not build or finish"
+        return True
+    rejected = rejecting(facts, ctx.settings.policy)
+    if rejected and not ctx.settings.all_gates:
+        facts.skipped[phase] = f"{rejected} already rejected the patch"
+        return True
+    return False
