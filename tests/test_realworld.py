@@ -13,9 +13,21 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
-from realworld.case import CHEAT, HONEST, Case, PatchCase, SdistSource  # noqa: E402
+from realworld.case import (  # noqa: E402
+    CHEAT,
+    FITS_TESTS,
+    HONEST,
+    SHAPES,
+    Case,
+    PatchCase,
+    SdistSource,
+)
 from realworld.edits import EditError, Replace, Sub  # noqa: E402
 from realworld.evaluate import all_cases, main  # noqa: E402
+
+# Cases bench/README's yardsticks no longer run (their copies are large, their classes covered
+# by the others): they carry no fits-tests patches yet.
+WITHOUT_SHAPES = {"cli11", "cli11-progname", "nlohmann-json"}
 
 
 def test_every_case_is_well_formed():
@@ -35,6 +47,11 @@ def test_every_case_is_well_formed():
         assert sum(p.kind == CHEAT for p in case.patches) >= 8, case.name
         if case.language == "cpp":
             assert "ub" in kinds, case.name
+        # one patch of every shape that fits the tests and nothing else (the pinning gate's
+        # evidence), on every case but those the yardsticks no longer run
+        shapes = sorted(p.shape for p in case.patches if p.kind == FITS_TESTS)
+        if case.name not in WITHOUT_SHAPES:
+            assert shapes == sorted(SHAPES), case.name
 
 
 def test_an_edit_that_does_not_fit_its_source_fails_loudly(tmp_path):
@@ -56,6 +73,12 @@ def test_a_patch_case_knows_its_right_labels():
         PatchCase("x", "clever", ())
     case = Case("c", "python", SdistSource("p", "1"), (), (), "pytest", (honest, cheat))
     assert case.patch("c") is cheat
+    fits = PatchCase("f", FITS_TESTS, (), shape="partial")
+    assert fits.fits_tests and not fits.honest and "passed" in fits.labels
+    with pytest.raises(ValueError, match="shape"):
+        PatchCase("f", FITS_TESTS, ())
+    with pytest.raises(ValueError, match="shape"):
+        PatchCase("h", HONEST, (), shape="partial")
 
 
 @pytest.mark.slow
