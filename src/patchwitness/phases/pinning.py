@@ -12,11 +12,11 @@ from patchwitness.census.cpp_lexer import strip_cpp
 from patchwitness.facts import Decision, FileLines, PinningCollected
 from patchwitness.patch import FileChange
 
+# The ways a Python decision goes, by the bit the probes set (probe/pw_lines.py).
+WAYS = (("true", 1), ("false", 2))
 # A C or C++ line that decides: a condition, a loop, a conditional expression, a short circuit.
 # (A `switch` is left out: gcov counts one outcome per case, and a case no test takes is a
 # line that never ran, which coverage already reads.)
-# The ways a Python decision goes, by the bit the probes set (probe/pw_lines.py).
-WAYS = (("true", 1), ("false", 2))
 CPP_DECISION = re.compile(r"\b(?:if|while|for)\b|\?|&&|\|\||\band\b|\bor\b")
 
 
