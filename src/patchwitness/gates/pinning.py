@@ -35,9 +35,10 @@ class PinningInput:
 
 
 def pinning_facts(
-    collected: PinningCollected, mutants: MutantsCollected | None = None
+    collected: PinningCollected, mutants: MutantsCollected | None = None, why_not: str = ""
 ) -> PinningFacts:
-    mutants = mutants or MutantsCollected(skipped="not asked")
+    """`why_not`: why no mutant ran, when collect left them out."""
+    mutants = mutants or MutantsCollected(skipped=why_not or "not asked for")
     return PinningFacts(
         decisions=len(collected.decisions),
         one_way=[d for d in collected.decisions if d.one_way],
@@ -109,5 +110,5 @@ def judge(
     collected before this gate existed)."""
     if facts.pinning is None:
         return None
-    found = pinning_facts(facts.pinning, facts.mutants)
+    found = pinning_facts(facts.pinning, facts.mutants, facts.skipped.get("mutants", ""))
     return decide(found, pinning_input(found), rules.table("pinning"))
