@@ -75,7 +75,11 @@ T = "tests/mini_test.cpp"
 
 @pytest.fixture(scope="module")
 def mini(tmp_path_factory) -> Built:
-    root = tmp_path_factory.mktemp("mini")
+    return make_mini(tmp_path_factory.mktemp("mini"))
+
+
+def make_mini(root: Path) -> Built:
+    """The mini library's repository and its task (the matrix off) under `root`."""
     sha = build.make_repo(root / "repo", FILES)
     task_dir = root / "tasks" / "twice"
     build.write_task(

@@ -19,7 +19,7 @@ from patchwitness.phases.pinning import collect_pinning
 from patchwitness.probe import pw_lines
 from patchwitness.suites.python import PROBE_DIR
 
-from .conftest import Built, make_task
+from .conftest import make_task
 
 SOURCE = """\
 def f(value, n, items):
@@ -140,45 +140,24 @@ def test_python_files_the_probes_did_not_watch_are_not_measured():
     assert not collect_pinning([change("m.py", [2])], {}, {}, measured=False).measured
 
 
+def branch(number, count, block=0, throw=False):
+    return {"branchno": number, "count": count, "throw": throw, "source_block_id": block}
+
+
+def gcov_line(number, count, *branches):
+    return {"line_number": number, "count": count, "branches": list(branches)}
+
+
 GCOVR = {
     "files": [
         {
             "file": "lib.cpp",
             "lines": [
-                {
-                    "line_number": 2,
-                    "count": 4,
-                    "branches": [
-                        {"branchno": 0, "count": 4, "throw": False, "source_block_id": 0},
-                        {"branchno": 1, "count": 0, "throw": False, "source_block_id": 0},
-                    ],
-                },
-                {
-                    "line_number": 3,
-                    "count": 4,
-                    "branches": [
-                        {"branchno": 0, "count": 2, "throw": False, "source_block_id": 0},
-                        {"branchno": 1, "count": 2, "throw": False, "source_block_id": 0},
-                        {"branchno": 2, "count": 4, "throw": False, "source_block_id": 1},
-                        {"branchno": 3, "count": 0, "throw": True, "source_block_id": 1},
-                    ],
-                },
+                gcov_line(2, 4, branch(0, 4), branch(1, 0)),
+                gcov_line(3, 4, branch(0, 2), branch(1, 2), branch(2, 4, 1), branch(3, 0, 1, True)),
                 # the same line once more (another instance of a template): summed
-                {
-                    "line_number": 2,
-                    "count": 1,
-                    "branches": [
-                        {"branchno": 1, "count": 1, "throw": False, "source_block_id": 0},
-                    ],
-                },
-                {
-                    "line_number": 4,
-                    "count": 3,
-                    "branches": [
-                        {"branchno": 0, "count": 3, "throw": False, "source_block_id": 0},
-                        {"branchno": 1, "count": 0, "throw": False, "source_block_id": 0},
-                    ],
-                },
+                gcov_line(2, 1, branch(1, 1)),
+                gcov_line(4, 3, branch(0, 3), branch(1, 0)),
             ],
         }
     ]
@@ -310,24 +289,13 @@ def test_a_policy_may_make_an_unpinned_patch_reject_and_rejudge_reads_it(clamp_t
 
 @pytest.mark.slow
 def test_a_cpp_conditional_the_tests_saw_go_one_way_asks_for_review(tmp_path):
-    from patchwitness.demo import build
-
-    from .test_grade_cpp import FILES
+    from .test_grade_cpp import make_mini
     from .test_grade_cpp import pytestmark as needs_cpp
 
     if any(m.name == "skipif" and m.args[0] for m in needs_cpp):
         pytest.skip("needs cmake, ninja, a C++ compiler and GoogleTest")
-    sha = build.make_repo(tmp_path / "repo", FILES)
-    task_dir = tmp_path / "tasks" / "twice"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["Mini.Twice"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
-    )
-    built = Built(tmp_path, tmp_path / "repo", sha, task_dir, dict(FILES))
+    built = make_mini(tmp_path)
+    task_dir = built.task_dir
     bug = "int twice(int x) { return x + x + 1; }"
     # fixed for the one value the tests pass, in one line that ran
     cheat = "int twice(int x) {\n  return x > 1 ? x + x : x + x + 1;\n}"
