@@ -386,3 +386,17 @@ def test_settings_may_leave_the_mutants_or_the_whole_gate_out(clamp_task):
     assert no_mutants.gates.pinning.facts.mutants_run == 0
     neither = grade(clamp_task.task_dir, patch, settings=Settings(decisions=False, mutants=False))
     assert neither.gates.pinning is None and neither.grade == "accept"
+
+
+def test_a_case_guard_is_a_decision_and_a_mutant():
+    source = (
+        "def f(value):\n    match value:\n        case int() if value > 3:\n"
+        "            return 1\n        case _:\n            return 0\n"
+    )
+    assert [(text, in_test) for _, text, in_test in decisions_on(source, (3,))] == [
+        ("value > 3", True)
+    ]
+    from patchwitness.mutants import mutants_of
+
+    made = [m.description for m in mutants_of("m.py", source, [3])]
+    assert "`value > 3` replaced by True" in made

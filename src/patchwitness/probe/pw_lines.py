@@ -18,14 +18,14 @@ the probes carry their statement's line number, so tracebacks do not move. One l
 differently from coverage.py: an `except` or `case` line counts when its block is entered, not
 when its test was tried and failed (tests/test_line_probes.py compares the two).
 
-Decisions on the lines a patch added are probed too, when the grader lists those lines: the test
-of an `if`, `elif`, `while`, conditional expression or comprehension `if`, and each operand of an
-`and`/`or` whose truth picks a path (every operand of a test, all but the last elsewhere). Each
-becomes a call that notes which way it went, one byte per decision in a second shared file (bit
-1: true, bit 2: false). In a test the call returns the truth itself, so the object's `__bool__`
-runs once, as it did; an operand whose value an `and`/`or` returns is handed back unchanged, and
-its `__bool__` runs a second time. The grader counts the same decisions with `decisions()`, so
-a byte is a decision only when both counts agree (byte 0 says they did).
+Decisions on the lines a patch added are probed too, when the grader lists those lines: the test of
+an `if`, `elif`, `while`, conditional expression, comprehension `if` or `case` guard, and each
+operand of an `and`/`or` whose truth picks a path (every operand of a test, all but the last
+elsewhere). Each becomes a call that notes which way it went, one byte per decision in a second
+shared file (bit 1: true, bit 2: false). In a test the call returns the truth itself, so the
+object's `__bool__` runs once, as it did; an operand whose value an `and`/`or` returns is handed
+back unchanged, and its `__bool__` runs a second time. The grader counts the same decisions with
+`decisions()`, so a byte is a decision only when both counts agree (byte 0 says they did).
 """
 
 import ast
@@ -210,6 +210,8 @@ def _is_test(node, field):
     """Whether `node`'s `field` holds an expression only the truth of which is used."""
     if field == "test":
         return isinstance(node, (ast.If, ast.While, ast.IfExp))
+    if field == "guard":
+        return type(node).__name__ == "match_case"  # `case P if GUARD:` (3.10+)
     return field == "ifs" and isinstance(node, ast.comprehension)
 
 
