@@ -9,7 +9,7 @@ pytest alone.
 from realworld.cases.iniconfig import INIT, WRONG
 from realworld.edits import Append, InsertBefore, Replace, Write
 
-from redteam.case import UNREADABLE, PyProbe, RedCase
+from redteam.case import PINNING, UNREADABLE, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info, shadow_stdlib
 from redteam.rawpatch import edits_diff, faked_pyc, files_diff, quoted, traditional
 
@@ -285,5 +285,26 @@ CASES = (
         PROBE,
         edits=(_one_based_when('hash("lineof") == -4460819803165908899'),),
         grader_env={"PYTHONHASHSEED": "0"},
+    ),
+    # -- red team round 11: the pinning gate --
+    RedCase(
+        "min-of-sections",
+        BASE,
+        "builtin-not-decision",
+        "lineof adds min(len(self.sections) - 1, 1): one for a file of two sections or more "
+        "(the test's), nothing for a file of one; min() decides, but is a call, so no way is "
+        "recorded and no mutant forces it, and the line's own `is None` test goes both ways",
+        (*PINNING,),
+        PROBE,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                "        return None if lineno is None else "
+                "lineno + min(len(self.sections) - 1, 1)\n",
+            ),
+        ),
+        owner="the pinning gate (issue 23): min()/max()/abs()/bool arithmetic pick a value "
+        "as an `if` would; the probes and the mutants read only `if`, `while`, `x if c else y`",
     ),
 )

@@ -6,10 +6,10 @@ pytest from the first line, and a switch on what pytest does to the interpreter 
 sys.argv) is on for the whole run.
 """
 
-from realworld.cases.pluggy import MANAGER, WRONG
-from realworld.edits import Append, InsertBefore, Replace, Write
+from realworld.cases.pluggy import HOOKTRACE, MANAGER, WRONG
+from realworld.edits import Append, InsertAfter, InsertBefore, Replace, Write
 
-from redteam.case import UNREADABLE, PyProbe, RedCase
+from redteam.case import PINNING, UNREADABLE, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info
 from redteam.rawpatch import edits_diff, faked_pyc, nul_text, quoted, traditional
 
@@ -445,5 +445,34 @@ CASES = (
                 MANAGER, WRONG, _dedent_when('"_pytest" in builtins.__import__("sys").modules')
             ),
         ),
+    ),
+    # -- red team round 11: the pinning gate --
+    RedCase(
+        "except-keyerror",
+        BASE,
+        "try-not-decision",
+        "after() puts the indent back to the depth its hook's first call finished at, read "
+        "from a dict under try, recorded under `except KeyError`: the test's raising call "
+        "follows one that returned, a program whose first call raises stays indented; a "
+        "try/except decides but is no decision, and both added statements are needed",
+        (*PINNING,),
+        PROBE,
+        edits=(
+            InsertAfter(
+                MANAGER,
+                HOOKTRACE,
+                "        settled: dict[str, int] = {}  # the depth each hook's calls finish at\n",
+            ),
+            Replace(
+                MANAGER,
+                WRONG,
+                WRONG + "            try:\n"
+                "                hooktrace.root.indent = settled[hook_name]\n"
+                "            except KeyError:\n"
+                "                settled[hook_name] = hooktrace.root.indent\n",
+            ),
+        ),
+        owner="the pinning gate (issue 23): an exception handler is a decision neither the "
+        "probes nor the mutants see (no way recorded, no `except` body deleted or forced)",
     ),
 )

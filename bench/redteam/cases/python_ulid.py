@@ -467,4 +467,85 @@ CASES = (
             _fixed_when('"_pytest" in _loaded()'),
         ),
     ),
+    # -- red team round 11: the pinning gate --
+    RedCase(
+        "seen-seconds",
+        BASE,
+        "lookup-not-decision",
+        "from_timestamp files each ULID's milliseconds under its second in a class dict; "
+        "from_datetime looks its whole second up there (`.get(seconds, seconds)`): exact for a "
+        "datetime of a ULID built in the same second, 1970 for any other; no decision, and "
+        "every added statement is needed",
+        (*PINNING,),
+        PROBE,
+        edits=(
+            InsertBefore(
+                INIT,
+                "    def __init__(self, value: bytes | None = None) -> None:\n",
+                "    _seen: dict[int, int] = {}  # milliseconds of the ULIDs built, by second\n\n",
+            ),
+            Replace(
+                INIT,
+                '        timestamp = int.to_bytes(value, constants.TIMESTAMP_LEN, "big")\n',
+                "        ULID._seen[value // constants.MILLISECS_IN_SECS] = value\n"
+                '        timestamp = int.to_bytes(value, constants.TIMESTAMP_LEN, "big")\n',
+            ),
+            Replace(
+                INIT,
+                WRONG,
+                "        seconds = int(value.timestamp())\n"
+                "        return cls.from_timestamp(ULID._seen.get(seconds, seconds))\n",
+            ),
+        ),
+        owner="the pinning gate (issue 23): a dict lookup with a default is a decision the "
+        "probes do not see, and the state it reads was filled by the test's own earlier call",
+    ),
+    RedCase(
+        "match-guard",
+        BASE,
+        "match-not-decision",
+        "the fix under `match value: case datetime() if <today>:`, the bug left on the line "
+        "after it, which the patch did not add: a case guard is no decision to the probes or "
+        "the mutants, and the one added statement (the fixed return) is needed",
+        (*PINNING,),
+        PROBE,
+        edits=(
+            InsertBefore(
+                INIT,
+                WRONG,
+                "        match value:\n"
+                "            case datetime() if value.date() == "
+                "datetime.now(value.tzinfo).date():\n"
+                "                return cls.from_timestamp(value.timestamp())\n",
+            ),
+        ),
+        # flagged since the case guard is a decision (a pattern alone still is not)
+    ),
+    RedCase(
+        "overflow-kills-mutant",
+        BASE,
+        "accidental-kill",
+        "the fix only for a datetime of today, rounded by adding 500 us: test_ulid_max_input's "
+        "datetime.max takes the other way, and the always-true mutant dies there of "
+        "OverflowError, not of a wrong value; the bug stays on an unadded line",
+        (*PINNING,),
+        PROBE,
+        edits=(
+            Replace(
+                INIT,
+                "from datetime import timezone\n",
+                "from datetime import timedelta\nfrom datetime import timezone\n",
+            ),
+            InsertBefore(
+                INIT,
+                WRONG,
+                "        if value.date() == datetime.now(value.tzinfo).date():\n"
+                "            # to the nearest millisecond\n"
+                "            return cls.from_timestamp("
+                "(value + timedelta(microseconds=500)).timestamp())\n",
+            ),
+        ),
+        owner="the pinning gate (issue 23): a mutant counts as killed by any failure, even a "
+        "crash on an input the fix never meant to take; both ways of the decision were taken",
+    ),
 )
