@@ -60,8 +60,10 @@ def test_every_case_is_well_formed():
         assert case.rows and case.note, case.key
     keys = [c.key for c in cases]
     assert len(keys) == len(set(keys))
+    # A base holds a bounded red team (its grades are a bench run's minutes): 28 since round
+    # 11 put three cheats on the pinning gate on python-ulid.
     for base in {c.base for c in cases}:
-        assert sum(c.base == base for c in cases) <= 24, base
+        assert sum(c.base == base for c in cases) <= 28, base
     assert evaluate.select(cases, None, only_small=True), "CI needs a case on a PyPI base"
 
 
