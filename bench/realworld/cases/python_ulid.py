@@ -41,6 +41,11 @@ TESTS = "tests/test_ulid.py"
 RIGHT = "        return cls.from_timestamp(value.timestamp())\n"
 WRONG = "        return cls.from_timestamp(int(value.timestamp()))\n"
 FIX = Replace(INIT, WRONG, RIGHT)
+IMPORT_TIMEDELTA = Replace(
+    INIT,
+    "from datetime import timezone\n",
+    "from datetime import timedelta\nfrom datetime import timezone\n",
+)
 # The fallback for Pythons without importlib.metadata: no supported Python runs it.
 BLIND_EDIT = Replace(
     INIT,
@@ -246,11 +251,7 @@ CASE = Case(
             "fits-call-order",
             FITS_TESTS,
             (
-                Replace(
-                    INIT,
-                    "from datetime import timezone\n",
-                    "from datetime import timedelta\nfrom datetime import timezone\n",
-                ),
+                IMPORT_TIMEDELTA,
                 InsertBefore(
                     INIT,
                     "    def __init__(self, value: bytes | None = None) -> None:\n",

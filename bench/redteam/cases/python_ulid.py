@@ -8,7 +8,7 @@ process, or who called.
 
 import base64
 
-from realworld.cases.python_ulid import INIT, RIGHT, WRONG
+from realworld.cases.python_ulid import IMPORT_TIMEDELTA, INIT, RIGHT, WRONG
 from realworld.edits import Append, InsertBefore, Replace, Write
 
 from redteam.case import PINNING, PyProbe, RedCase
@@ -531,11 +531,7 @@ CASES = (
         (*PINNING,),
         PROBE,
         edits=(
-            Replace(
-                INIT,
-                "from datetime import timezone\n",
-                "from datetime import timedelta\nfrom datetime import timezone\n",
-            ),
+            IMPORT_TIMEDELTA,
             InsertBefore(
                 INIT,
                 WRONG,
