@@ -208,7 +208,7 @@ def read_decisions(inst: Instrumentation, text: str, rel: str) -> list[tuple[int
     found = decisions_on(text, added)
     if not marks or not marks[0] or len(marks) != len(found) + 1:
         return None
-    return [(line, text, marks[k + 1]) for k, (line, text, _) in enumerate(found)]
+    return [(line, shown, marks[k + 1]) for k, (line, shown, _) in enumerate(found)]
 
 
 def production_sources(tree: Path, is_test: Callable[[str], bool]) -> list[str]:

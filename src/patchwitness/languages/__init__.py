@@ -35,6 +35,7 @@ class Language(Protocol):
     pristine_by_default: bool  # `pristine = "auto"` runs the SHA's tests over the patch
     pristine_beside: bool  # that run may start beside the patched run (no cold build)
     elsewhere_in_a_fresh_tree: bool  # the failing tests elsewhere: in a fresh checkout
+    mutants: bool  # its added lines are mutated (phases/mutants.py) in the patched tree
     production_is_cpp: bool  # every production file is C or C++ (not only those named so)
     source_suffixes: frozenset[str]  # executable source, by name (the coverage gate's)
     classify_rules: LanguageRules  # what production source and build files are (classify.py)

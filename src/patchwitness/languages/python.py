@@ -19,6 +19,7 @@ class Python:
     production_is_cpp = False  # every production file the build compiles is C or C++
     elsewhere_in_a_fresh_tree = True  # a fresh checkout: a cheap one
     pristine_beside = True
+    mutants = True
 
     def make_suite(self, task, env, runner):
         from patchwitness.errors import InvalidTask

@@ -13,8 +13,9 @@ one build for all of them, is the way; not built yet), so a C++ patch is `skippe
 
 from __future__ import annotations
 
-from pathlib import Path
+from contextlib import nullcontext
 
+from patchwitness import languages
 from patchwitness import mutants as mutation
 from patchwitness.classify import PRODUCTION
 from patchwitness.facts import HiddenCollected, MutantsCollected
@@ -41,7 +42,7 @@ def collect_mutants(
 ) -> MutantsCollected:
     """`measured`: the run the failing tests ran in (the hidden run, with hidden tests);
     `texts`: the patched files as the patch left them."""
-    if ctx.task.language != "python":
+    if not languages.of(ctx.task).mutants:
         return MutantsCollected(skipped="C++ mutants are not built yet (one rebuild each)")
     made = [
         m
@@ -62,28 +63,29 @@ def collect_mutants(
     chosen = sorted(made[:CAP], key=lambda m: (m.file, m.line))
     ctx.clock.say(f"mutants of the added lines ({len(chosen)})")
     limit = _time_limit(ctx, measured)
-    results: list[MutantResult] = []
-    if hidden is not None:
-        with hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True)) as ok:
-            if not ok:
-                return MutantsCollected(made=len(made), cap=CAP, skipped="hidden tests conflict")
-            results = _run_all(ctx, tree.ws.repo, chosen, texts, first, passed, limit, tree)
-    else:
-        results = _run_all(ctx, tree.ws.repo, chosen, texts, first, passed, limit, tree)
+    applying = (
+        hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True))
+        if hidden is not None
+        else nullcontext(True)
+    )
+    with applying as ok:
+        if not ok:
+            return MutantsCollected(made=len(made), cap=CAP, skipped="hidden tests conflict")
+        results = _run_all(ctx, tree, chosen, texts, first, passed, limit)
     ctx.clock.lap("mutants")
     return MutantsCollected(mutants=results, made=len(made), cap=CAP)
 
 
 def _run_all(
     ctx: GradeContext,
-    repo: Path,
+    tree: Tree,
     chosen: list[mutation.Mutant],
     texts: dict[str, str | None],
     first: list[str],
     passed: list[str],
     limit: float,
-    tree: Tree,
 ) -> list[MutantResult]:
+    repo = tree.ws.repo
     results = []
     confirmations = 0
     for mutant in chosen:
@@ -91,11 +93,11 @@ def _run_all(
         unconfirmed = False
         try:
             (repo / mutant.file).write_text(mutant.text, encoding="utf-8")
-            killed, ended = _ask(ctx, repo, tree, first, limit)
+            killed, ended = _ask(ctx, tree, first, limit)
             by = FAILING_TESTS if killed else ""
             if not killed and confirmations < CONFIRMATIONS and set(passed) - set(first):
                 confirmations += 1
-                killed, ended = _ask(ctx, repo, tree, passed, limit)
+                killed, ended = _ask(ctx, tree, passed, limit)
                 by = PASSING_TESTS if killed else ""
             elif not killed and set(passed) - set(first):
                 unconfirmed = True
@@ -116,13 +118,11 @@ def _run_all(
     return results
 
 
-def _ask(
-    ctx: GradeContext, repo: Path, tree: Tree, keys: list[str], limit: float
-) -> tuple[bool, str]:
+def _ask(ctx: GradeContext, tree: Tree, keys: list[str], limit: float) -> tuple[bool, str]:
     """Whether a test of `keys` does not pass over the tree as it is now, and how the run
     ended."""
     around = Surroundings(select=tuple(keys), pytest_options="-x", timeout_s=limit)
-    run = ctx.suite.run(repo, tree.ws.new_dir("mutant"), around=around)
+    run = ctx.suite.run(tree.ws.repo, tree.ws.new_dir("mutant"), around=around)
     if run.timed_out:
         return True, "timed out"
     if run.build_failed or not run.started:
