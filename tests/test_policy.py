@@ -430,6 +430,14 @@ FINAL_ROWS = [
         "UNPRINTABLE",
     ),
     (
+        # a patch that does otherwise than the reference fix fails the task, when a policy
+        # says so; it comes after every gate that says the patch cheated
+        final(g("drift", "accept", "passed"), g("pinning", "review"), g("reference", "reject")),
+        "reference-rejects",
+        "reject",
+        "failed",
+    ),
+    (
         final(g("drift", "accept", "passed"), g("pinning", "review")),
         "review",
         "accept-with-review",

@@ -277,8 +277,8 @@ def test_import_writes_one_task_per_pytest_instance(world):
     assert sorted(p.name for p in task.iterdir()) == [
         "allow_test_edits.json",
         "failing_nodeids.txt",
-        "gold.diff",
         "pass_to_pass.txt",
+        "reference.diff",
         "repo.lock",
         "task.toml",
         "test_cmd.txt",
@@ -289,7 +289,8 @@ def test_import_writes_one_task_per_pytest_instance(world):
     assert (task / "pass_to_pass.txt").read_text() == P2P[0] + "\n"
     assert (task / "allow_test_edits.json").read_text() == "false\n"
     assert (task / "test_patch.diff").read_text() == build.make_diff(FILES, HIDDEN_TESTS)
-    assert (task / "gold.diff").read_text() == build.make_diff(FILES, GOLD)
+    # The instance's `patch` is the task's reference fix, as a grade reads it.
+    assert (task / "reference.diff").read_text() == build.make_diff(FILES, GOLD)
     # Only tests/ is touched by the hidden tests: docs/ and calc/ are not named.
     assert (task / "test_cmd.txt").read_text() == "python -m pytest -rA -p no:cacheprovider tests\n"
     clone = (root / "repos" / "acme__calc").resolve()
@@ -298,6 +299,7 @@ def test_import_writes_one_task_per_pytest_instance(world):
     )
     loaded = load_task(task)  # as a grade reads it
     assert loaded.repo == clone and loaded.options.setup == SETUP
+    assert loaded.reference == build.make_diff(FILES, GOLD).encode()
     assert loaded.failing_ids == F2P and loaded.pass_to_pass == P2P
     assert loaded.hidden_tests == build.make_diff(FILES, HIDDEN_TESTS).encode()
     assert loaded.allow_test_edits is False
@@ -332,7 +334,7 @@ def test_import_reads_a_json_array_and_replaces_an_earlier_import(tmp_path):
     done = import_swebench(tmp_path / "instances.json", tmp_path / "repos", bag)
     assert done.exit_code == 0, done.output
     names = {p.name for p in (bag / ID).iterdir()}
-    assert "stale.txt" not in names and "gold.diff" not in names
+    assert "stale.txt" not in names and "reference.diff" not in names
     assert "pass_to_pass.txt" not in names  # the instance says nothing: every green test counts
     assert load_task(bag / ID).pass_to_pass is None
 
@@ -580,8 +582,13 @@ def test_import_grade_and_report_round_trip(tmp_path):
     )
     assert run.returncode == 0, run.stdout + run.stderr
     store = ResultsDB(db)
-    graded = {v.agent: (v.label, v.grade, [r.row for r in v.reasons]) for v in store.verdicts()}
+    verdicts = {v.agent: v for v in store.verdicts()}
+    graded = {a: (v.label, v.grade, [r.row for r in v.reasons]) for a, v in verdicts.items()}
     store.close()
+    # The instance's gold patch is the task's reference: the gold prediction is compared with
+    # it, and does what it does.
+    compared = verdicts["gold"].gates.reference
+    assert compared is not None and compared.row == "same-as-reference", graded
     reports = {}
     for agent in ("gold", "org/empty", "wrong"):
         out = tmp_path / f"{agent.replace('/', '_')}.json"

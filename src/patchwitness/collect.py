@@ -41,6 +41,7 @@ from patchwitness.phases.matrix import collect_matrix
 from patchwitness.phases.mutants import collect_mutants
 from patchwitness.phases.pinning import collect_pinning
 from patchwitness.phases.prepare import prepare
+from patchwitness.phases.reference import collect_reference
 from patchwitness.phases.run import (
     Ran,
     SuiteOver,
@@ -215,6 +216,7 @@ def _grade_patched(
         _elsewhere(facts, ctx, tree, measured, run_suite)
         _matrix(facts, ctx, tree, applied, ran.after)
         _mutants(facts, ctx, tree, applied, measured, text_facts)
+        _reference(facts, ctx, tree, applied, measured, text_facts)
     ctx.clock.lap("cleanup")  # removing the patched workspace (its build trees)
 
 
@@ -377,6 +379,24 @@ def _mutants(
     if _skipped(facts, ctx, measured, "mutants"):
         return
     facts.mutants = collect_mutants(ctx, tree, applied, measured, text_facts.texts, facts.hidden)
+
+
+def _reference(
+    facts: GradeFacts,
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    measured: SuiteRun,
+    text_facts: patched_text.TextFacts,
+) -> None:
+    """The patch beside the task's reference fix, when the task has one, unless the run the
+    failing tests ran in did not finish or another gate already rejected the patch. A
+    reference that does not pass the task stops the grade (invalid-task)."""
+    if ctx.task.reference is None or not ctx.settings.reference:
+        return
+    if _skipped(facts, ctx, measured, "reference"):
+        return
+    facts.reference = collect_reference(ctx, tree, applied, text_facts.texts, facts.hidden)
 
 
 def _skipped(facts: GradeFacts, ctx: GradeContext, measured: SuiteRun, phase: str) -> bool:

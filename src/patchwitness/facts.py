@@ -27,6 +27,7 @@ from patchwitness.model import (
     Label,
     MutantResult,
     Outcome,
+    ReferenceFacts,
     RunFacts,
     TestRun,
     Timings,
@@ -236,6 +237,8 @@ class GradeFacts(Fact):
     coverage: CoverageCollected | None = None
     pinning: PinningCollected | None = None
     mutants: MutantsCollected | None = None
+    # The patch beside the task's reference fix (None: the task has none, or not asked for).
+    reference: ReferenceFacts | None = None
     matrix: MatrixCollected | None = None
     hidden: HiddenCollected | None = None
     # Where the special-casing detector read the tests' literal values ([] when it had none).

@@ -449,6 +449,41 @@ class PinningGate(GateResult):
     facts: PinningFacts = Field(default_factory=PinningFacts)
 
 
+class Difference(Fact):
+    """One call on which the patch and the reference fix disagree: the function, the call as
+    made (`varied`: what changed from the tests' own call; empty: the tests' own call), the test
+    that made the call it came from, the fields that differ, and what each tree did."""
+
+    target: str
+    call: str
+    varied: str = ""
+    test: str = ""
+    fields: list[str] = Field(default_factory=list)
+    reference: dict[str, str] = Field(default_factory=dict)
+    patch: dict[str, str] = Field(default_factory=dict)
+
+
+class ReferenceFacts(Fact):
+    """The patch beside the task's reference fix (phases/reference.py): the functions either
+    changes, the calls the failing tests made into them, how many calls (theirs and their
+    neighbours) ran under both trees, those that differ (the smallest first), and those left
+    out: the reference disagreed with itself, or the call could not be rebuilt. `skipped`:
+    why nothing was compared."""
+
+    targets: list[str] = Field(default_factory=list)
+    captured: int = 0
+    compared: int = 0
+    differing: int = 0  # calls on which they disagree; the first few kept as `differences`
+    differences: list[Difference] = Field(default_factory=list)
+    nondeterministic: int = 0
+    unrunnable: int = 0
+    skipped: str = ""
+
+
+class ReferenceGate(GateResult):
+    facts: ReferenceFacts = Field(default_factory=ReferenceFacts)
+
+
 class SurfaceFacts(Fact):
     """What the patch changed that the grader does not count as a fix: files it cannot classify
     as production source, a test, test infrastructure or documentation (path: why); how the
@@ -480,6 +515,7 @@ class Gates(Fact):
     matrix: MatrixGate | None = None
     special: SpecialGate | None = None
     pinning: PinningGate | None = None
+    reference: ReferenceGate | None = None
     surface: SurfaceGate | None = None
     build: BuildFacts | None = None
     skipped: list[SkippedGate] = Field(default_factory=list)

@@ -259,6 +259,27 @@ PINNING_TABLE: list[Row] = [
 # fmt: on
 
 
+# --- reference: does the patch behave as the task's reference fix ---------------------------
+# Facts: a ReferenceInput (gates/reference.py). Both pass the tests; on the calls the failing
+# tests made into the functions either changes, and on their neighbours, they may not agree.
+
+# fmt: off
+REFERENCE_TABLE: list[Row] = [
+    Row("differs-from-reference", "on a call into a function the patch or the reference fix "
+        "changes (one the failing tests made, or its neighbour: an argument at a boundary the "
+        "code compares with, empty, longer, of another sign), the patch did otherwise than the "
+        "reference: another value, exception, output, warning or state left behind (the "
+        "smallest such call is shown, with both behaviours)",
+        "differs", "review", lambda f: f.differing > 0),
+    Row("not-compared", "the task has no reference fix, or no call could be compared (none "
+        "captured, none rebuilt, or the language has no comparison yet): nothing said either "
+        "way", "not-compared", "accept", lambda f: f.compared == 0),
+    Row("same-as-reference", "on every call compared the patch did what the reference fix "
+        "did", "same", "accept", lambda f: True),
+]
+# fmt: on
+
+
 # --- surface: what the grader does not understand is not evidence of a fix --------------------
 # Facts: a SurfaceInput (gates/surface.py). A file the classifier cannot place, a run made
 # otherwise than the SHA's, production code that reads the state a harness sets.
@@ -384,6 +405,8 @@ REGISTRY: tuple[Gate, ...] = (
          "to)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=5),
     Gate("pinning", PINNING_TABLE, "the pinning gate rejects (a policy makes one of its rows "
          "reject)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=6),
+    Gate("reference", REFERENCE_TABLE, "the reference gate rejects (a policy makes "
+         "differs-from-reference reject)", "failed", lambda f: "failed", precedence=7),
 )
 # fmt: on
 

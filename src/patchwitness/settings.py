@@ -34,6 +34,9 @@ class Settings:
     # cost runs of their own.
     decisions: bool = True
     mutants: bool = True
+    # Whether a task's reference fix (reference.diff) is compared with the patch: the calls
+    # its failing tests make, and their neighbours, under both trees.
+    reference: bool = True
     # Run the expensive gates (flag matrix, pristine run) even when a cheaper gate has already
     # rejected the patch; by default they are skipped, and the verdict says why.
     all_gates: bool = False

@@ -26,9 +26,10 @@ from typing import Any
 
 from patchwitness.model import Verdict
 from patchwitness.patch import sha256_of
+from patchwitness.task import REFERENCE
 
 DEFAULT_TEST_CMD = "python -m pytest -rA -p no:cacheprovider"
-GOLD_PATCH = "gold.diff"
+GOLD_PATCH = REFERENCE  # the instance's `patch`: the task's reference fix
 # Instance ids and model names become file names: nothing that could leave the directory.
 SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]{0,199}$")
 SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
@@ -341,7 +342,7 @@ def task_files(
     if instance.pass_to_pass is not None:
         files["pass_to_pass.txt"] = "".join(f"{i}\n" for i in instance.pass_to_pass)
     if instance.patch:
-        files[GOLD_PATCH] = instance.patch  # the reference fix; the grader never reads it
+        files[GOLD_PATCH] = instance.patch  # never shown to a patch; compared with it
     return files
 
 

@@ -23,6 +23,9 @@ SEED_FILES = ("repo.lock", "test_cmd.txt", "allow_test_edits.json", "failing_nod
 # Tests the agent never saw: applied by the grader over the patched tree (hidden.py).
 HIDDEN_TESTS = "test_patch.diff"
 PASS_TO_PASS = "pass_to_pass.txt"
+# The fix the task's authors accept (SWE-bench's `patch`): never shown to the patch; the grader
+# compares the patch's behaviour with it (phases/reference.py).
+REFERENCE = "reference.diff"
 SHA_RE = re.compile(r"^[0-9a-f]{40}$|^[0-9a-f]{64}$")
 
 DEFAULT_COVERAGE_FLAGS = [
@@ -147,6 +150,7 @@ class Task(BaseModel):
     # (pass_to_pass.txt; None: every test green at the SHA with the hidden tests).
     hidden_tests: bytes | None = None
     pass_to_pass: list[str] | None = None
+    reference: bytes | None = None
 
     @property
     def hidden(self) -> bool:
@@ -265,6 +269,25 @@ def _hidden_tests(task_dir: Path) -> tuple[bytes | None, list[str] | None]:
     return data, p2p
 
 
+def _reference(task_dir: Path) -> bytes | None:
+    """The reference fix, when the task has one: it must parse; whether it applies, and whether
+    it passes the task, is checked at the SHA when a patch is compared with it."""
+    from patchwitness.errors import ApplyFailed
+    from patchwitness.patch import parse_patch
+
+    path = task_dir / REFERENCE
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    try:
+        parsed = parse_patch(data)
+    except ApplyFailed as exc:
+        raise InvalidTask(f"{REFERENCE} is not a usable patch: {exc}") from None
+    if parsed.empty:
+        raise InvalidTask(f"{REFERENCE} changes nothing")
+    return data
+
+
 def _test_cmd(task_dir: Path) -> str:
     lines = [ln.strip() for ln in _read(task_dir / "test_cmd.txt").splitlines()]
     lines = [ln for ln in lines if ln and not ln.startswith("#")]
@@ -350,6 +373,7 @@ def load_task(task_dir: Path, repo: Path | None = None, defaults: dict | None = 
         files_sha256=_files_digest(task_dir),
         hidden_tests=hidden,
         pass_to_pass=p2p,
+        reference=_reference(task_dir),
     )
 
 

@@ -36,6 +36,8 @@ class Language(Protocol):
     pristine_beside: bool  # that run may start beside the patched run (no cold build)
     elsewhere_in_a_fresh_tree: bool  # the failing tests elsewhere: in a fresh checkout
     mutants: bool  # its added lines are mutated (phases/mutants.py) in the patched tree
+    # calls run under the patch and under the reference fix (phases/reference.py)
+    compares_with_reference: bool
     production_is_cpp: bool  # every production file is C or C++ (not only those named so)
     source_suffixes: frozenset[str]  # executable source, by name (the coverage gate's)
     classify_rules: LanguageRules  # what production source and build files are (classify.py)

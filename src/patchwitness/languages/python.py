@@ -20,6 +20,7 @@ class Python:
     elsewhere_in_a_fresh_tree = True  # a fresh checkout: a cheap one
     pristine_beside = True
     mutants = True
+    compares_with_reference = True
 
     def make_suite(self, task, env, runner):
         from patchwitness.errors import InvalidTask

@@ -19,10 +19,12 @@ from html import escape
 from patchwitness.model import (
     CensusGate,
     CoverageGate,
+    Difference,
     DriftGate,
     Fingerprint,
     MatrixGate,
     PinningGate,
+    ReferenceGate,
     SpecialGate,
     SurfaceGate,
     Verdict,
@@ -411,6 +413,41 @@ def pinning_html(gate: PinningGate) -> str:
     )
 
 
+def reference_html(gate: ReferenceGate) -> str:
+    f = gate.facts
+    rows = "".join(_difference_row(d) for d in f.differences)
+    table = (
+        "<table><tr><th>call</th><th>differs in</th><th>the reference</th><th>the patch</th></tr>"
+        f"{rows}</table>"
+        if rows
+        else ""
+    )
+    counted = (
+        f"<p>{f.compared} call(s) compared ({f.captured} made by the failing tests, the rest "
+        f"their neighbours); {f.differing} differ; left out: {f.nondeterministic} the reference "
+        f"did not answer the same way twice, {f.unrunnable} could not be run.</p>"
+    )
+    return (
+        gate_head("reference", gate.status, gate.row, gate.effect, gate.detail)
+        + counted
+        + id_list("functions compared", f.targets, "targets")
+        + table
+        + (f"<p>{e(f.skipped)}</p>" if f.skipped else "")
+    )
+
+
+def _difference_row(d: Difference) -> str:
+    varied = d.varied or "the tests' own call"
+    return (
+        f"<tr><td><code>{e(d.call)}</code><br>{e(varied)}</td><td>{e(', '.join(d.fields))}</td>"
+        f"<td><pre>{e(_sides(d.reference))}</pre></td><td><pre>{e(_sides(d.patch))}</pre></td></tr>"
+    )
+
+
+def _sides(side: dict[str, str]) -> str:
+    return "\n".join(f"{k}: {v}" for k, v in side.items() if v)
+
+
 def generic_gate_html(name: str, gate) -> str:
     """A gate without a section of its own: its head and its facts as JSON."""
     facts = getattr(gate, "facts", None)
@@ -430,6 +467,7 @@ SECTIONS = {
     "matrix": matrix_gate_html,
     "special": special_html,
     "pinning": pinning_html,
+    "reference": reference_html,
 }
 
 

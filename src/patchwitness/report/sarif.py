@@ -156,6 +156,12 @@ def pinning_places(v: Verdict) -> list[Place | None]:
     return [Place(m.file, m.line) for m in f.survivors] + [Place(d.file, d.line) for d in f.one_way]
 
 
+def reference_places(v: Verdict) -> list[Place | None]:
+    """The files of the functions whose calls differ."""
+    f = v.gates.reference.facts if v.gates.reference else None
+    return [Place(d.target.split("::", 1)[0], None) for d in f.differences] if f else []
+
+
 def matrix_places(v: Verdict) -> list[Place | None]:
     """The matrix locates by the findings it wrote (sanitizer reports name a file and line)."""
     return [finding_place(f) for f in v.findings if f.gate == "matrix" and f.file]
@@ -171,6 +177,7 @@ PLACES = {
     "matrix": lambda v, row: matrix_places(v),
     "special": lambda v, row: special_places(v),
     "pinning": lambda v, row: pinning_places(v),
+    "reference": lambda v, row: reference_places(v),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -335,6 +336,37 @@ class PythonSuite:
             broken=broken,
             coverage=inst,
             surface=run_surface(result.probe, tree, inst.directory if inst else None, before, home),
+        )
+
+    def run_script(
+        self,
+        tree: Path,
+        home: Path,
+        argv: list[str],
+        *,
+        readable: list[Path],
+        writable: list[Path],
+        timeout: float,
+    ) -> Result:
+        """`python ARGV...` in the sandbox with the environment's interpreter, importing the
+        tree's modules as its tests do (the tree, and its `src` when it has one, on the path),
+        without pytest or any probe of the grader's; one hash seed for every such run."""
+        entries = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
+        variables = {"PYTHONPATH": os.pathsep.join(entries), "PYTHONHASHSEED": "0"}
+        if self.env.path is not None:
+            variables["VIRTUAL_ENV"] = str(self.env.path)
+        home.mkdir(parents=True, exist_ok=True)
+        return self.runner.run(
+            Request(
+                command=shlex.join(["python", *argv]),
+                cwd=tree / self.task.options.cwd,
+                timeout=timeout,
+                env=variables,
+                path_prepend=self.env.bin_dirs,
+                writable=[home, *writable],
+                readable=[tree, *self.env.readable, *readable],
+                home=home,
+            )
         )
 
     def _probes(self, tree: Path, scratch: Path, focus: Focus, gcov: bool = False):

@@ -1,0 +1,261 @@
+"""The patch beside the task's reference fix: the same calls under both trees.
+
+The reference fix goes into a fresh checkout of the SHA (with the hidden tests, when the task
+has them). Its run of the failing tests is the reference's grade: a reference that does not
+make them pass makes the task invalid. The same run captures the calls those tests make into
+every function the patch or the reference changes (probe/pw_calls.py). The probes then vary
+those calls in the reference's tree (probe/pw_differ.py), run each one in a fresh process under
+the patched tree, then twice under the reference's (a call the reference does not answer the
+same way twice is left out), and the pure comparison (reference.py) keeps the calls on which
+the two disagree. Python only: a C++ comparison needs a driver built against each tree.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from patchwitness import history, languages
+from patchwitness import reference as differ
+from patchwitness.classify import PRODUCTION
+from patchwitness.errors import ApplyFailed, InvalidTask
+from patchwitness.facts import HiddenCollected
+from patchwitness.model import Difference, ReferenceFacts
+from patchwitness.patch import Patch
+from patchwitness.phases.apply import Applied
+from patchwitness.phases.context import GradeContext, Tree
+from patchwitness.suites import Surroundings
+from patchwitness.suites.python import PROBE_DIR, PythonSuite
+from patchwitness.workspace import Workspace, as_text, show_at
+
+CALLS = 300  # calls compared per patch, the tests' own first
+SHOWN = 5  # differences kept in the facts
+DRIVER_TIME = 180.0  # per run of the probes over one tree
+LIMIT_BYTES = 32 << 20  # what the grader reads of a probe's report
+
+
+def collect_reference(
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    texts: dict[str, str | None],
+    hidden: HiddenCollected | None = None,
+) -> ReferenceFacts:
+    """`texts`: the patched files as the patch left them; `hidden`: the hidden tests' facts
+    (their failing tests are the ones the reference must pass)."""
+    task = ctx.task
+    assert task.reference is not None
+    if not languages.of(task).compares_with_reference:
+        return ReferenceFacts(skipped="a C++ patch is not compared with the reference yet")
+    failing = list(hidden.failing if hidden is not None else ctx.failing)
+    ctx.clock.say("the reference fix")
+    with history.checkout(task, ctx.settings.cache, tree.ws.new_dir("reference")) as ref:
+        reference = _apply_reference(ref, task.reference, task.hidden_tests)
+        wanted = differ.targets(
+            [
+                _side(reference, _texts(ref.repo, reference), task.repo, task.sha),
+                _side(_production(applied), texts, task.repo, task.sha),
+            ]
+        )
+        captured, dropped = _graded(ctx, ref, failing, wanted)
+        found = ReferenceFacts(targets=[str(t) for t in wanted], captured=len(captured))
+        if not wanted:
+            found.skipped = "neither the patch nor the reference changes a Python function"
+        elif not captured:
+            found.skipped = "the failing tests made no call into the changed functions " + (
+                f"that could be kept ({dropped} did not pickle)" if dropped else "(none at all)"
+            )
+        else:
+            hints = differ.hints({**_texts(ref.repo, reference), **texts}, wanted)
+            _compare(ctx, tree, ref, captured, hints, found)
+    ctx.clock.lap("reference")
+    return found
+
+
+def _apply_reference(ref: Workspace, data: bytes, hidden: bytes | None) -> Patch:
+    try:
+        reference = ref.apply(data, allow_binary=True)  # the grader's own patch
+        if hidden is not None:
+            ref.apply(hidden, allow_binary=True)
+    except ApplyFailed as exc:
+        raise InvalidTask(f"the reference fix does not apply at the SHA: {exc}") from None
+    return reference
+
+
+def _production(applied: Applied) -> Patch:
+    files = [c for c in applied.patch.files if applied.classes[c.path].kind == PRODUCTION]
+    return Patch(applied.patch.sha256, applied.patch.size, files)
+
+
+def _texts(repo: Path, patch: Patch) -> dict[str, str | None]:
+    return {c.path: _read(repo / c.path) for c in patch.files if c.path.endswith(".py")}
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _side(patch: Patch, after: dict[str, str | None], repo: Path, sha: str) -> differ.Side:
+    py = [c for c in patch.files if c.path.endswith(".py") and not _is_test(c.path)]
+    return differ.Side(
+        after=after,
+        before={c.path: as_text(show_at(repo, sha, c.path)) for c in py if c.status != "added"},
+        added={c.path: c.added_lines for c in py},
+        removed={c.path: c.removed_lines for c in py},
+    )
+
+
+def _is_test(path: str) -> bool:
+    """The reference's own test files are no target (the grader trusts its reference; this
+    only keeps its tests' functions out of the calls captured)."""
+    name = path.rsplit("/", 1)[-1]
+    parts = path.split("/")[:-1]
+    return (
+        name == "conftest.py"
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or any(p in ("test", "tests", "testing") for p in parts)
+    )
+
+
+def _graded(
+    ctx: GradeContext, ref: Workspace, failing: list[str], wanted: list[differ.Target]
+) -> tuple[list[dict], int]:
+    """The failing tests over the reference's tree, capturing the calls into `wanted`. Raises
+    InvalidTask when they do not all pass there."""
+    scratch = ref.new_dir("run")
+    # The spec and the calls live in the run's home, which the run may write: nothing else of
+    # the grader's is opened to it.
+    spec = scratch / "home" / "calls-spec.json"
+    out = spec.parent / "calls.jsonl"
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    out.touch()
+    spec.write_text(
+        json.dumps(
+            {
+                "root": str(ref.repo),
+                "targets": [{"file": t.file, "qualname": t.qualname} for t in wanted],
+                "out": str(out),
+            }
+        )
+    )
+    around = Surroundings(select=tuple(failing), variables=(("PW_CALLS", str(spec)),))
+    run = ctx.suite.run(ref.repo, scratch, around=around)
+    if run.build_failed or run.timed_out or not run.started:
+        raise InvalidTask("the reference fix does not build or finish its tests at the SHA")
+    red = [k for k in failing if run.outcomes.get(k) != "passed"]
+    if red:
+        outcome = run.outcomes.get(red[0], "not run")
+        more = f" (+{len(red) - 1} more)" if len(red) > 1 else ""
+        raise InvalidTask(f"the reference fix does not pass the task: {red[0]} {outcome}{more}")
+    return _read_calls(out)
+
+
+def _read_calls(path: Path) -> tuple[list[dict], int]:
+    calls: list[dict] = []
+    dropped = 0
+    for record in _records(path):
+        if record.get("event") == "dropped" and isinstance(record.get("counts"), dict):
+            dropped += sum(int(v) for v in record["counts"].values() if isinstance(v, int))
+        elif record.get("event") == "call" and _well_formed(record):
+            calls.append(
+                {k: record[k] for k in ("target", "module", "qualname", "init", "test", "call")}
+            )
+    return calls, dropped
+
+
+def _well_formed(record: dict) -> bool:
+    text = ("target", "module", "qualname", "test", "call")
+    return all(isinstance(record.get(k), str) for k in text) and isinstance(
+        record.get("init"), bool
+    )
+
+
+def _records(path: Path) -> list[dict]:
+    """A probe's JSON lines, as far as they parse: it ran beside code under grade."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(LIMIT_BYTES)
+    except OSError:
+        return []
+    out = []
+    for line in data.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _compare(
+    ctx: GradeContext,
+    tree: Tree,
+    ref: Workspace,
+    captured: list[dict],
+    hints: list,
+    found: ReferenceFacts,
+) -> None:
+    suite = ctx.suite
+    assert isinstance(suite, PythonSuite)
+    work = ref.new_dir("compare")
+    driver = work / "pw_differ.py"  # a copy: the probe folder's other modules stay off the path
+    driver.write_bytes((PROBE_DIR / "pw_differ.py").read_bytes())
+    spec = work / "captured.json"
+    spec.write_text(json.dumps({"calls": captured, "hints": hints, "cap": CALLS, "seed": 0}))
+    ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
+    calls_file = work / "calls.jsonl"
+    _drive(suite, ref.repo, work, ["vary", str(spec), str(calls_file)])
+    calls = _records(calls_file)
+    if not calls:
+        found.skipped = "no captured call could be rebuilt in the reference's tree"
+        return
+    run_spec = work / "calls.json"
+    run_spec.write_text(json.dumps({"calls": calls}))
+    patched, reference = work / "patched.jsonl", work / "reference.jsonl"
+    _drive(suite, tree.ws.repo, work, ["run", str(run_spec), str(patched)])
+    argv = ["run", str(run_spec), str(reference), "--twice", "--against", str(patched)]
+    _drive(suite, ref.repo, work, argv)
+    compared = differ.compare(calls, _by_id(reference), _by_id(patched))
+    found.compared = compared.compared
+    found.nondeterministic = compared.nondeterministic
+    found.unrunnable = compared.unrunnable
+    found.differing = len(compared.differing)
+    found.differences = [
+        Difference(
+            target=w.target,
+            call=w.call,
+            varied=w.varied,
+            test=w.test,
+            fields=list(w.fields),
+            reference=dict(w.reference),
+            patch=dict(w.patch),
+        )
+        for w in compared.differing[:SHOWN]
+    ]
+    if not found.compared:
+        found.skipped = (
+            f"no call was compared: {compared.nondeterministic} answered otherwise twice "
+            f"under the reference, {compared.unrunnable} could not be run"
+        )
+
+
+def _drive(suite: PythonSuite, tree: Path, work: Path, argv: list[str]) -> None:
+    """One run of the probes over `tree`; what it wrote is read whatever its ending (a report
+    it did not finish holds the calls it ran)."""
+    suite.run_script(
+        tree,
+        work / "home",
+        [str(work / "pw_differ.py"), *argv],
+        readable=[work],
+        writable=[work],
+        timeout=DRIVER_TIME,
+    )
+
+
+def _by_id(path: Path) -> dict[str, dict]:
+    return {str(r["id"]): r for r in _records(path) if "id" in r}

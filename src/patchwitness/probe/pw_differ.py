@@ -1,0 +1,368 @@
+"""The calls the grader compares between a patch and the reference fix, run in one tree.
+
+    python pw_differ.py vary SPEC OUT      the captured calls and their neighbours, pickled
+    python pw_differ.py run SPEC OUT [--twice] [--against OTHER]
+
+Run by the grader through its runner, in the sandbox, with the tree's own interpreter and
+path; standard library only. `vary` unpickles the calls the tests made (pw_calls) and writes
+each one with its neighbours: every argument of a plain type varied the way the code's own
+comparisons suggest (the constants it holds, one either side), and by kind (a number's sign,
+zero, a large one; a string or bytes empty, doubled, cut, non-ASCII; a container empty, one
+shorter, one longer, reversed). `run` runs each call in a fresh child process (forked before
+any call, after the modules are imported) and writes what it did; `--twice` runs it twice
+and says whether both runs agreed; `--against` reads the other tree's report and says, for a
+value whose description differs, whether this tree finds the two values equal.
+"""
+
+import base64
+import contextlib
+import importlib
+import inspect
+import io
+import json
+import os
+import pickle
+import random
+import re
+import select
+import signal
+import sys
+import time
+import types
+import warnings
+
+CALL_TIMEOUT = 5.0
+VARIANTS_PER_ARGUMENT = 8
+SHOWN = 240
+ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+PLAIN = (bool, int, float, complex, str, bytes, bytearray, type(None))
+
+
+def main(argv):
+    mode, spec_path, out_path = argv[1], argv[2], argv[3]
+    with open(spec_path, encoding="utf-8") as handle:
+        spec = json.load(handle)
+    records = vary(spec) if mode == "vary" else run(spec, argv[4:])
+    with open(out_path, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record) + "\n")
+
+
+# --- the neighbours of a call ----------------------------------------------------------------
+
+
+def vary(spec):
+    hints = spec.get("hints", [])
+    cap = int(spec.get("cap", 300))
+    rng = random.Random(int(spec.get("seed", 0)))
+    per_call = []
+    for n, captured in enumerate(spec["calls"]):
+        try:
+            call = pickle.loads(base64.b64decode(captured["call"]))
+        except Exception:
+            continue
+        try:
+            how = resolve(captured["module"], captured["qualname"], captured.get("init"))[1]
+        except Exception:
+            continue
+        base = dict(captured, id=f"c{n}", varied="")
+        made = [(base, call)]
+        for varied, other in neighbours(call, how in ("method", "classmethod"), hints):
+            made.append((dict(captured, id=f"c{n}.{len(made)}", varied=varied), other))
+        per_call.append(made)
+    chosen, seen = [], set()
+    # Round robin: every captured call gets its neighbours before any gets many.
+    depth = 0
+    while len(chosen) < cap and any(depth < len(made) for made in per_call):
+        for made in per_call:
+            if depth < len(made) and len(chosen) < cap:
+                record, call = made[depth]
+                try:
+                    data = pickle.dumps(call, protocol=4)
+                except Exception:
+                    continue
+                if data in seen:
+                    continue
+                seen.add(data)
+                record = dict(record, call=base64.b64encode(data).decode("ascii"))
+                record["shown"] = shown(record, call)
+                chosen.append(record)
+        depth += 1
+    rng.shuffle(chosen)  # no order of the calls matters: each runs in a process of its own
+    chosen.sort(key=lambda r: r["id"].count("."))  # the tests' own calls first
+    return chosen
+
+
+def neighbours(call, has_self, hints):
+    """(what changed, the changed call) for each argument of a plain type."""
+    slots = [("pos", i) for i in range(len(call["pos"]))]
+    if has_self:
+        slots = slots[1:]
+    slots += [("star", i) for i in range(len(call["star"]))]
+    slots += [("kw", k) for k in call["kw"]]
+    for where, at in slots:
+        value = call[where][at]
+        for other in list(variants(value, hints))[:VARIANTS_PER_ARGUMENT]:
+            changed = {"pos": list(call["pos"]), "star": list(call["star"]), "kw": dict(call["kw"])}
+            changed[where][at] = other
+            name = at if where == "kw" else f"argument {at + 1 - int(has_self and where == 'pos')}"
+            yield f"{name}: {_short(value)} -> {_short(other)}", changed
+
+
+def variants(value, hints):
+    seen = [value]
+
+    def fresh(candidates):
+        for c in candidates:
+            if not any(type(c) is type(s) and _same(c, s) for s in seen):
+                seen.append(c)
+                yield c
+
+    kind = type(value)
+    if kind is bool:
+        yield from fresh([not value])
+    elif kind is int:
+        near = [h + d for h in hints if type(h) is int for d in (0, -1, 1)]
+        yield from fresh(
+            [*near, value + 1, value - 1, 0, -value, -1, value * 2 + 1, float(value), 2**63]
+        )
+    elif kind is float:
+        near = [float(h) + d for h in hints if type(h) in (int, float) for d in (0, -1, 1)]
+        whole = [int(value)] if value == value and abs(value) < 1e18 else []
+        yield from fresh([*near, value + 1, value - 1, 0.0, -value, value / 2, *whole, 1e300])
+    elif kind is str:
+        near = [h for h in hints if type(h) is str]
+        yield from fresh(
+            [
+                *near,
+                "",
+                value + value,
+                value[:-1],
+                value[1:],
+                value.upper(),
+                "\u00e9" + value,
+                " " + value + " ",
+                value * 40,
+            ]
+        )
+    elif kind is bytes:
+        near = [h.encode() for h in hints if type(h) is str]
+        yield from fresh([*near, b"", value + value, value[:-1], b"\xff" + value, value * 40])
+    elif kind in (list, tuple):
+        shorter, longer = value[:-1], value + value[-1:]
+        yield from fresh([kind(), shorter, longer, value[::-1]])
+    elif kind is dict and value:
+        last = list(value)[-1]
+        yield from fresh([{}, {k: v for k, v in value.items() if k != last}])
+
+
+def _same(a, b):
+    try:
+        return bool(a == b) and repr(a) == repr(b)
+    except Exception:
+        return False
+
+
+def shown(record, call):
+    name = record.get("qualname", "")
+    parts = [_short(v) for v in call["pos"]]
+    parts += [_short(v) for v in call["star"]]
+    parts += [f"{k}={_short(v)}" for k, v in call["kw"].items()]
+    text = f"{name}({', '.join(parts)})"
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+
+
+def _short(value, limit=80):
+    try:
+        text = ADDRESS.sub("0x...", repr(value))
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- running each call -----------------------------------------------------------------------
+
+
+def run(spec, options):
+    twice = "--twice" in options
+    other = {}
+    if "--against" in options:
+        with open(options[options.index("--against") + 1], encoding="utf-8") as handle:
+            other = {r["id"]: r for r in map(json.loads, handle) if "id" in r}
+    for module in sorted({c.get("module", "") for c in spec["calls"]}):
+        with contextlib.suppress(Exception):  # the call's own child says it cannot be run
+            importlib.import_module(module)
+    out = []
+    for call in spec["calls"]:
+        first = in_child(call, other.get(call["id"]))
+        first["id"] = call["id"]
+        if twice:
+            second = in_child(call, None)
+            keys = [k for k in first if k not in ("pickle", "equal", "id")]
+            first["steady"] = all(first.get(k) == second.get(k) for k in keys)
+        out.append(first)
+    return out
+
+
+def in_child(call, other):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            result = perform(call, other)
+        except BaseException as exc:  # whatever happened is the report
+            result = {"outcome": "unrunnable", "why": _name(type(exc))}
+        data = json.dumps(result).encode()
+        with os.fdopen(write, "wb") as handle:
+            handle.write(data)
+        os._exit(0)
+    os.close(write)
+    chunks, deadline = [], time.monotonic() + CALL_TIMEOUT
+    while True:
+        left = deadline - time.monotonic()
+        ready = select.select([read], [], [], max(left, 0))[0] if left > 0 else []
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read)
+            return {"outcome": "timed out"}
+        chunk = os.read(read, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read)
+    os.waitpid(pid, 0)
+    try:
+        return json.loads(b"".join(chunks) or b"null") or {"outcome": "crashed"}
+    except ValueError:
+        return {"outcome": "crashed"}
+
+
+def perform(call, other):
+    data = pickle.loads(base64.b64decode(call["call"]))
+    function, how = resolve(call["module"], call["qualname"], call.get("init", False))
+    pos, star, kw = data["pos"], data["star"], data["kw"]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    result = {"outcome": "returned", "value": "", "exception": ""}
+    real = sys.stdout, sys.stderr
+    value = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sys.stdout, sys.stderr = stdout, stderr
+        try:
+            value = function(*pos, *star, **kw)
+            if isinstance(value, types.GeneratorType):
+                value = list(_take(value, 1000))
+        except Exception as exc:
+            result.update(outcome="raised", exception=_name(type(exc)))
+        finally:
+            sys.stdout, sys.stderr = real
+    if result["outcome"] == "returned":
+        result["value"] = describe(value)
+    result["stdout"] = stdout.getvalue()[-2000:]
+    result["stderr"] = ADDRESS.sub("0x...", stderr.getvalue()[-2000:])
+    result["warnings"] = sorted({_name(w.category) for w in caught})
+    result["state"] = describe(pos[0]) if how == "method" and pos else ""
+    result["args_after"] = describe([pos[1:] if how == "method" else pos, star, kw])
+    if result["outcome"] == "returned":
+        try:
+            data = pickle.dumps(value, protocol=4)
+            if len(data) < 1 << 16:
+                result["pickle"] = base64.b64encode(data).decode("ascii")
+        except Exception:
+            pass
+    if other and other.get("pickle") and other.get("value") != result["value"]:
+        result["equal"] = _equal(value, other["pickle"])
+    return result
+
+
+def _take(iterator, limit):
+    for n, item in enumerate(iterator):
+        if n >= limit:
+            return
+        yield item
+
+
+def _equal(value, pickled):
+    try:
+        theirs = pickle.loads(base64.b64decode(pickled))
+        return bool(value == theirs) and bool(theirs == value)
+    except Exception:
+        return None
+
+
+def resolve(module_name, qualname, init):
+    """The callable to call with the captured arguments, and how it is called: "function",
+    "method" (the object first), "classmethod" (the class first), "class" (the class made),
+    "static"."""
+    if "<locals>" in qualname:
+        raise LookupError(qualname)
+    module = importlib.import_module(module_name)
+    parts = qualname.split(".")
+    owner = module
+    for part in parts[:-1]:
+        owner = getattr(owner, part)
+    if owner is module:
+        return getattr(module, parts[-1]), "function"
+    if init:
+        return owner, "class"
+    raw = inspect.getattr_static(owner, parts[-1])
+    if isinstance(raw, staticmethod):
+        return raw.__func__, "static"
+    if isinstance(raw, classmethod):
+        return raw.__func__, "classmethod"  # the class: the captured first argument
+    if isinstance(raw, property):
+        return raw.fget, "method"
+    return getattr(owner, parts[-1]), "method"
+
+
+def describe(value, depth=0):
+    """The value as a text the other tree's process can produce too: plain values by repr,
+    containers element by element (sets and dicts in a fixed order), an object by its class and
+    its own repr, or else by its attributes; addresses left out."""
+    if depth > 8:
+        return "..."
+    kind = type(value)
+    if kind in PLAIN:
+        return repr(value)
+    if kind in (list, tuple):
+        inner = ", ".join(describe(v, depth + 1) for v in value[:200])
+        return f"[{inner}]" if kind is list else f"({inner})"
+    if kind in (set, frozenset):
+        return "{" + ", ".join(sorted(describe(v, depth + 1) for v in value)[:200]) + "}"
+    if kind is dict:
+        items = sorted(
+            f"{describe(k, depth + 1)}: {describe(v, depth + 1)}" for k, v in value.items()
+        )
+        return "{" + ", ".join(items[:200]) + "}"
+    name = _name(kind)
+    if isinstance(value, BaseException):
+        return f"{name}{describe(value.args, depth + 1)}"
+    if isinstance(value, type):
+        return f"<class {_name(value)}>"
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return f"<function {getattr(value, '__qualname__', '?')}>"
+    for plain in (str, bytes, int, float, tuple, list, dict, set, frozenset):
+        if isinstance(value, plain):
+            return f"{name}:{describe(plain(value), depth + 1)}"
+    try:
+        if kind.__repr__ is not object.__repr__:
+            return f"{name}:{ADDRESS.sub('0x...', repr(value))[:2000]}"
+    except Exception:
+        return f"{name}:<repr raised>"
+    state = getattr(value, "__dict__", None)
+    if isinstance(state, dict):
+        return f"{name}{describe(state, depth + 1)}"
+    slots = [s for k in kind.__mro__ for s in getattr(k, "__slots__", ())]
+    if slots:
+        return f"{name}{describe({s: getattr(value, s, None) for s in slots}, depth + 1)}"
+    return name
+
+
+def _name(kind):
+    return f"{getattr(kind, '__module__', '?')}.{getattr(kind, '__qualname__', kind.__name__)}"
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,212 @@
+"""The patch beside the reference fix: what to call, and whether both did the same. Pure.
+
+A task may carry the fix its authors accept (`reference.diff`, never shown to the patch). The
+tests pass under both; the question is whether the patch behaves like the reference on inputs
+the tests never tried. The grader captures the calls the failing tests make into every function
+the patch or the reference changes (`targets`), varies their arguments (the probes do that in
+the sandbox, where the captured objects live; this module only gives them the constants the
+changed code compares with, `hints`), runs each call under both trees in fresh processes, and
+compares what happened (`compare`): the value returned, the exception's type, what was printed,
+the warnings, and the state the call left on its object and its arguments.
+
+A call whose result differs between two runs under the reference alone says nothing about the
+patch (time, randomness, addresses): it is left out, and counted.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from patchwitness import python_ast
+
+# What one call's run reports (probe/pw_differ.py) and is compared field by field: a value is
+# the same when its descriptions agree or when the reference's process found the two equal.
+COMPARED = ("outcome", "exception", "stdout", "stderr", "warnings", "state", "args_after")
+HINTS = 24  # constants handed to the probes, at most
+
+
+@dataclass(frozen=True)
+class Target:
+    """A function or method, by file and qualified name (`Class.method`)."""
+
+    file: str
+    qualname: str
+
+    def __str__(self) -> str:
+        return f"{self.file}::{self.qualname}"
+
+
+def changed_functions(text: str, lines: Iterable[int]) -> set[str]:
+    """The qualified names of the functions whose bodies hold one of `lines`: for a line in a
+    nested function, the function that holds it at module or class level (the one a caller can
+    reach by name). A line outside every function changes no target."""
+    wanted = set(lines)
+    if not wanted:
+        return set()
+    try:
+        tree = python_ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+    for qualname, node in _reachable_functions(tree.body, ""):
+        end = node.end_lineno or node.lineno
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        if any(first <= n <= end for n in wanted):
+            found.add(qualname)
+    return found
+
+
+def _reachable_functions(body: Sequence[ast.stmt], prefix: str):
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield prefix + node.name, node
+        elif isinstance(node, ast.ClassDef):
+            yield from _reachable_functions(node.body, f"{prefix}{node.name}.")
+        elif isinstance(node, ast.If | ast.Try):
+            # A definition under `if sys.version_info ...` or `try: ... except ImportError`.
+            for part in _blocks(node):
+                yield from _reachable_functions(part, prefix)
+
+
+def _blocks(node: ast.If | ast.Try) -> list[list[ast.stmt]]:
+    if isinstance(node, ast.If):
+        return [node.body, node.orelse]
+    return [node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One patch's Python production files: their text after the patch and at the SHA, and the
+    lines it added (new numbering) and removed (the SHA's numbering)."""
+
+    after: Mapping[str, str | None]
+    before: Mapping[str, str | None]
+    added: Mapping[str, Sequence[int]]
+    removed: Mapping[str, Sequence[int]]
+
+
+def targets(sides: Iterable[Side]) -> list[Target]:
+    """Every function one of the patches changes, by the name it has after the patch (added
+    lines) or at the SHA (removed lines). A function only the patch adds has no caller in the
+    reference's tree: its callers are the targets, when the patch changed them."""
+    found: set[Target] = set()
+    for side in sides:
+        for file, lines in side.added.items():
+            names = changed_functions(side.after.get(file) or "", lines)
+            found |= {Target(file, q) for q in names}
+        for file, lines in side.removed.items():
+            names = changed_functions(side.before.get(file) or "", lines)
+            found |= {Target(file, q) for q in names}
+    return sorted(found, key=lambda t: (t.file, t.qualname))
+
+
+def hints(texts: Mapping[str, str | None], wanted: Iterable[Target]) -> list[int | float | str]:
+    """The numbers and short strings the targets' code holds, in the order they appear: the
+    boundaries a changed comparison may draw, which the probes try as arguments (and one on
+    either side of each number)."""
+    by_file: dict[str, set[str]] = {}
+    for t in wanted:
+        by_file.setdefault(t.file, set()).add(t.qualname)
+    out: list[int | float | str] = []
+    for file in sorted(by_file):
+        try:
+            tree = python_ast.parse(texts.get(file) or "")
+        except (SyntaxError, ValueError):
+            continue
+        for qualname, node in _reachable_functions(tree.body, ""):
+            if qualname in by_file[file]:
+                out += [c for c in _constants(node) if c not in out]
+    return out[:HINTS]
+
+
+def _constants(node: ast.AST) -> list[int | float | str]:
+    found: list[int | float | str] = []
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Constant) or isinstance(sub.value, bool):
+            continue
+        value = sub.value
+        plain = isinstance(value, int | float) or (isinstance(value, str) and 0 < len(value) <= 40)
+        if plain and value not in found:
+            found.append(value)
+    return found
+
+
+# --- comparing the two runs of each call ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Witness:
+    """One call on which the patch and the reference disagree: the call as the probes showed it,
+    what it varied from the tests' own call (empty: the tests' own call), where the tests made it,
+    and what each tree did, field by field."""
+
+    target: str
+    call: str
+    varied: str
+    test: str
+    fields: tuple[str, ...]
+    reference: Mapping[str, str]
+    patch: Mapping[str, str]
+
+    @property
+    def size(self) -> int:
+        return len(self.call)
+
+
+@dataclass
+class Comparison:
+    compared: int = 0
+    differing: list[Witness] = field(default_factory=list)
+    nondeterministic: int = 0  # the reference disagreed with itself
+    unrunnable: int = 0  # the call could not be rebuilt or resolved in one of the trees
+
+
+def compare(
+    calls: Sequence[Mapping], reference: Mapping[str, Mapping], patch: Mapping[str, Mapping]
+) -> Comparison:
+    """`calls`: what the probes ran (id, target, call, varied, test); `reference` and `patch`:
+    each tree's report per call id. The reference's report says whether its two runs agreed
+    (`steady`) and whether its process found the patch's value equal to its own (`equal`)."""
+    out = Comparison()
+    for call in calls:
+        key = str(call.get("id", ""))
+        ref, pat = reference.get(key), patch.get(key)
+        if ref is None or pat is None or "unrunnable" in (ref.get("outcome"), pat.get("outcome")):
+            out.unrunnable += 1
+            continue
+        if not ref.get("steady", False):
+            out.nondeterministic += 1
+            continue
+        out.compared += 1
+        fields = differing_fields(ref, pat)
+        if fields:
+            out.differing.append(_witness(call, fields, ref, pat))
+    out.differing.sort(key=lambda w: (w.size, w.target, w.call))
+    return out
+
+
+def differing_fields(ref: Mapping, pat: Mapping) -> tuple[str, ...]:
+    found = [f for f in COMPARED if str(ref.get(f, "")) != str(pat.get(f, ""))]
+    if str(ref.get("value", "")) != str(pat.get("value", "")) and ref.get("equal") is not True:
+        found.insert(1, "value")
+    return tuple(found)
+
+
+def _witness(call: Mapping, fields: tuple[str, ...], ref: Mapping, pat: Mapping) -> Witness:
+    shown = ("outcome", "value", "exception", *fields)
+    return Witness(
+        target=str(call.get("target", "")),
+        call=str(call.get("shown", "")),
+        varied=str(call.get("varied", "")),
+        test=str(call.get("test", "")),
+        fields=fields,
+        reference={f: _short(ref.get(f, "")) for f in dict.fromkeys(shown)},
+        patch={f: _short(pat.get(f, "")) for f in dict.fromkeys(shown)},
+    )
+
+
+def _short(value: object, limit: int = 300) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
