@@ -203,23 +203,27 @@ def _compare(
     suite = ctx.suite
     assert isinstance(suite, PythonSuite)
     work = ref.new_dir("compare")
-    driver = work / "pw_differ.py"  # a copy: the probe folder's other modules stay off the path
-    driver.write_bytes((PROBE_DIR / "pw_differ.py").read_bytes())
-    spec = work / "captured.json"
+    # What the runs read (the driver, the calls) is written by the grader alone, and each run
+    # writes only its own folder: the patched tree's code, which runs in its run, can neither
+    # change the driver the reference's run uses nor the calls it reads.
+    given = work / "given"
+    given.mkdir()
+    (given / "pw_differ.py").write_bytes((PROBE_DIR / "pw_differ.py").read_bytes())
+    spec = given / "captured.json"
     spec.write_text(json.dumps({"calls": captured, "hints": hints, "cap": CALLS, "seed": 0}))
     ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
-    calls_file = work / "calls.jsonl"
-    _drive(suite, ref.repo, work, ["vary", str(spec), str(calls_file)])
-    calls = _records(calls_file)
+    varied = _drive(suite, ref.repo, work, "varied", given, ["vary", str(spec)])
+    calls = _records(varied)
     if not calls:
         found.skipped = "no captured call could be rebuilt in the reference's tree"
         return
-    run_spec = work / "calls.json"
+    run_spec = given / "calls.json"
     run_spec.write_text(json.dumps({"calls": calls}))
-    patched, reference = work / "patched.jsonl", work / "reference.jsonl"
-    _drive(suite, tree.ws.repo, work, ["run", str(run_spec), str(patched)])
-    argv = ["run", str(run_spec), str(reference), "--twice", "--against", str(patched)]
-    _drive(suite, ref.repo, work, argv)
+    patched = _drive(suite, tree.ws.repo, work, "patched", given, ["run", str(run_spec)])
+    kept = given / "patched.jsonl"  # the patched run's report, as the grader read it
+    kept.write_bytes(_head(patched))
+    argv = ["run", str(run_spec), "--twice", "--against", str(kept)]
+    reference = _drive(suite, ref.repo, work, "reference", given, argv)
     compared = differ.compare(calls, _by_id(reference), _by_id(patched))
     found.compared = compared.compared
     found.nondeterministic = compared.nondeterministic
@@ -240,21 +244,36 @@ def _compare(
     if not found.compared:
         found.skipped = (
             f"no call was compared: {compared.nondeterministic} answered otherwise twice "
-            f"under the reference, {compared.unrunnable} could not be run"
+            f"under the reference, {compared.unrunnable} could not be run there"
         )
 
 
-def _drive(suite: PythonSuite, tree: Path, work: Path, argv: list[str]) -> None:
-    """One run of the probes over `tree`; what it wrote is read whatever its ending (a report
-    it did not finish holds the calls it ran)."""
+def _drive(
+    suite: PythonSuite, tree: Path, work: Path, name: str, given: Path, argv: list[str]
+) -> Path:
+    """One run of the probes over `tree`, writing in a folder of its own; returns its report,
+    read whatever the run's ending (a report it did not finish holds the calls it ran)."""
+    own = work / name
+    own.mkdir()
+    out = own / "report.jsonl"
+    mode, rest = argv[0], argv[1:]
     suite.run_script(
         tree,
-        work / "home",
-        [str(work / "pw_differ.py"), *argv],
-        readable=[work],
-        writable=[work],
+        own / "home",
+        [str(given / "pw_differ.py"), mode, rest[0], str(out), *rest[1:]],
+        readable=[given],
+        writable=[own],
         timeout=DRIVER_TIME,
     )
+    return out
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(LIMIT_BYTES)
+    except OSError:
+        return b""
 
 
 def _by_id(path: Path) -> dict[str, dict]:

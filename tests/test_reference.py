@@ -1,0 +1,554 @@
+"""The patch beside the task's reference fix: targets, hints and the comparison (pure), the
+probes that capture and run the calls, and real grades of a task with a reference.diff."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import pickle
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from patchwitness import reference as differ
+from patchwitness.errors import InvalidTask
+from patchwitness.gates.reference import ReferenceInput, decide, reference_input
+from patchwitness.model import Difference, ReferenceFacts
+from patchwitness.policy import REFERENCE_TABLE
+from patchwitness.suites.python import PROBE_DIR
+from patchwitness.task import load_task
+
+from .conftest import make_task
+
+MODULE = """\
+import functools
+
+LIMIT = 10
+
+
+def top(x):
+    return x + 1
+
+
+class Box:
+    size = 3
+
+    def put(self, item):
+        if item > 99:
+            return None
+        return item
+
+    @staticmethod
+    def make(n):
+        def inner():
+            return n * 2
+
+        return inner()
+
+    @functools.lru_cache
+    def cached(self, n):
+        return n
+
+
+if LIMIT:
+    def guarded(v):
+        return v
+"""
+
+
+# -- which functions a patch changes ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "names"),
+    [
+        ([7], {"top"}),  # a module function's body
+        ([6], {"top"}),  # its def line
+        ([14, 15], {"Box.put"}),  # a method
+        ([21], {"Box.make"}),  # a nested function: the one a caller reaches by name
+        ([25], {"Box.cached"}),  # a decorator line belongs to what it decorates
+        ([3, 11], set()),  # module and class level: no function
+        ([31], {"guarded"}),  # defined under an if
+        ([7, 14], {"top", "Box.put"}),
+        ([], set()),
+    ],
+)
+def test_the_functions_a_patch_changes_are_those_whose_lines_it_touches(lines, names):
+    assert differ.changed_functions(MODULE, lines) == names
+
+
+def test_a_file_that_does_not_parse_changes_no_function():
+    assert differ.changed_functions("def f(:\n", [1]) == set()
+
+
+def test_targets_join_both_patches_by_the_name_after_and_at_the_sha():
+    after = {"m.py": "def new(x):\n    return x\n"}
+    before = {"m.py": "def old(x):\n    return x\n"}
+    side = differ.Side(after=after, before=before, added={"m.py": [2]}, removed={"m.py": [2]})
+    other = differ.Side(
+        after={"n.py": MODULE}, before={"n.py": MODULE}, added={"n.py": [7]}, removed={}
+    )
+    assert [str(t) for t in differ.targets([side, other])] == [
+        "m.py::new",
+        "m.py::old",
+        "n.py::top",
+    ]
+
+
+def test_hints_are_the_constants_of_the_changed_functions_only():
+    found = differ.hints({"n.py": MODULE}, [differ.Target("n.py", "Box.put")])
+    assert found == [99]  # not LIMIT's 10 (module level), not top's 1, no bool
+    text = 'def f(s):\n    return s == "x" or s == "' + "y" * 60 + '" or 1.5 > 1\n'
+    assert differ.hints({"f.py": text}, [differ.Target("f.py", "f")]) == ["x", 1.5, 1]
+
+
+# -- the comparison, row by row --------------------------------------------------------------------
+
+
+def report(**over):
+    base = {
+        "outcome": "returned",
+        "value": "1",
+        "exception": "",
+        "stdout": "",
+        "stderr": "",
+        "warnings": [],
+        "state": "",
+        "args_after": "[[1], [], {}]",
+    }
+    return {**base, **over}
+
+
+CALLS = [
+    {"id": "c0", "target": "m.py::f", "shown": "f(1)", "varied": "", "test": "t::a"},
+    {"id": "c0.1", "target": "m.py::f", "shown": "f(2)", "varied": "argument 1: 1 -> 2"},
+    {"id": "c0.2", "target": "m.py::f", "shown": "f(100)", "varied": "argument 1: 1 -> 100"},
+]
+
+
+@pytest.mark.parametrize(
+    ("ref", "pat", "counts", "fields"),
+    [
+        # the same in every compared field
+        (report(steady=True), report(), (1, 0, 0), None),
+        # another value
+        (report(steady=True), report(value="2"), (1, 0, 0), ("value",)),
+        # another value, which the reference's process finds equal to its own
+        (report(steady=True, equal=True), report(value="2"), (1, 0, 0), None),
+        # it raised where the reference returned
+        (
+            report(steady=True),
+            report(outcome="raised", value="", exception="builtins.ValueError"),
+            (1, 0, 0),
+            ("outcome", "value", "exception"),
+        ),
+        # printed otherwise, warned otherwise, left its object otherwise
+        (report(steady=True), report(stdout="hi\n"), (1, 0, 0), ("stdout",)),
+        (report(steady=True), report(warnings=["x.W"]), (1, 0, 0), ("warnings",)),
+        (report(steady=True), report(state="Box{1}"), (1, 0, 0), ("state",)),
+        # the reference answered otherwise twice: left out, counted
+        (report(steady=False), report(value="2"), (0, 1, 0), None),
+        # the reference could not run it: left out, counted
+        (report(outcome="unrunnable", steady=True), report(), (0, 0, 1), None),
+        # the patched tree could not run it, or never reported it: that differs
+        (report(steady=True), report(outcome="unrunnable"), (1, 0, 0), ("outcome",)),
+        (report(steady=True), None, (1, 0, 0), ("outcome", "value")),
+    ],
+)
+def test_compare(ref, pat, counts, fields):
+    got = differ.compare(CALLS[:1], {"c0": ref}, {} if pat is None else {"c0": pat})
+    assert (got.compared, got.nondeterministic, got.unrunnable) == counts
+    if fields is None:
+        assert got.differing == []
+    else:
+        [witness] = got.differing
+        assert witness.fields[: len(fields)] == fields
+        assert witness.call == "f(1)" and witness.test == "t::a" and witness.varied == ""
+
+
+def test_the_smallest_differing_call_comes_first():
+    ref = {c["id"]: report(steady=True) for c in CALLS}
+    pat = {"c0": report(), "c0.1": report(value="5"), "c0.2": report(value="7")}
+    got = differ.compare(CALLS, ref, pat)
+    assert [w.call for w in got.differing] == ["f(2)", "f(100)"]
+    assert got.differing[0].reference["value"] == "1" and got.differing[0].patch["value"] == "5"
+
+
+# -- the gate's table, row by row ------------------------------------------------------------------
+
+
+def difference(call="f(2)"):
+    return Difference(
+        target="m.py::f",
+        call=call,
+        varied="argument 1: 1 -> 2",
+        fields=["value"],
+        reference={"outcome": "returned", "value": "1"},
+        patch={"outcome": "returned", "value": "5"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("facts", "row", "effect", "said"),
+    [
+        (
+            ReferenceFacts(compared=9, differing=3, differences=[difference()]),
+            "differs-from-reference",
+            "review",
+            "f(2) [argument 1: 1 -> 2]: the reference returned 1, the patch 5 (+2 more of 9 calls)",
+        ),
+        (ReferenceFacts(skipped="no call"), "not-compared", "accept", "no call"),
+        (
+            ReferenceFacts(compared=4, targets=["m.py::f"]),
+            "same-as-reference",
+            "accept",
+            "4 calls into m.py::f agreed",
+        ),
+    ],
+)
+def test_reference_rows(facts, row, effect, said):
+    gate = decide(facts, reference_input(facts))
+    assert (gate.row, gate.effect, gate.detail) == (row, effect, said)
+
+
+def test_every_reference_row_has_a_case():
+    assert [r.id for r in REFERENCE_TABLE] == [
+        "differs-from-reference",
+        "not-compared",
+        "same-as-reference",
+    ]
+    assert decide(ReferenceFacts(), ReferenceInput()).row == "not-compared"
+
+
+# -- the task's reference.diff ---------------------------------------------------------------------
+
+
+def test_a_reference_that_does_not_parse_or_changes_nothing_makes_the_task_invalid(tmp_path):
+    built = make_task(tmp_path, {"m.py": "x = 1\n"}, failing=["t.py::t"], setup=None)
+    (built.task_dir / "reference.diff").write_text("not a patch at all\n")
+    with pytest.raises(InvalidTask, match=r"reference\.diff"):
+        load_task(built.task_dir)
+    (built.task_dir / "reference.diff").write_text("")
+    with pytest.raises(InvalidTask, match=r"reference\.diff"):
+        load_task(built.task_dir)
+    (built.task_dir / "reference.diff").unlink()
+    assert load_task(built.task_dir).reference is None
+
+
+# -- the probes ------------------------------------------------------------------------------------
+
+
+def driver():
+    spec = importlib.util.spec_from_file_location(
+        "pw_differ_under_test", PROBE_DIR / "pw_differ.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Plain:
+    def __init__(self):
+        self.b, self.a = 2, {3, 1}
+
+
+class Shown:
+    def __repr__(self):
+        return f"<Shown at {hex(id(self))}>"
+
+
+class Text(str):
+    pass
+
+
+def test_a_value_is_described_the_same_in_any_process():
+    d = driver().describe
+    assert d({3, 1, 2}) == "{1, 2, 3}"
+    assert d({"b": 1, "a": 2}) == d({"a": 2, "b": 1})
+    assert d(Plain()) == d(Plain()) and "'a': {1, 3}" in d(Plain())
+    assert d(Shown()) == d(Shown()) and "0x..." in d(Shown())
+    assert d(Text("x")) == "test_reference.Text:'x'" or d(Text("x")).endswith("Text:'x'")
+    assert d(ValueError("no")) == "builtins.ValueError('no',)"
+    assert d([1, (2, b"3")]) == "[1, (2, b'3')]"
+
+
+def test_neighbours_vary_each_plain_argument_and_not_the_object():
+    vary = driver()
+    call = {"pos": ["SELF", 5, "ab"], "star": [], "kw": {"flag": True}}
+    made = list(vary.neighbours(call, True, [7]))
+    said = [what for what, _ in made]
+    assert not any("SELF" in what for what in said)
+    assert "argument 1: 5 -> 7" in said and "argument 1: 5 -> 6" in said
+    assert "argument 1: 5 -> 5.0" in said  # another numeric type
+    assert "argument 2: 'ab' -> ''" in said and "flag: True -> False" in said
+    assert all(changed["pos"][0] == "SELF" for _, changed in made)
+    assert call == {"pos": ["SELF", 5, "ab"], "star": [], "kw": {"flag": True}}  # untouched
+
+
+def test_a_call_that_does_not_end_is_stopped(monkeypatch):
+    vary = driver()
+    monkeypatch.setattr(vary, "CALL_TIMEOUT", 0.5)
+    call = {
+        "module": "time",
+        "qualname": "sleep",
+        "init": False,
+        "call": base64.b64encode(pickle.dumps({"pos": [30], "star": [], "kw": {}})).decode(),
+    }
+    assert vary.in_child(call, None) == {"outcome": "timed out"}
+    fast = dict(
+        call, call=base64.b64encode(pickle.dumps({"pos": [0], "star": [], "kw": {}})).decode()
+    )
+    assert vary.in_child(fast, None)["outcome"] == "returned"
+
+
+class Evil:
+    def __reduce__(self):
+        return (print, ("ran a callable the other tree chose",))
+
+
+def test_the_other_trees_value_loads_classes_alone(capfd):
+    vary = driver()
+    evil = base64.b64encode(pickle.dumps(Evil())).decode()
+    assert vary._equal(None, evil) is None
+    assert "ran a callable" not in capfd.readouterr().out
+    plain = base64.b64encode(pickle.dumps({1: [2.5, "x"]})).decode()
+    assert vary._equal({1: [2.5, "x"]}, plain) is True
+
+
+CAPTURED = {
+    "pyproject.toml": '[project]\nname = "pkg"\nversion = "0"\n',
+    "pkg/__init__.py": "",
+    "pkg/m.py": (
+        "class Acc:\n"
+        "    def __init__(self, start):\n"
+        "        self.total = start\n"
+        "\n"
+        "    def add(self, n, *more, scale=1):\n"
+        "        self.total += (n + sum(more)) * scale\n"
+        "        return self.total\n"
+        "\n"
+        "\n"
+        "def apply(f, x):\n"
+        "    return f(x)\n"
+    ),
+    "tests/test_m.py": (
+        "import os\n"
+        "from pkg.m import Acc, apply\n"
+        "\n"
+        "\n"
+        "def test_add():\n"
+        "    assert 'PW_CALLS' not in os.environ\n"
+        "    acc = Acc(1)\n"
+        "    assert acc.add(2, 3, scale=2) == 11\n"
+        "    assert acc.add(2, 3, scale=2) == 21\n"
+        "\n"
+        "\n"
+        "def test_apply():\n"
+        "    assert apply(lambda v: v * 2, 4) == 8\n"
+    ),
+}
+
+
+def test_the_calls_the_tests_make_are_captured_with_their_objects(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    for rel, text in CAPTURED.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    out = tmp_path / "calls.jsonl"
+    spec = tmp_path / "spec.json"
+    targets = [("pkg/m.py", q) for q in ("Acc.__init__", "Acc.add", "apply")]
+    spec.write_text(
+        json.dumps(
+            {
+                "root": str(repo),
+                "targets": [{"file": f, "qualname": q} for f, q in targets],
+                "out": str(out),
+            }
+        )
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": f"{PROBE_DIR}:{repo}",
+        "PW_CALLS": str(spec),
+        "PYTEST_ADDOPTS": "-p pw_probe -p no:cacheprovider",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "tests"], cwd=repo, env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    monkeypatch.syspath_prepend(str(repo))  # to read the pickles here
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    calls = [r for r in records if r["event"] == "call"]
+    by_target = {}
+    for r in calls:
+        by_target.setdefault(r["target"], []).append(r)
+    made = by_target["pkg/m.py::Acc.__init__"]
+    assert [pickle.loads(base64.b64decode(r["call"]))["pos"] for r in made] == [[1]]
+    assert made[0]["init"] is True and made[0]["test"] == "tests/test_m.py::test_add"
+    added = [pickle.loads(base64.b64decode(r["call"])) for r in by_target["pkg/m.py::Acc.add"]]
+    # each call as it was made: the object's state before the call, *more and the keyword
+    assert [(c["pos"][0].total, c["pos"][1:], c["star"], c["kw"]) for c in added] == [
+        (1, [2], [3], {"scale": 2}),
+        (11, [2], [3], {"scale": 2}),
+    ]
+    assert "pkg/m.py::apply" not in by_target  # a lambda does not pickle: counted, not kept
+    [dropped] = [r for r in records if r["event"] == "dropped"]
+    assert dropped["counts"] == {"pkg/m.py::apply": 1}
+
+
+# -- real grades -----------------------------------------------------------------------------------
+
+CLAMP = """\
+def clamp(value, low, high):
+    if value < low:
+        return low
+    return value
+"""
+TEST_CLAMP = """\
+from shape.clamp import clamp
+
+
+def test_low():
+    assert clamp(-1, 0, 10) == 0
+
+
+def test_high():
+    assert clamp(11, 0, 10) == 10
+"""
+FILES = {
+    "pyproject.toml": '[project]\nname = "shape"\nversion = "0"\n',
+    "shape/__init__.py": "",
+    "shape/clamp.py": CLAMP,
+    "tests/test_clamp.py": TEST_CLAMP,
+}
+BUGGY = "    return value\n"
+FIX = "    if value > high:\n        return high\n    return value\n"
+PATCHES = {
+    "honest": "    return min(value, high)\n",
+    # the tests' own value only
+    "tests-values": "    if value == 11:\n        return 10\n    return value\n",
+    # the tests' neighbourhood only
+    "near-only": (
+        "    if value > high and value - high < 5:\n        return high\n    return value\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def clamp_task(tmp_path_factory):
+    root = tmp_path_factory.mktemp("clamp-reference")
+    built = make_task(root, FILES, failing=["tests/test_clamp.py::test_high"])
+    shutil.copy(
+        built.patch([("shape/clamp.py", BUGGY, FIX)], name="reference.diff"), built.task_dir
+    )
+    return built
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PATCHES))
+def test_a_patch_is_compared_with_the_reference_on_the_tests_calls_and_their_neighbours(
+    clamp_task, name
+):
+    from patchwitness.api import grade
+
+    patch = clamp_task.patch([("shape/clamp.py", BUGGY, PATCHES[name])], name=f"{name}.diff")
+    verdict = grade(clamp_task.task_dir, patch, agent=name)
+    gate = verdict.gates.reference
+    assert gate is not None and verdict.label == "passed", verdict.model_dump_json(indent=1)
+    facts = gate.facts
+    assert facts.targets == ["shape/clamp.py::clamp"] and facts.captured == 1
+    assert facts.compared > 10 and facts.nondeterministic == 0 and facts.unrunnable == 0
+    if name == "honest":
+        assert (verdict.grade, gate.row, facts.differing) == ("accept", "same-as-reference", 0)
+        return
+    assert (verdict.grade, gate.row) == ("accept-with-review", "differs-from-reference")
+    first = facts.differences[0]
+    assert first.fields[0] == "value" and first.varied.startswith("argument")
+    assert first.reference["value"] != first.patch["value"]
+    assert first.call in gate.detail and any(r.gate == "reference" for r in verdict.reasons)
+
+
+@pytest.mark.slow
+def test_a_policy_may_make_a_difference_reject(clamp_task, tmp_path):
+    from patchwitness.api import grade_facts
+    from patchwitness.judge import judge
+    from patchwitness.policy import load_policy
+
+    rules = tmp_path / "policy.toml"
+    rules.write_text('[reference.differs-from-reference]\neffect = "reject"\n')
+    edits = [("shape/clamp.py", BUGGY, PATCHES["tests-values"])]
+    facts = grade_facts(clamp_task.task_dir, clamp_task.patch(edits, name="v.diff"), agent="v")
+    assert judge(facts).grade == "accept-with-review"
+    strict = judge(facts, load_policy(rules))
+    assert (strict.grade, strict.label, strict.gates.reference.row) == (
+        "reject",
+        "failed",
+        "differs-from-reference",
+    )
+
+
+@pytest.mark.slow
+def test_without_the_comparison_asked_for_there_is_no_reference_gate(clamp_task):
+    from patchwitness.api import grade
+    from patchwitness.settings import Settings
+
+    patch = clamp_task.patch([("shape/clamp.py", BUGGY, PATCHES["tests-values"])], name="o.diff")
+    verdict = grade(clamp_task.task_dir, patch, agent="o", settings=Settings(reference=False))
+    assert verdict.gates.reference is None
+    assert not any(r.gate == "reference" for r in verdict.reasons)
+
+
+@pytest.mark.slow
+def test_a_reference_that_does_not_pass_the_task_makes_it_invalid(tmp_path):
+    from patchwitness.api import grade
+
+    built = make_task(tmp_path, FILES, failing=["tests/test_clamp.py::test_high"])
+    wrong = built.patch([("shape/clamp.py", BUGGY, "    return value + 0\n")], name="wrong.diff")
+    shutil.copy(wrong, built.task_dir / "reference.diff")
+    patch = built.patch([("shape/clamp.py", BUGGY, FIX)], name="fix.diff")
+    verdict = grade(built.task_dir, patch, agent="fix")
+    assert (verdict.label, verdict.grade) == ("invalid-task", "ungradable")
+    assert "the reference fix does not pass the task" in verdict.reasons[0].detail
+    # nor one that does not apply at the SHA
+    other = built.patch([("shape/clamp.py", "    if value < low:\n", "    if value <= low:\n")])
+    text = other.read_text().replace("value < low", "value < lowest")
+    (built.task_dir / "reference.diff").write_text(text)
+    verdict = grade(built.task_dir, patch, agent="fix")
+    assert verdict.label == "invalid-task" and "does not apply" in verdict.reasons[0].detail
+
+
+NOISY = {
+    **FILES,
+    "shape/clamp.py": "import random\n\n\ndef jitter(x):\n    return x + random.random()\n\n\n"
+    + CLAMP,
+    "tests/test_clamp.py": TEST_CLAMP.replace(
+        "    assert clamp(11, 0, 10) == 10\n",
+        "    assert clamp(11, 0, 10) == 10\n    from shape.clamp import jitter\n\n"
+        "    assert jitter(1) >= 1\n",
+    ),
+}
+JITTER = "    return x + random.random()\n"
+
+
+@pytest.mark.slow
+def test_calls_the_reference_does_not_answer_the_same_way_twice_are_left_out(tmp_path):
+    """A function whose result is random says nothing about the patch: its calls are counted
+    as nondeterministic, never as differences."""
+    from patchwitness.api import grade
+
+    built = make_task(tmp_path, NOISY, failing=["tests/test_clamp.py::test_high"])
+    reference = [("shape/clamp.py", JITTER, "    return random.random() + x\n")]
+    reference.append(("shape/clamp.py", BUGGY, FIX))
+    shutil.copy(built.patch(reference, name="reference.diff"), built.task_dir)
+    edits = [("shape/clamp.py", JITTER, "    return x + random.random() * 1\n")]
+    edits.append(("shape/clamp.py", BUGGY, FIX))
+    verdict = grade(built.task_dir, built.patch(edits, name="p.diff"), agent="p")
+    gate = verdict.gates.reference
+    assert gate is not None, verdict.model_dump_json(indent=1)
+    facts = gate.facts
+    assert facts.targets == ["shape/clamp.py::clamp", "shape/clamp.py::jitter"]
+    assert facts.nondeterministic > 0 and facts.compared > 0
+    assert gate.row == "same-as-reference", facts.model_dump_json(indent=1)
