@@ -552,3 +552,23 @@ def test_calls_the_reference_does_not_answer_the_same_way_twice_are_left_out(tmp
     assert facts.targets == ["shape/clamp.py::clamp", "shape/clamp.py::jitter"]
     assert facts.nondeterministic > 0 and facts.compared > 0
     assert gate.row == "same-as-reference", facts.model_dump_json(indent=1)
+
+
+@pytest.mark.slow
+def test_the_reference_runs_its_tests_once_per_task_and_set_of_functions(clamp_task, pw_cache):
+    """The second patch of a task that changes the same functions reads the reference's calls
+    from the cache: changed there, the grade says what the cache holds."""
+    from patchwitness.api import grade
+
+    first = clamp_task.patch([("shape/clamp.py", BUGGY, PATCHES["honest"])], name="h1.diff")
+    assert grade(clamp_task.task_dir, first, agent="h1").gates.reference.facts.captured == 1
+    kept = sorted((pw_cache / "references").glob("*.json"))
+    assert kept
+    for path in kept:
+        path.write_text(json.dumps({"calls": [], "dropped": 7}))
+    again = clamp_task.patch([("shape/clamp.py", BUGGY, PATCHES["near-only"])], name="h2.diff")
+    gate = grade(clamp_task.task_dir, again, agent="h2").gates.reference
+    assert (gate.row, gate.facts.captured) == ("not-compared", 0)
+    assert "(7 did not pickle)" in gate.detail
+    for path in kept:
+        path.unlink()

@@ -12,10 +12,11 @@ the two disagree. Python only: a C++ comparison needs a driver built against eac
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
-from patchwitness import history, languages
+from patchwitness import atomic, history, languages
 from patchwitness import reference as differ
 from patchwitness.classify import PRODUCTION
 from patchwitness.errors import ApplyFailed, InvalidTask
@@ -57,7 +58,7 @@ def collect_reference(
                 _side(_production(applied), texts, task.repo, task.sha),
             ]
         )
-        captured, dropped = _graded(ctx, ref, failing, wanted)
+        captured, dropped = _captured(ctx, ref, failing, wanted)
         found = ReferenceFacts(targets=[str(t) for t in wanted], captured=len(captured))
         if not wanted:
             found.skipped = "neither the patch nor the reference changes a Python function"
@@ -119,6 +120,38 @@ def _is_test(path: str) -> bool:
         or name.endswith("_test.py")
         or any(p in ("test", "tests", "testing") for p in parts)
     )
+
+
+def _captured(
+    ctx: GradeContext, ref: Workspace, failing: list[str], wanted: list[differ.Target]
+) -> tuple[list[dict], int]:
+    """The calls of `_graded`, once per task and set of targets: kept only when the reference
+    passed, keyed by the SHA's baseline (grader, SHA, commands, environment), the reference, the
+    hidden tests, the failing tests and the targets. A task with an in-place build runs the
+    tests every time: that run builds the extension the calls need."""
+    task = ctx.task
+    if task.options.python.build:
+        return _graded(ctx, ref, failing, wanted)
+    digest = hashlib.sha256()
+    for part in (
+        ctx.base.key,
+        task.reference,
+        task.hidden_tests or b"",
+        *failing,
+        *map(str, wanted),
+    ):
+        digest.update(part if isinstance(part, bytes) else part.encode())
+        digest.update(b"\0")
+    kept = ctx.settings.cache / "references" / f"{digest.hexdigest()}.json"
+    try:
+        known = json.loads(kept.read_text())
+        return list(known["calls"]), int(known["dropped"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    calls, dropped = _graded(ctx, ref, failing, wanted)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(kept, {"calls": calls, "dropped": dropped}, indent=None)
+    return calls, dropped
 
 
 def _graded(
