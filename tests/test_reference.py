@@ -279,13 +279,53 @@ def test_neighbours_vary_each_plain_argument_and_not_the_object():
     vary = driver()
     call = {"pos": ["SELF", 5, "ab"], "star": [], "kw": {"flag": True}}
     made = list(vary.neighbours(call, True, [7]))
-    said = [what for what, _ in made]
+    said = [what for _, what, _ in made]
     assert not any("SELF" in what for what in said)
     assert "argument 1: 5 -> 7" in said and "argument 1: 5 -> 6" in said
     assert "argument 1: 5 -> 5.0" in said  # another numeric type
     assert "argument 2: 'ab' -> ''" in said and "flag: True -> False" in said
-    assert all(changed["pos"][0] == "SELF" for _, changed in made)
+    assert all(changed["pos"][0] == "SELF" for _, _, changed in made)
     assert call == {"pos": ["SELF", 5, "ab"], "star": [], "kw": {"flag": True}}  # untouched
+
+
+class Version:
+    def __init__(self, n):
+        self.n = n
+
+    def __lt__(self, other):
+        return self.n < other.n
+
+    def __gt__(self, other):
+        return self.n > other.n
+
+    def __add__(self, other):
+        return Version(self.n + other.n)
+
+    def bump(self, by):
+        return self.n + by
+
+    def drop(self, by):
+        return self.n - by
+
+    def reset(self):
+        self.n = 0
+
+    def _hidden(self, by):
+        return by
+
+
+def test_siblings_are_the_other_operators_of_a_changed_ones_kind_or_the_public_methods():
+    vary = driver()
+    v, w = Version(1), Version(2)
+    captured = {"module": __name__, "qualname": "Version.__lt__", "target": "t.py::Version.__lt__"}
+    call = {"pos": [v, w], "star": [], "kw": {}}
+    found = vary.siblings(captured, call)
+    assert [extra["qualname"] for extra, _, _ in found] == ["Version.__gt__"]
+    assert found[0][0]["target"] == "t.py::Version.__gt__" and found[0][2] is call
+    bump = dict(captured, qualname="Version.bump", target="t.py::Version.bump")
+    found = vary.siblings(bump, {"pos": [v, 3], "star": [], "kw": {}})
+    # the public methods the same arguments bind to: not reset(), not _hidden
+    assert [extra["qualname"] for extra, _, _ in found] == ["Version.drop"]
 
 
 def test_a_call_that_does_not_end_is_stopped(monkeypatch):

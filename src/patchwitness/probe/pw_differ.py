@@ -66,10 +66,16 @@ def vary(spec):
             how = resolve(captured["module"], captured["qualname"], captured.get("init"))[1]
         except Exception:
             continue
-        base = dict(captured, id=f"c{n}", varied="")
-        made = [(base, call)]
-        for varied, other in neighbours(call, how in ("method", "classmethod"), hints):
-            made.append((dict(captured, id=f"c{n}.{len(made)}", varied=varied), other))
+        near = list(neighbours(call, how in ("method", "classmethod"), hints))
+        try:
+            others = siblings(captured, call) if how == "method" else []
+        except Exception:
+            others = []
+        made = [(dict(captured, id=f"c{n}", varied=""), call)]
+        # A few neighbours, the sibling operations, then the other neighbours.
+        for extra, varied, other in [*near[:4], *others, *near[4:]]:
+            record = dict(captured, **extra, id=f"c{n}.{len(made)}", varied=varied)
+            made.append((record, other))
         per_call.append(made)
     chosen, seen = [], set()
     # Round robin: every captured call gets its neighbours before any gets many.
@@ -82,9 +88,9 @@ def vary(spec):
                     data = pickle.dumps(call, protocol=4)
                 except Exception:
                     continue
-                if data in seen:
+                if (record["qualname"], data) in seen:
                     continue
-                seen.add(data)
+                seen.add((record["qualname"], data))
                 record = dict(record, call=base64.b64encode(data).decode("ascii"))
                 record["shown"] = shown(record, call)
                 chosen.append(record)
@@ -107,7 +113,44 @@ def neighbours(call, has_self, hints):
             changed = {"pos": list(call["pos"]), "star": list(call["star"]), "kw": dict(call["kw"])}
             changed[where][at] = other
             name = at if where == "kw" else f"argument {at + 1 - int(has_self and where == 'pos')}"
-            yield f"{name}: {_short(value)} -> {_short(other)}", changed
+            yield {}, f"{name}: {_short(value)} -> {_short(other)}", changed
+
+
+# Operators whose siblings a changed one has: the same arguments, the other operation.
+OPERATORS = (
+    {"__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"},
+    {"__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__"},
+    {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__"},
+    {"__getitem__", "__contains__", "__delitem__"},
+    {"__str__", "__repr__", "__format__", "__bytes__"},
+)
+SIBLINGS = 6
+
+
+def siblings(captured, call):
+    """The same call to the other operations of the method's class: its other public methods,
+    or the other operators of a changed operator's kind, where the arguments bind."""
+    module = importlib.import_module(captured["module"])
+    parts = captured["qualname"].split(".")
+    owner = module
+    for part in parts[:-1]:
+        owner = getattr(owner, part)
+    name = parts[-1]
+    kind = next((group for group in OPERATORS if name in group), None)
+    found = []
+    for other, raw in sorted(vars(owner).items()):
+        if other == name or not isinstance(raw, types.FunctionType):
+            continue
+        if (kind is None and other.startswith("_")) or (kind is not None and other not in kind):
+            continue
+        try:
+            inspect.signature(raw).bind(*call["pos"], *call["star"], **call["kw"])
+        except (TypeError, ValueError):
+            continue
+        qualname = ".".join([*parts[:-1], other])
+        target = captured["target"].rsplit("::", 1)[0] + "::" + qualname
+        found.append(({"qualname": qualname, "target": target}, f"sibling {other}", call))
+    return found[:SIBLINGS]
 
 
 def variants(value, hints):
