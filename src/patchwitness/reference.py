@@ -25,6 +25,7 @@ from patchwitness import python_ast
 # the same when its descriptions agree or when the reference's process found the two equal.
 COMPARED = ("outcome", "exception", "stdout", "stderr", "warnings", "state", "args_after")
 HINTS = 24  # constants handed to the probes, at most
+MODULE_TARGETS = 40  # functions of one file made targets by a change outside them
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,9 @@ class Target:
 def changed_functions(text: str, lines: Iterable[int]) -> set[str]:
     """The qualified names of the functions whose bodies hold one of `lines`: for a line in a
     nested function, the function that holds it at module or class level (the one a caller can
-    reach by name). A line outside every function changes no target."""
+    reach by name). A line outside every function (a module's constant, a class attribute, an
+    assignment at import) changes what any function of the file may do: then every function of
+    the file is a target (at most MODULE_TARGETS of them)."""
     wanted = set(lines)
     if not wanted:
         return set()
@@ -49,12 +52,14 @@ def changed_functions(text: str, lines: Iterable[int]) -> set[str]:
         tree = python_ast.parse(text)
     except (SyntaxError, ValueError):
         return set()
-    found: set[str] = set()
+    spans = []
     for qualname, node in _reachable_functions(tree.body, ""):
-        end = node.end_lineno or node.lineno
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        if any(first <= n <= end for n in wanted):
-            found.add(qualname)
+        spans.append((qualname, first, node.end_lineno or node.lineno))
+    found = {q for q, first, end in spans if any(first <= n <= end for n in wanted)}
+    inside = {n for n in wanted for _, first, end in spans if first <= n <= end}
+    if wanted - inside:
+        found |= {q for q, _, _ in spans[:MODULE_TARGETS]}
     return found
 
 
