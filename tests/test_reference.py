@@ -277,6 +277,13 @@ def test_a_value_is_described_the_same_in_any_process():
     assert d([1, (2, b"3")]) == "[1, (2, b'3')]"
 
 
+def test_what_differs_between_two_trees_of_the_same_code_is_left_out(monkeypatch, tmp_path):
+    vary = driver()
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}/one:{tmp_path}/one/src")
+    said = f'File "{tmp_path}/one/src/m.py", line 12, in f: <X at 0xdeadbeef>'
+    assert vary.neutral(said) == 'File "<tree>/m.py", line ..., in f: <X at 0x...>'
+
+
 def test_neighbours_vary_each_plain_argument_and_not_the_object():
     vary = driver()
     call = {"pos": ["SELF", 5, "ab"], "star": [], "kw": {"flag": True}}

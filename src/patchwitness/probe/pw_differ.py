@@ -35,6 +35,7 @@ CALL_TIMEOUT = 5.0
 VARIANTS_PER_ARGUMENT = 14
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+LINE_NUMBER = re.compile(r"\bline \d+")
 PLAIN = (bool, int, float, complex, str, bytes, bytearray, type(None))
 
 
@@ -297,17 +298,17 @@ def perform(call, other):
             value = function(*pos, *star, **kw)
             if isinstance(value, types.GeneratorType):
                 value = list(_take(value, 1000))
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: how the call ended, compared by type
             result.update(outcome="raised", exception=_name(type(exc)))
         finally:
             sys.stdout, sys.stderr = real
     if result["outcome"] == "returned":
-        result["value"] = describe(value)
-    result["stdout"] = stdout.getvalue()[-2000:]
-    result["stderr"] = ADDRESS.sub("0x...", stderr.getvalue()[-2000:])
+        result["value"] = neutral(describe(value))
+    result["stdout"] = neutral(stdout.getvalue()[-2000:])
+    result["stderr"] = neutral(stderr.getvalue()[-2000:])
     result["warnings"] = sorted({_name(w.category) for w in caught})
-    result["state"] = describe(pos[0]) if how == "method" and pos else ""
-    result["args_after"] = describe([pos[1:] if how == "method" else pos, star, kw])
+    result["state"] = neutral(describe(pos[0])) if how == "method" and pos else ""
+    result["args_after"] = neutral(describe([pos[1:] if how == "method" else pos, star, kw]))
     if result["outcome"] == "returned":
         try:
             data = pickle.dumps(value, protocol=4)
@@ -318,6 +319,21 @@ def perform(call, other):
     if other and other.get("pickle") and other.get("value") != result["value"]:
         result["equal"] = _equal(value, other["pickle"])
     return result
+
+
+def neutral(text):
+    """The text with what differs between two trees of the same code left out: the trees'
+    own paths, addresses, and a traceback's line numbers (the patch moves lines)."""
+    for root in _roots():
+        text = text.replace(root, "<tree>")
+    text = ADDRESS.sub("0x...", text)
+    return LINE_NUMBER.sub("line ...", text)
+
+
+def _roots():
+    entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    found = {e for p in entries for e in (p, os.path.realpath(p))}
+    return sorted(found, key=len, reverse=True)  # a tree's src before the tree
 
 
 def _take(iterator, limit):
