@@ -58,12 +58,19 @@ def collect_reference(
                 _side(_production(applied), texts, task.repo, task.sha),
             ]
         )
-        captured, dropped = _captured(ctx, ref, failing, wanted)
-        found = ReferenceFacts(targets=[str(t) for t in wanted], captured=len(captured))
-        if not wanted:
-            found.skipped = "neither the patch nor the reference changes a Python function"
-        elif not captured:
-            found.skipped = "the failing tests made no call into the changed functions " + (
+        # No Python function changed by name (a compiled extension's source, say): the calls the
+        # failing tests make straight into the tree stand for it.
+        entries = (
+            [] if wanted else sorted(applied.test_sources | {k.split("::")[0] for k in failing})
+        )
+        captured, dropped = _captured(ctx, ref, failing, wanted, entries)
+        found = ReferenceFacts(
+            targets=[str(t) for t in wanted] or sorted({c["target"] for c in captured}),
+            captured=len(captured),
+        )
+        if not captured:
+            into = "the changed functions" if wanted else "the tree (no Python function changed)"
+            found.skipped = f"the failing tests made no call into {into} " + (
                 f"that could be kept ({dropped} did not pickle)" if dropped else "(none at all)"
             )
         else:
@@ -123,7 +130,11 @@ def _is_test(path: str) -> bool:
 
 
 def _captured(
-    ctx: GradeContext, ref: Workspace, failing: list[str], wanted: list[differ.Target]
+    ctx: GradeContext,
+    ref: Workspace,
+    failing: list[str],
+    wanted: list[differ.Target],
+    entries: list[str],
 ) -> tuple[list[dict], int]:
     """The calls of `_graded`, once per task and set of targets: kept only when the reference
     passed, keyed by the SHA's baseline (grader, SHA, commands, environment), the reference, the
@@ -131,7 +142,7 @@ def _captured(
     tests every time: that run builds the extension the calls need."""
     task = ctx.task
     if task.options.python.build:
-        return _graded(ctx, ref, failing, wanted)
+        return _graded(ctx, ref, failing, wanted, entries)
     digest = hashlib.sha256()
     for part in (
         ctx.base.key,
@@ -139,6 +150,8 @@ def _captured(
         task.hidden_tests or b"",
         *failing,
         *map(str, wanted),
+        "entries",
+        *entries,
     ):
         digest.update(part if isinstance(part, bytes) else part.encode())
         digest.update(b"\0")
@@ -148,17 +161,22 @@ def _captured(
         return list(known["calls"]), int(known["dropped"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    calls, dropped = _graded(ctx, ref, failing, wanted)
+    calls, dropped = _graded(ctx, ref, failing, wanted, entries)
     kept.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_json(kept, {"calls": calls, "dropped": dropped}, indent=None)
     return calls, dropped
 
 
 def _graded(
-    ctx: GradeContext, ref: Workspace, failing: list[str], wanted: list[differ.Target]
+    ctx: GradeContext,
+    ref: Workspace,
+    failing: list[str],
+    wanted: list[differ.Target],
+    entries: list[str],
 ) -> tuple[list[dict], int]:
-    """The failing tests over the reference's tree, capturing the calls into `wanted`. Raises
-    InvalidTask when they do not all pass there."""
+    """The failing tests over the reference's tree, capturing the calls into `wanted` (and,
+    with `entries`, the calls those test files make into the tree). Raises InvalidTask when
+    they do not all pass there."""
     scratch = ref.new_dir("run")
     # The spec and the calls live in the run's home, which the run may write: nothing else of
     # the grader's is opened to it.
@@ -171,6 +189,7 @@ def _graded(
             {
                 "root": str(ref.repo),
                 "targets": [{"file": t.file, "qualname": t.qualname} for t in wanted],
+                "entries": entries,
                 "out": str(out),
             }
         )

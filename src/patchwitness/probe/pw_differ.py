@@ -21,6 +21,7 @@ import inspect
 import io
 import json
 import os
+import pathlib
 import pickle
 import random
 import re
@@ -58,16 +59,18 @@ def vary(spec):
     cap = int(spec.get("cap", 300))
     rng = random.Random(int(spec.get("seed", 0)))
     per_call = []
+    loaded = []
     for n, captured in enumerate(spec["calls"]):
         try:
             call = pickle.loads(base64.b64decode(captured["call"]))
-        except Exception:
-            continue
-        try:
             how = resolve(captured["module"], captured["qualname"], captured.get("init"))[1]
         except Exception:
             continue
-        near = list(neighbours(call, how in ("method", "classmethod"), hints))
+        loaded.append((n, captured, call, how))
+    peers = peer_values(loaded)
+    for n, captured, call, how in loaded:
+        theirs = peers.get(captured["qualname"], {})
+        near = list(neighbours(call, how in ("method", "classmethod"), hints, theirs))
         try:
             others = siblings(captured, call) if how == "method" else []
         except Exception:
@@ -101,8 +104,31 @@ def vary(spec):
     return chosen
 
 
-def neighbours(call, has_self, hints):
-    """(what changed, the changed call) for each argument of a plain type."""
+def peer_values(loaded):
+    """For each function, the plain values its captured calls passed at each argument: one
+    call's object with another call's arguments is a neighbour the tests came close to (a
+    first call with what a later one asked)."""
+    found = {}
+    for _, captured, call, _how in loaded:
+        slots = found.setdefault(captured["qualname"], {})
+        for where, at, value in _slots(call):
+            if type(value) in PLAIN:
+                kept = slots.setdefault((where, at), [])
+                if not any(type(v) is type(value) and _same(v, value) for v in kept):
+                    kept.append(value)
+    return found
+
+
+def _slots(call):
+    yield from (("pos", i, v) for i, v in enumerate(call["pos"]))
+    yield from (("star", i, v) for i, v in enumerate(call["star"]))
+    yield from (("kw", k, v) for k, v in call["kw"].items())
+
+
+def neighbours(call, has_self, hints, peers=None):
+    """(what changed, the changed call) for each argument of a plain type: first the values
+    other captured calls passed there (`peers`: slot -> values), then its variants."""
+    peers = peers or {}
     slots = [("pos", i) for i in range(len(call["pos"]))]
     if has_self:
         slots = slots[1:]
@@ -110,7 +136,8 @@ def neighbours(call, has_self, hints):
     slots += [("kw", k) for k in call["kw"]]
     for where, at in slots:
         value = call[where][at]
-        for other in list(variants(value, hints))[:VARIANTS_PER_ARGUMENT]:
+        theirs = [v for v in peers.get((where, at), []) if not _same(v, value)][:4]
+        for other in [*theirs, *list(variants(value, hints))[:VARIANTS_PER_ARGUMENT]]:
             changed = {"pos": list(call["pos"]), "star": list(call["star"]), "kw": dict(call["kw"])}
             changed[where][at] = other
             name = at if where == "kw" else f"argument {at + 1 - int(has_self and where == 'pos')}"
@@ -178,6 +205,8 @@ def variants(value, hints):
         yield from fresh([value + 1, value - 1, 0.0, -value, *whole, *near, value / 2, 1e300])
     elif kind is str:
         near = [h for h in hints if type(h) is str][:4]
+        # the other types a str parameter is often given: a path, bytes
+        yield from fresh([pathlib.PurePath(value), value.encode("utf-8", "replace")])
         yield from fresh(
             [
                 "",
