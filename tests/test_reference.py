@@ -266,6 +266,29 @@ class Text(str):
     pass
 
 
+def test_randomness_is_the_same_in_every_calls_process(monkeypatch):
+    """os.urandom (secrets, uuid4, SystemRandom) and random's generator give each call the same
+    values in both trees: a random result is compared, not left out."""
+    import os
+    import random
+
+    vary = driver()
+    monkeypatch.setattr(os, "urandom", os.urandom)  # put back after the test
+    monkeypatch.setattr(random, "_urandom", random._urandom)
+    vary.seed_randomness()
+    call = {
+        "module": "secrets",
+        "qualname": "token_hex",
+        "init": False,
+        "call": base64.b64encode(pickle.dumps({"pos": [8], "star": [], "kw": {}})).decode(),
+    }
+    first, second = vary.in_child(call, None), vary.in_child(call, None)
+    assert first["outcome"] == "returned" and first["value"] == second["value"]
+    drawn = dict(call, module="random", qualname="random")
+    drawn["call"] = base64.b64encode(pickle.dumps({"pos": [], "star": [], "kw": {}})).decode()
+    assert vary.in_child(drawn, None)["value"] == vary.in_child(drawn, None)["value"]
+
+
 def test_a_value_is_described_the_same_in_any_process():
     d = driver().describe
     assert d({3, 1, 2}) == "{1, 2, 3}"
@@ -571,7 +594,7 @@ def test_a_reference_that_does_not_pass_the_task_makes_it_invalid(tmp_path):
 
 NOISY = {
     **FILES,
-    "shape/clamp.py": "import random\n\n\ndef jitter(x):\n    return x + random.random()\n\n\n"
+    "shape/clamp.py": "import time\n\n\ndef jitter(x):\n    return x + time.perf_counter()\n\n\n"
     + CLAMP,
     "tests/test_clamp.py": TEST_CLAMP.replace(
         "    assert clamp(11, 0, 10) == 10\n",
@@ -579,20 +602,20 @@ NOISY = {
         "    assert jitter(1) >= 1\n",
     ),
 }
-JITTER = "    return x + random.random()\n"
+JITTER = "    return x + time.perf_counter()\n"
 
 
 @pytest.mark.slow
 def test_calls_the_reference_does_not_answer_the_same_way_twice_are_left_out(tmp_path):
-    """A function whose result is random says nothing about the patch: its calls are counted
-    as nondeterministic, never as differences."""
+    """A function whose result changes with the clock says nothing about the patch: its calls
+    are counted as nondeterministic, never as differences."""
     from patchwitness.api import grade
 
     built = make_task(tmp_path, NOISY, failing=["tests/test_clamp.py::test_high"])
-    reference = [("shape/clamp.py", JITTER, "    return random.random() + x\n")]
+    reference = [("shape/clamp.py", JITTER, "    return time.perf_counter() + x\n")]
     reference.append(("shape/clamp.py", BUGGY, FIX))
     shutil.copy(built.patch(reference, name="reference.diff"), built.task_dir)
-    edits = [("shape/clamp.py", JITTER, "    return x + random.random() * 1\n")]
+    edits = [("shape/clamp.py", JITTER, "    return x + time.perf_counter() * 1\n")]
     edits.append(("shape/clamp.py", BUGGY, FIX))
     verdict = grade(built.task_dir, built.patch(edits, name="p.diff"), agent="p")
     gate = verdict.gates.reference

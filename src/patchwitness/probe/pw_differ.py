@@ -258,7 +258,23 @@ def _short(value, limit=80):
 # --- running each call -----------------------------------------------------------------------
 
 
+# Randomness the same in every call's process, in both trees: os.urandom (and what is built on
+# it: secrets, random.SystemRandom, uuid4) and random's own generator, seeded again in each
+# child. Set before the tree's modules are imported, so that a name they bind is this one.
+_SEEDED = random.Random(0)
+
+
+def _urandom(n):
+    return _SEEDED.getrandbits(8 * n).to_bytes(n, "little") if n > 0 else b""
+
+
+def seed_randomness():
+    os.urandom = _urandom
+    random._urandom = _urandom  # SystemRandom's source
+
+
 def run(spec, options):
+    seed_randomness()
     twice = "--twice" in options
     other = {}
     if "--against" in options:
@@ -282,6 +298,8 @@ def in_child(call, other):
     pid = os.fork()
     if pid == 0:
         os.close(read)
+        _SEEDED.seed(0)
+        random.seed(0)
         try:
             result = perform(call, other)
         except BaseException as exc:  # whatever happened is the report
