@@ -294,6 +294,9 @@ def test_a_value_is_described_the_same_in_any_process():
     assert d({3, 1, 2}) == "{1, 2, 3}"
     assert d({"b": 1, "a": 2}) == d({"a": 2, "b": 1})
     assert d(Plain()) == d(Plain()) and "'a': {1, 3}" in d(Plain())
+    hidden = Plain()
+    hidden._cache = object()  # private: how the object holds its state, not compared
+    assert d(hidden) == d(Plain())
     assert d(Shown()) == d(Shown()) and "0x..." in d(Shown())
     assert d(Text("x")) == "test_reference.Text:'x'" or d(Text("x")).endswith("Text:'x'")
     assert d(ValueError("no")) == "builtins.ValueError('no',)"
@@ -465,6 +468,11 @@ def test_the_calls_the_tests_make_are_captured_with_their_objects(tmp_path, monk
     assert [(c["pos"][0].total, c["pos"][1:], c["star"], c["kw"]) for c in added] == [
         (1, [2], [3], {"scale": 2}),
         (11, [2], [3], {"scale": 2}),
+    ]
+    # and how each call's object was made, for each tree to make its own
+    made_with = {r["made"] for r in by_target["pkg/m.py::Acc.add"]}
+    assert [pickle.loads(base64.b64decode(m)) for m in made_with] == [
+        {"pos": [1], "star": [], "kw": {}}
     ]
     assert "pkg/m.py::apply" not in by_target  # a lambda does not pickle: counted, not kept
     [dropped] = [r for r in records if r["event"] == "dropped"]
@@ -644,3 +652,51 @@ def test_the_reference_runs_its_tests_once_per_task_and_set_of_functions(clamp_t
     assert "(7 did not pickle)" in gate.detail
     for path in kept:
         path.unlink()
+
+
+LINES = """\
+class Lines:
+    def __init__(self, names):
+        self._at = {name: n for n, name in enumerate(names)}
+
+    def lineof(self, name):
+        return self._at.get(name)
+"""
+TEST_LINES = """\
+from shape.lines import Lines
+
+
+def test_lineof_counts_from_one():
+    lines = Lines(["a", "b"])
+    assert lines.lineof("b") == 2
+"""
+LINES_FILES = {
+    "pyproject.toml": FILES["pyproject.toml"],
+    "shape/__init__.py": "",
+    "shape/lines.py": LINES,
+    "tests/test_lines.py": TEST_LINES,
+}
+LOOKUP = "        return self._at.get(name)\n"
+MADE = "        self._at = {name: n for n, name in enumerate(names)}\n"
+
+
+@pytest.mark.slow
+def test_each_tree_makes_the_object_a_method_is_called_on(tmp_path):
+    """The reference fixes the method; an honest patch fixes the constructor instead. Called on
+    the object as the reference's tree made it, the patch would look wrong: each tree makes
+    its own from the same constructor call, and the two agree. How each holds its state (a
+    private attribute) is not compared; what a user can read is."""
+    from patchwitness.api import grade
+
+    built = make_task(
+        tmp_path, LINES_FILES, failing=["tests/test_lines.py::test_lineof_counts_from_one"]
+    )
+    fixed = "        n = self._at.get(name)\n        return None if n is None else n + 1\n"
+    shutil.copy(
+        built.patch([("shape/lines.py", LOOKUP, fixed)], name="reference.diff"), built.task_dir
+    )
+    elsewhere = MADE.replace("enumerate(names)", "enumerate(names, 1)")
+    verdict = grade(built.task_dir, built.patch([("shape/lines.py", MADE, elsewhere)]), agent="h")
+    gate = verdict.gates.reference
+    assert gate is not None and gate.row == "same-as-reference", gate and gate.detail
+    assert "shape/lines.py::Lines.lineof" in gate.facts.targets

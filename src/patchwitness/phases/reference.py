@@ -213,9 +213,10 @@ def _read_calls(path: Path) -> tuple[list[dict], int]:
         if record.get("event") == "dropped" and isinstance(record.get("counts"), dict):
             dropped += sum(int(v) for v in record["counts"].values() if isinstance(v, int))
         elif record.get("event") == "call" and _well_formed(record):
-            calls.append(
-                {k: record[k] for k in ("target", "module", "qualname", "init", "test", "call")}
-            )
+            kept = {k: record[k] for k in ("target", "module", "qualname", "init", "test", "call")}
+            if isinstance(record.get("made"), str):
+                kept["made"] = record["made"]
+            calls.append(kept)
     return calls, dropped
 
 

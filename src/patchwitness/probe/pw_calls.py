@@ -25,6 +25,9 @@ _targets = {}  # (file relative to the root, qualified name) -> the target's nam
 _codes = {}  # code object -> the target it is, or ""
 _kept = {}  # target -> digests of the calls kept
 _dropped = {}  # target -> calls whose arguments did not pickle
+_builders = set()  # (file, "Class.__init__") of the classes whose methods are targets
+_builds = {}  # code object -> whether it is one of those constructors
+_made = {}  # id of an object of such a class -> its constructor's arguments, pickled
 _tests = set()  # the test files, when calls from them into the tree are kept (entries)
 _is_test = {}  # code object -> whether it is a test file's
 _root = ""
@@ -40,6 +43,10 @@ def start(spec_path):
     _root = os.path.realpath(spec["root"])
     for t in spec["targets"]:
         _targets[(t["file"], t["qualname"])] = t["file"] + "::" + t["qualname"]
+        owner, _, name = t["qualname"].rpartition(".")
+        if owner and name not in ("__init__", "__new__"):
+            # How the method's object was made: each tree makes its own from the same call.
+            _builders.add((t["file"], owner + ".__init__"))
     # No function named: the calls the tests make into the tree's other files are kept (the
     # change is in code the grader cannot name a function of, a compiled extension's).
     _tests.update(spec.get("entries", []))
@@ -66,14 +73,41 @@ def _profile(frame, event, arg):
         target = _codes[code] = _match(code)
     if target == "" and _tests:
         target = _entry(frame)
-    if target and target != "-" and not getattr(_busy, "on", False):
+    builds = _builds.get(code)
+    if builds is None:
+        builds = _builds[code] = _builder(code)
+    if (builds or (target and target != "-")) and not getattr(_busy, "on", False):
         _busy.on = True
         try:
-            _record(target, frame)
+            if builds:
+                _note_made(frame)
+            if target and target != "-":
+                _record(target, frame)
         except Exception:  # a probe never breaks the run it watches
             _dropped[target] = _dropped.get(target, 0) + 1
         finally:
             _busy.on = False
+
+
+def _builder(code):
+    rel = _relative(code)
+    return rel is not None and (rel, getattr(code, "co_qualname", code.co_name)) in _builders
+
+
+def _note_made(frame):
+    """The arguments an object of a target's class was made with, by the object's id (the
+    first constructor to run for it: a subclass's, when it calls its base's)."""
+    call = _arguments(frame)
+    made = call["pos"][0] if call["pos"] else None
+    if made is None or id(made) in _made:
+        return
+    call["pos"] = call["pos"][1:]
+    try:
+        data = pickle.dumps(call, protocol=4)
+        pickle.loads(data)
+    except Exception:
+        return
+    _made[id(made)] = base64.b64encode(data).decode("ascii")
 
 
 def _match(code):
@@ -114,6 +148,39 @@ def _record(target, frame):
     if len(kept) >= PER_TARGET:
         return
     code = frame.f_code
+    call = _arguments(frame)
+    init = code.co_name in ("__init__", "__new__")
+    if init:
+        call["pos"] = call["pos"][1:]  # the object (or class) being made: the call makes it
+    made = _made.get(id(call["pos"][0])) if call["pos"] and not init else None
+    try:
+        data = pickle.dumps(call, protocol=4)
+        pickle.loads(data)
+    except Exception:
+        _dropped[target] = _dropped.get(target, 0) + 1
+        return
+    digest = hashlib.sha256(data + (made or "").encode()).hexdigest()
+    if digest in kept:
+        return
+    kept.add(digest)
+    record = {
+        "event": "call",
+        "target": target,
+        "module": frame.f_globals.get("__name__", ""),
+        "qualname": getattr(code, "co_qualname", code.co_name),
+        "init": init,
+        "test": current_test,
+        "call": base64.b64encode(data).decode("ascii"),
+    }
+    if made is not None:
+        record["made"] = made  # the object's constructor call, for each tree to make its own
+    _write(record)
+
+
+def _arguments(frame):
+    """The call's arguments as the function received them: positional (the object first, for
+    a method), *args, keyword-only and **kwargs."""
+    code = frame.f_code
     names = code.co_varnames
     values = frame.f_locals
     count, kwonly = code.co_argcount, code.co_kwonlyargcount
@@ -128,30 +195,7 @@ def _record(target, frame):
         at += 1
     if code.co_flags & CO_VARKEYWORDS:
         call["kw"].update(values[names[at]])
-    init = code.co_name in ("__init__", "__new__")
-    if init:
-        call["pos"] = call["pos"][1:]  # the object (or class) being made: the call makes it
-    try:
-        data = pickle.dumps(call, protocol=4)
-        pickle.loads(data)
-    except Exception:
-        _dropped[target] = _dropped.get(target, 0) + 1
-        return
-    digest = hashlib.sha256(data).hexdigest()
-    if digest in kept:
-        return
-    kept.add(digest)
-    _write(
-        {
-            "event": "call",
-            "target": target,
-            "module": frame.f_globals.get("__name__", ""),
-            "qualname": getattr(code, "co_qualname", code.co_name),
-            "init": init,
-            "test": current_test,
-            "call": base64.b64encode(data).decode("ascii"),
-        }
-    )
+    return call
 
 
 def _write(record):

@@ -240,7 +240,19 @@ def _same(a, b):
 
 def shown(record, call):
     name = record.get("qualname", "")
-    parts = [_short(v) for v in call["pos"]]
+    pos = call["pos"]
+    if record.get("made") and pos:
+        # Class(its constructor's arguments).method(the rest)
+        try:
+            made = pickle.loads(base64.b64decode(record["made"]))
+            made_args = [_short(v) for v in [*made["pos"], *made["star"]]]
+            made_args += [f"{k}={_short(v)}" for k, v in made["kw"].items()]
+            owner, _, method = name.rpartition(".")
+            name = f"{owner}({', '.join(made_args)}).{method}"
+            pos = pos[1:]
+        except Exception:
+            pass
+    parts = [_short(v) for v in pos]
     parts += [_short(v) for v in call["star"]]
     parts += [f"{k}={_short(v)}" for k, v in call["kw"].items()]
     text = f"{name}({', '.join(parts)})"
@@ -334,6 +346,10 @@ def perform(call, other):
     data = pickle.loads(base64.b64decode(call["call"]))
     function, how = resolve(call["module"], call["qualname"], call.get("init", False))
     pos, star, kw = data["pos"], data["star"], data["kw"]
+    if call.get("made") and how == "method" and pos:
+        # The object as this tree makes it from the same constructor call, not as the
+        # reference's tree left it: a patch may hold its state otherwise.
+        pos = [_made(call), *pos[1:]]
     stdout, stderr = io.StringIO(), io.StringIO()
     result = {"outcome": "returned", "value": "", "exception": ""}
     real = sys.stdout, sys.stderr
@@ -381,6 +397,19 @@ def _roots():
     entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     found = {e for p in entries for e in (p, os.path.realpath(p))}
     return sorted(found, key=len, reverse=True)  # a tree's src before the tree
+
+
+def _made(call):
+    made = pickle.loads(base64.b64decode(call["made"]))
+    owner = _owner(call["module"], call["qualname"])
+    return owner(*made["pos"], *made["star"], **made["kw"])
+
+
+def _owner(module_name, qualname):
+    owner = importlib.import_module(module_name)
+    for part in qualname.split(".")[:-1]:
+        owner = getattr(owner, part)
+    return owner
 
 
 def _take(iterator, limit):
@@ -483,7 +512,7 @@ def resolve(module_name, qualname, init):
 def describe(value, depth=0):
     """The value as a text the other tree's process can produce too: plain values by repr,
     containers element by element (sets and dicts in a fixed order), an object by its class and
-    its own repr, or else by its attributes; addresses left out."""
+    its own repr, or else by its public attributes; addresses left out."""
     if depth > 8:
         return "..."
     kind = type(value)
@@ -514,13 +543,20 @@ def describe(value, depth=0):
             return f"{name}:{ADDRESS.sub('0x...', repr(value))[:2000]}"
     except Exception:
         return f"{name}:<repr raised>"
+    # An object without a text of its own, by its public attributes: what a user of the class
+    # can read. Its private ones are how a tree holds its state, which a patch may change.
     state = getattr(value, "__dict__", None)
     if isinstance(state, dict):
-        return f"{name}{describe(state, depth + 1)}"
+        return f"{name}{describe(_public(state), depth + 1)}"
     slots = [s for k in kind.__mro__ for s in getattr(k, "__slots__", ())]
     if slots:
-        return f"{name}{describe({s: getattr(value, s, None) for s in slots}, depth + 1)}"
+        shown = _public({s: getattr(value, s, None) for s in slots if isinstance(s, str)})
+        return f"{name}{describe(shown, depth + 1)}"
     return name
+
+
+def _public(state):
+    return {k: v for k, v in state.items() if not (isinstance(k, str) and k.startswith("_"))}
 
 
 def _name(kind):
