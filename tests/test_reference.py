@@ -363,6 +363,30 @@ def test_siblings_are_the_other_operators_of_a_changed_ones_kind_or_the_public_m
     assert [extra["qualname"] for extra, _, _ in found] == ["Version.drop"]
 
 
+def test_a_method_is_called_on_objects_made_next_to_the_tests_own_too():
+    vary = driver()
+    made = base64.b64encode(pickle.dumps({"pos": [5], "star": [], "kw": {}})).decode()
+    call = base64.b64encode(pickle.dumps({"pos": [Version(5), 3], "star": [], "kw": {}})).decode()
+    captured = {"qualname": "Version.bump", "made": made, "call": call}
+    found = list(vary.made_neighbours(captured, []))
+    said = [varied for _, varied, _ in found]
+    assert said[:2] == [
+        "the object made with argument 1: 5 -> 6",
+        "the object made with argument 1: 5 -> 4",
+    ]
+    remade = [pickle.loads(base64.b64decode(extra["made"]))["pos"] for extra, _, _ in found]
+    assert remade[:2] == [[6], [4]] and len(found) <= vary.MADE_VARIANTS
+
+
+def test_a_datetime_is_varied_across_its_zone_and_by_a_second_and_a_day():
+    import datetime as dt
+
+    when = dt.datetime(2024, 1, 2, 3, 4, 5)
+    made = list(driver().variants(when, []))
+    assert made[0] == when.replace(tzinfo=dt.UTC)
+    assert when + dt.timedelta(seconds=1) in made and when - dt.timedelta(days=1) in made
+
+
 def test_a_call_that_does_not_end_is_stopped(monkeypatch):
     vary = driver()
     monkeypatch.setattr(vary, "CALL_TIMEOUT", 0.5)

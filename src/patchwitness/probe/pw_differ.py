@@ -16,6 +16,7 @@ value whose description differs, whether this tree finds the two values equal.
 
 import base64
 import contextlib
+import datetime
 import importlib
 import inspect
 import io
@@ -75,6 +76,7 @@ def vary(spec):
             others = siblings(captured, call) if how == "method" else []
         except Exception:
             others = []
+        near += list(made_neighbours(captured, hints))
         made = [(dict(captured, id=f"c{n}", varied=""), call)]
         # A few neighbours, the sibling operations, then the other neighbours.
         for extra, varied, other in [*near[:4], *others, *near[4:]]:
@@ -92,9 +94,10 @@ def vary(spec):
                     data = pickle.dumps(call, protocol=4)
                 except Exception:
                     continue
-                if (record["qualname"], data) in seen:
+                key = (record["qualname"], record.get("made"), data)
+                if key in seen:
                     continue
-                seen.add((record["qualname"], data))
+                seen.add(key)
                 record = dict(record, call=base64.b64encode(data).decode("ascii"))
                 record["shown"] = shown(record, call)
                 chosen.append(record)
@@ -142,6 +145,26 @@ def neighbours(call, has_self, hints, peers=None):
             changed[where][at] = other
             name = at if where == "kw" else f"argument {at + 1 - int(has_self and where == 'pos')}"
             yield {}, f"{name}: {_short(value)} -> {_short(other)}", changed
+
+
+MADE_VARIANTS = 8
+
+
+def made_neighbours(captured, hints):
+    """The same method call on an object made next to the tests' own: each plain argument of
+    its constructor's call varied, as a call's own are."""
+    if not captured.get("made"):
+        return
+    made = pickle.loads(base64.b64decode(captured["made"]))
+    for n, (_, varied, other) in enumerate(neighbours(made, False, hints)):
+        if n >= MADE_VARIANTS:
+            return
+        try:
+            data = base64.b64encode(pickle.dumps(other, protocol=4)).decode("ascii")
+        except Exception:
+            continue
+        call = pickle.loads(base64.b64decode(captured["call"]))
+        yield {"made": data}, f"the object made with {varied}", call
 
 
 # Operators whose siblings a changed one has: the same arguments, the other operation.
@@ -226,6 +249,11 @@ def variants(value, hints):
     elif kind in (list, tuple):
         shorter, longer = value[:-1], value + value[-1:]
         yield from fresh([kind(), shorter, longer, value[::-1]])
+    elif isinstance(value, datetime.datetime):
+        aware = value.tzinfo is not None
+        other_zone = value.replace(tzinfo=None if aware else datetime.timezone.utc)  # noqa: UP017 - Python 3.8+
+        second, day = datetime.timedelta(seconds=1), datetime.timedelta(days=1)
+        yield from fresh([other_zone, value + second, value - second, value + day, value - day])
     elif kind is dict and value:
         last = list(value)[-1]
         yield from fresh([{}, {k: v for k, v in value.items() if k != last}])
