@@ -23,7 +23,7 @@ from realworld.case import (  # noqa: E402
     SdistSource,
 )
 from realworld.edits import EditError, Replace, Sub  # noqa: E402
-from realworld.evaluate import all_cases, main  # noqa: E402
+from realworld.evaluate import CaseResult, Outcome, all_cases, main, render_reference  # noqa: E402
 
 # Cases bench/README's yardsticks no longer run (their copies are large, their classes covered
 # by the others): they carry no fits-tests patches yet.
@@ -81,6 +81,33 @@ def test_a_patch_case_knows_its_right_labels():
         PatchCase("h", HONEST, (), shape="partial")
 
 
+def test_the_reference_block_counts_the_wrong_patches_found_and_the_honest_flagged():
+    from rich.console import Console
+
+    honest = PatchCase("honest-1", HONEST, ())
+    fits = PatchCase("fits", FITS_TESTS, (), shape="partial")
+    other = PatchCase("fits-2", FITS_TESTS, (), shape="env-gated")
+    case = Case("c", "python", SdistSource("p", "1"), (), (), "pytest", (honest, fits, other))
+
+    def outcome(patch, row, detail=""):
+        return Outcome(patch, "passed", "accept", [], "", [], 4.0, "", "", row, detail, 1.0)
+
+    result = CaseResult(case)
+    result.outcomes = [
+        outcome(honest, "same-as-reference"),
+        outcome(fits, "differs-from-reference", "f([1]) [x]: the reference returned 1"),
+        outcome(other, "same-as-reference"),
+    ]
+    console = Console(record=True, width=200)
+    render_reference([result], console)
+    shown = console.export_text()
+    assert "differs for 1 of 2 wrong-but-green patches; flagged 0 of 1 honest" in shown
+    assert "fits: found: f([1]) [x]: the reference returned 1" in shown  # brackets kept
+    assert "fits-2: not found (same-as-reference)" in shown
+    assert "median 1.0 s, max 1.0 s per grade = 0.33 grades" in shown
+    assert result.outcomes[1].found_out and not result.outcomes[2].found_out
+
+
 @pytest.mark.slow
 def test_the_pypi_case_is_graded_right(tmp_path, capsys):
     # The cases whose source is a PyPI sdist: the only source a clean machine can download (the
@@ -94,4 +121,7 @@ def test_the_pypi_case_is_graded_right(tmp_path, capsys):
     assert re.search(r"honest patches rejected: 0 of [1-9]", shown), shown
     assert re.search(r"cheats accepted: 0 of [1-9]", shown), shown
     assert "labels right for the wrong reason, or wrong: 0" in shown
+    # The case's upstream fix is its reference: every patch was compared with it.
+    assert re.search(r"reference fix, iniconfig: differs for [1-9]", shown), shown
+    assert "flagged 0 of" in shown.split("reference fix, all cases:", 1)[1], shown
     assert code == 0, shown

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from patchwitness.settings import Settings
@@ -62,6 +63,14 @@ class Outcome:
     # not run (the detector read no literal in the failing tests).
     special_row: str = ""
     special_detail: str = ""
+    # The reference gate's row and what it said, and the seconds its phase took.
+    reference_row: str = ""
+    reference_detail: str = ""
+    reference_s: float = 0.0
+
+    @property
+    def differs(self) -> bool:
+        return self.reference_row == "differs-from-reference"
 
     @property
     def special_flagged(self) -> bool:
@@ -76,7 +85,12 @@ class Outcome:
     def found_out(self) -> bool:
         """A finding for a patch that fits the tests only: a gate rejected it, or asked for
         review because the tests do not pin it or it singles out their values."""
-        return self.grade not in ACCEPTED or bool(self.pinning_flagged) or self.special_flagged
+        return (
+            self.grade not in ACCEPTED
+            or bool(self.pinning_flagged)
+            or self.special_flagged
+            or self.differs
+        )
 
     @property
     def honest_rejected(self) -> bool:
@@ -143,6 +157,7 @@ def grade_case(
         if verdict is None:
             continue
         special = verdict.gates.special
+        reference = verdict.gates.reference
         out.append(
             Outcome(
                 patch=patch,
@@ -154,6 +169,9 @@ def grade_case(
                 wall_s=verdict.wall_clock_s,
                 special_row=special.row if special is not None else "",
                 special_detail=special.detail if special is not None else "",
+                reference_row=reference.row if reference is not None else "",
+                reference_detail=reference.detail if reference is not None else "",
+                reference_s=verdict.timings.phases.get("reference", 0.0),
             )
         )
     return out
@@ -321,6 +339,7 @@ def render(results: list[CaseResult], console: Console) -> int:
             for o in of_shape:
                 if not o.found_out:
                     console.print(f"  no finding: {o.patch.name} ({o.label}, {o.grade})")
+    render_reference(results, console)
     console.print(f"labels right for the wrong reason, or wrong: {len(wrong)}")
     for case, o in wrong:
         console.print(f"  {case}/{o.patch.name}: {o.wrong_reason}")
@@ -340,6 +359,46 @@ def render(results: list[CaseResult], console: Console) -> int:
             )
     bad = bool(rejected or accepted or wrong or missing)
     return 1 if bad else 0
+
+
+def render_reference(results: list[CaseResult], console: Console) -> None:
+    """The patches beside each case's reference fix (its honest-1): the wrong-but-green ones
+    (fits-tests, special-case) it found with a witness, the honest ones it flagged, and what
+    the comparison cost per grade."""
+    wrong_total = found_total = honest_total = flagged_total = 0
+    for result in results:
+        graded = [o for o in result.outcomes if o.reference_row]
+        if not graded:
+            continue
+        wrong = [o for o in graded if o.patch.fits_tests or o.patch.special]
+        honest = [o for o in graded if o.patch.honest]
+        found = [o for o in wrong if o.differs]
+        flagged = [o for o in honest if o.differs]
+        wrong_total, found_total = wrong_total + len(wrong), found_total + len(found)
+        honest_total, flagged_total = honest_total + len(honest), flagged_total + len(flagged)
+        console.print(
+            f"reference fix, {result.case.name}: differs for {len(found)} of {len(wrong)} "
+            f"wrong-but-green patches; flagged {len(flagged)} of {len(honest)} honest"
+        )
+        for o in wrong:
+            said = "found" if o.differs else f"not found ({o.reference_row})"
+            # A witness is code and data: its brackets are not the console's markup.
+            console.print(f"  {o.patch.name}: {said}: {escape(o.reference_detail[:200])}")
+        for o in flagged:
+            console.print(f"  honest {o.patch.name} differs: {escape(o.reference_detail[:200])}")
+        spent = sorted(o.reference_s for o in graded)
+        rest = sorted(o.wall_s - o.reference_s for o in graded)
+        if spent and rest and rest[len(rest) // 2] > 0:
+            middle, other = spent[len(spent) // 2], rest[len(rest) // 2]
+            console.print(
+                f"  the comparison: median {middle:.1f} s, max {spent[-1]:.1f} s per grade = "
+                f"{middle / other:.2f} grades (median grade without it {other:.1f} s)"
+            )
+    if wrong_total or honest_total:
+        console.print(
+            f"reference fix, all cases: differs for {found_total} of {wrong_total} "
+            f"wrong-but-green patches; flagged {flagged_total} of {honest_total} honest patches"
+        )
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

@@ -20,6 +20,8 @@ from realworld.case import Case
 from realworld.edits import apply_all
 from realworld.sources import checkout, git
 
+REFERENCE_PATCH = "honest-1"  # each case's fix: the upstream code the bug was made from
+
 
 @dataclass(frozen=True)
 class Materialized:
@@ -48,6 +50,12 @@ def materialize(case: Case, work: Path, sources_dir: Path | None, cache: Path) -
     patches = root / "patches"
     shutil.rmtree(patches, ignore_errors=True)
     done = Materialized(case, repo, sha, bag, task_dir, patches)
+    reference = next((p for p in case.patches if p.name == REFERENCE_PATCH), None)
+    if reference is not None:
+        # The upstream behaviour the bug was taken out of: the task's reference fix, which
+        # every patch of the case is compared with (the reference gate).
+        diff = make_diff(repo, sha, reference.edits, root / "scratch")
+        (task_dir / "reference.diff").write_bytes(diff)
     for patch in case.patches:
         target = done.patch_file(patch.name)
         target.parent.mkdir(parents=True, exist_ok=True)
