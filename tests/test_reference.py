@@ -22,6 +22,8 @@ from patchwitness.suites.python import PROBE_DIR
 from patchwitness.task import load_task
 
 from .conftest import make_task
+from .test_pinning import CLAMP
+from .test_pinning import TEST_CLAMP as TEST_CLAMP_THREE
 
 MODULE = """\
 import functools
@@ -505,23 +507,10 @@ def test_the_calls_the_tests_make_are_captured_with_their_objects(tmp_path, monk
 
 # -- real grades -----------------------------------------------------------------------------------
 
-CLAMP = """\
-def clamp(value, low, high):
-    if value < low:
-        return low
-    return value
-"""
-TEST_CLAMP = """\
-from shape.clamp import clamp
-
-
-def test_low():
-    assert clamp(-1, 0, 10) == 0
-
-
-def test_high():
-    assert clamp(11, 0, 10) == 10
-"""
+# The pinning gate's clamp task, without its test of a value inside the bounds.
+TEST_CLAMP = TEST_CLAMP_THREE.replace(
+    "def test_inside():\n    assert clamp(5, 0, 10) == 5\n\n\n", ""
+)
 FILES = {
     "pyproject.toml": '[project]\nname = "shape"\nversion = "0"\n',
     "shape/__init__.py": "",
