@@ -389,6 +389,30 @@ def test_a_datetime_is_varied_across_its_zone_and_by_a_second_and_a_day():
     assert when + dt.timedelta(seconds=1) in made and when - dt.timedelta(days=1) in made
 
 
+def performed(module, qualname, *pos, **kw):
+    call = {"pos": list(pos), "star": [], "kw": kw}
+    record = {"module": module, "qualname": qualname, "init": False}
+    record["call"] = base64.b64encode(pickle.dumps(call)).decode()
+    return driver().perform(record, None)
+
+
+def test_a_returned_hex_string_or_line_number_is_the_answer_not_noise():
+    assert performed("builtins", "hex", 0xDEADBEEF)["value"] == "'0xdeadbeef'"
+    assert performed("builtins", "str", "line 2")["value"] == "'line 2'"
+
+
+def test_iterators_are_read_and_coroutines_awaited():
+    assert performed("builtins", "filter", None, [0, 1, 2])["value"] == "[1, 2]"
+    assert performed("builtins", "map", str, [1])["value"] == "['1']"
+    assert performed("asyncio", "sleep", 0, result=5)["value"] == "5"
+
+
+def test_an_equal_value_of_another_type_is_another_answer():
+    vary = driver()
+    assert vary._equal(10, base64.b64encode(pickle.dumps(10.0)).decode()) is False
+    assert vary._equal(10, base64.b64encode(pickle.dumps(10)).decode()) is True
+
+
 def test_a_call_that_does_not_end_is_stopped(monkeypatch):
     vary = driver()
     monkeypatch.setattr(vary, "CALL_TIMEOUT", 0.5)

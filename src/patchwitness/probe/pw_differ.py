@@ -15,6 +15,7 @@ value whose description differs, whether this tree finds the two values equal.
 """
 
 import base64
+import collections.abc
 import contextlib
 import datetime
 import importlib
@@ -387,19 +388,21 @@ def perform(call, other):
         sys.stdout, sys.stderr = stdout, stderr
         try:
             value = function(*pos, *star, **kw)
-            if isinstance(value, types.GeneratorType):
+            if inspect.iscoroutine(value):
+                value = _awaited(value)
+            if isinstance(value, collections.abc.Iterator):  # map, filter, a generator ...
                 value = list(_take(value, 1000))
         except BaseException as exc:  # SystemExit too: how the call ended, compared by type
             result.update(outcome="raised", exception=_name(type(exc)))
         finally:
             sys.stdout, sys.stderr = real
     if result["outcome"] == "returned":
-        result["value"] = neutral(describe(value))
-    result["stdout"] = neutral(stdout.getvalue()[-2000:])
+        result["value"] = placed(describe(value))
+    result["stdout"] = placed(stdout.getvalue()[-2000:])
     result["stderr"] = neutral(stderr.getvalue()[-2000:])
     result["warnings"] = sorted({_name(w.category) for w in caught})
-    result["state"] = neutral(describe(pos[0])) if how == "method" and pos else ""
-    result["args_after"] = neutral(describe([pos[1:] if how == "method" else pos, star, kw]))
+    result["state"] = placed(describe(pos[0])) if how == "method" and pos else ""
+    result["args_after"] = placed(describe([pos[1:] if how == "method" else pos, star, kw]))
     if result["outcome"] == "returned":
         try:
             data = pickle.dumps(value, protocol=4)
@@ -413,12 +416,25 @@ def perform(call, other):
 
 
 def neutral(text):
-    """The text with what differs between two trees of the same code left out: the trees'
-    own paths, addresses, and a traceback's line numbers (the patch moves lines)."""
+    """stderr with what differs between two trees of the same code left out: the trees' own
+    paths, addresses, and a traceback's line numbers (the patch moves lines)."""
+    text = ADDRESS.sub("0x...", placed(text))
+    return LINE_NUMBER.sub("line ...", text)
+
+
+def placed(text):
+    """A value or what was printed, with the trees' own paths left out and nothing else: a hex
+    string or a line number a call returns is its answer (addresses are left out of default
+    object reprs by `describe` alone)."""
     for root in _roots():
         text = text.replace(root, "<tree>")
-    text = ADDRESS.sub("0x...", text)
-    return LINE_NUMBER.sub("line ...", text)
+    return text
+
+
+def _awaited(coroutine):
+    import asyncio
+
+    return asyncio.run(coroutine)
 
 
 def _roots():
@@ -453,6 +469,9 @@ def _equal(value, pickled):
     a function, so loading it runs no callable that tree chose."""
     try:
         theirs = Classes(io.BytesIO(base64.b64decode(pickled))).load()
+        # Equal values of another type are another answer (10 against 10.0).
+        if type(value) is not type(theirs):
+            return False
         return bool(value == theirs) and bool(theirs == value)
     except Exception:
         return None
