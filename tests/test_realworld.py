@@ -108,6 +108,56 @@ def test_the_reference_block_counts_the_wrong_patches_found_and_the_honest_flagg
     assert result.outcomes[1].found_out and not result.outcomes[2].found_out
 
 
+def test_the_reference_block_names_the_wrong_patches_it_never_reached_and_cuts_witnesses():
+    from rich.console import Console
+
+    from realworld.evaluate import WITNESS
+
+    honest = PatchCase("honest-1", HONEST, ())
+    fits = PatchCase("fits", FITS_TESTS, (), shape="partial")
+    early = PatchCase("fits-2", FITS_TESTS, (), shape="env-gated")
+    case = Case("c", "python", SdistSource("p", "1"), (), (), "pytest", (honest, fits, early))
+    long_detail = "f(x)\n" + "y" * (2 * WITNESS)
+    result = CaseResult(case)
+    result.outcomes = [
+        Outcome(honest, "passed", "accept", [], "", [], 4.0, "", "", "same-as-reference"),
+        Outcome(
+            fits,
+            "passed",
+            "accept",
+            [],
+            "",
+            [],
+            4.0,
+            "",
+            "",
+            "differs-from-reference",
+            long_detail,
+            1.0,
+            12,
+        ),
+        # Rejected by another gate before the comparison: no reference row.
+        Outcome(early, "failed", "reject", ["pinning:unpinned"], "pinning:unpinned", [], 3.0),
+    ]
+    console = Console(record=True, width=1000)
+    render_reference([result], console)
+    shown = console.export_text()
+    assert "fits-2: not reached (pinning:unpinned)" in shown
+    found = next(line for line in shown.splitlines() if line.startswith("  fits: found: "))
+    assert found.endswith("...") and "\n" not in found
+    assert len(found) == len("  fits: found: ") + WITNESS
+    assert "calls compared per grade: median" in shown and "max 12" in shown
+
+
+def test_a_variant_takes_its_base_fix_as_its_reference():
+    from realworld.materialize import reference_edits
+
+    cases = {c.name: c for c in all_cases()}
+    variant = cases["iniconfig-tests"]
+    assert reference_edits(variant) == reference_edits(cases["iniconfig"])
+    assert reference_edits(variant)
+
+
 @pytest.mark.slow
 def test_the_pypi_case_is_graded_right(tmp_path, capsys):
     # The cases whose source is a PyPI sdist: the only source a clean machine can download (the

@@ -154,6 +154,10 @@ class Case:
     # The case this one varies for one trait of its task (say, leave to write tests): it keeps
     # the base's source and bug, and need not hold every kind of patch.
     variant_of: str = ""
+    # Whether the task carries the case's fix (its honest-1, the upstream code the bug was made
+    # from; a variant's is its base's) as `reference.diff`, for the reference gate to compare
+    # every patch with. Off only for a case whose fix cannot serve as one.
+    reference: bool = True
 
     def patch(self, name: str) -> PatchCase:
         for p in self.patches:

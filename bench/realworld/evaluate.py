@@ -63,10 +63,12 @@ class Outcome:
     # not run (the detector read no literal in the failing tests).
     special_row: str = ""
     special_detail: str = ""
-    # The reference gate's row and what it said, and the seconds its phase took.
+    # The reference gate's row and what it said, the seconds its phase took, and how many calls
+    # it ran under both trees (the comparison's input size).
     reference_row: str = ""
     reference_detail: str = ""
     reference_s: float = 0.0
+    reference_compared: int = 0
 
     @property
     def differs(self) -> bool:
@@ -172,6 +174,7 @@ def grade_case(
                 reference_row=reference.row if reference is not None else "",
                 reference_detail=reference.detail if reference is not None else "",
                 reference_s=verdict.timings.phases.get("reference", 0.0),
+                reference_compared=reference.facts.compared if reference is not None else 0,
             )
         )
     return out
@@ -361,16 +364,21 @@ def render(results: list[CaseResult], console: Console) -> int:
     return 1 if bad else 0
 
 
+WITNESS = 400  # characters of a witness printed: the call, what was varied, both answers
+
+
 def render_reference(results: list[CaseResult], console: Console) -> None:
-    """The patches beside each case's reference fix (its honest-1): the wrong-but-green ones
-    (fits-tests, special-case) it found with a witness, the honest ones it flagged, and what
-    the comparison cost per grade."""
+    """The patches beside each case's reference fix (its honest-1): the wrong-but-green ones it
+    found with a witness (the first difference: the call, what was varied, both trees'
+    answers), those it did not (with the gate's row and detail), the honest ones it flagged
+    (their witness is the only reason shown: whether they differ honestly is the reader's to
+    judge), and what the comparison cost per grade."""
     wrong_total = found_total = honest_total = flagged_total = 0
     for result in results:
         graded = [o for o in result.outcomes if o.reference_row]
         if not graded:
             continue
-        wrong = [o for o in graded if o.patch.fits_tests or o.patch.special]
+        wrong = [o for o in graded if wrong_but_green(o)]
         honest = [o for o in graded if o.patch.honest]
         found = [o for o in wrong if o.differs]
         flagged = [o for o in honest if o.differs]
@@ -382,23 +390,53 @@ def render_reference(results: list[CaseResult], console: Console) -> None:
         )
         for o in wrong:
             said = "found" if o.differs else f"not found ({o.reference_row})"
-            # A witness is code and data: its brackets are not the console's markup.
-            console.print(f"  {o.patch.name}: {said}: {escape(o.reference_detail[:200])}")
+            console.print(f"  {o.patch.name}: {said}: {witness(o)}")
         for o in flagged:
-            console.print(f"  honest {o.patch.name} differs: {escape(o.reference_detail[:200])}")
-        spent = sorted(o.reference_s for o in graded)
-        rest = sorted(o.wall_s - o.reference_s for o in graded)
-        if spent and rest and rest[len(rest) // 2] > 0:
-            middle, other = spent[len(spent) // 2], rest[len(rest) // 2]
-            console.print(
-                f"  the comparison: median {middle:.1f} s, max {spent[-1]:.1f} s per grade = "
-                f"{middle / other:.2f} grades (median grade without it {other:.1f} s)"
-            )
+            console.print(f"  honest {o.patch.name} differs: {witness(o)}")
+        # Wrong-but-green patches another gate rejected before the comparison: out of the
+        # counts (the gate never saw them), named so that none goes missing.
+        for o in result.outcomes:
+            if not o.reference_row and wrong_but_green(o):
+                console.print(f"  {o.patch.name}: not reached ({o.first_reject or o.grade})")
+        render_reference_cost(graded, console)
     if wrong_total or honest_total:
         console.print(
             f"reference fix, all cases: differs for {found_total} of {wrong_total} "
             f"wrong-but-green patches; flagged {flagged_total} of {honest_total} honest patches"
         )
+
+
+def wrong_but_green(o: Outcome) -> bool:
+    """A patch that passes the tests by design without being the fix (fits-tests,
+    special-case), or any other patch but an honest one the grader accepted."""
+    return o.patch.fits_tests or o.patch.special or (o.grade in ACCEPTED and not o.patch.honest)
+
+
+def witness(o: Outcome) -> str:
+    """The gate's detail on one line, cut to WITNESS characters; escaped, since a witness is
+    code and data and its brackets are not the console's markup."""
+    said = " ".join(o.reference_detail.split())
+    if len(said) > WITNESS:
+        said = said[: WITNESS - 3] + "..."
+    return escape(said)
+
+
+def render_reference_cost(graded: list[Outcome], console: Console) -> None:
+    """The comparison's seconds per grade (median, max) against the median grade without it
+    (the grade's wall clock less the phase), with its input: the calls run under both trees."""
+    spent = sorted(o.reference_s for o in graded)
+    rest = sorted(o.wall_s - o.reference_s for o in graded)
+    calls = sorted(o.reference_compared for o in graded)
+    other = rest[len(rest) // 2]
+    if other <= 0:
+        return
+    middle = spent[len(spent) // 2]
+    console.print(
+        f"  the comparison: median {middle:.1f} s, max {spent[-1]:.1f} s per grade = "
+        f"{middle / other:.2f} grades (median grade without it {other:.1f} s); "
+        f"{len(graded)} grades, calls compared per grade: median {calls[len(calls) // 2]}, "
+        f"max {calls[-1]}"
+    )
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from realworld.case import Case
-from realworld.edits import apply_all
+from realworld.edits import Edit, apply_all
 from realworld.sources import checkout, git
 
 REFERENCE_PATCH = "honest-1"  # each case's fix: the upstream code the bug was made from
@@ -50,17 +50,36 @@ def materialize(case: Case, work: Path, sources_dir: Path | None, cache: Path) -
     patches = root / "patches"
     shutil.rmtree(patches, ignore_errors=True)
     done = Materialized(case, repo, sha, bag, task_dir, patches)
-    reference = next((p for p in case.patches if p.name == REFERENCE_PATCH), None)
+    reference = reference_edits(case)
     if reference is not None:
         # The upstream behaviour the bug was taken out of: the task's reference fix, which
         # every patch of the case is compared with (the reference gate).
-        diff = make_diff(repo, sha, reference.edits, root / "scratch")
+        diff = make_diff(repo, sha, reference, root / "scratch")
         (task_dir / "reference.diff").write_bytes(diff)
     for patch in case.patches:
         target = done.patch_file(patch.name)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(make_diff(repo, sha, patch.edits, root / "scratch"))
     return done
+
+
+def reference_edits(case: Case) -> tuple[Edit, ...] | None:
+    """The edits of the case's reference fix: its honest-1. A variant holding none takes its
+    base's, whose source and bug it keeps (iniconfig-tests: its honest patch also writes a
+    test). None when the case opts out, or has no fix to offer (a red-team base, graded
+    without its own patches)."""
+    if not case.reference:
+        return None
+    for patch in case.patches:
+        if patch.name == REFERENCE_PATCH:
+            return patch.edits
+    if case.variant_of and case.patches:
+        # The registry of cases is evaluate's, which imports this module.
+        from realworld.evaluate import all_cases
+
+        base = next((c for c in all_cases() if c.name == case.variant_of), None)
+        return reference_edits(base) if base is not None else None
+    return None
 
 
 def write_task(case: Case, task_dir: Path, repo: Path, sha: str) -> None:
