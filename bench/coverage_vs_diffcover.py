@@ -75,6 +75,7 @@ from patchwitness.api import grade
 from patchwitness.demo import build, shop
 from patchwitness.demo.run import build_demo
 from patchwitness.gates import coverage as coverage_gate
+from patchwitness.hits import hunk
 from patchwitness.model import CoverageFacts, Verdict
 from patchwitness.patch import FileChange, parse_patch
 from patchwitness.phases.prepare import make_suite
@@ -850,7 +851,7 @@ class Explainer:
                 f"`{text}` (a brace) is not code to patchwitness by design; gcov counts it (the "
                 "closing brace of a void function is its return)"
             )
-        if not coverage_gate.looks_like_code(text + "\n", path):
+        if not hunk.looks_like_code(text + "\n", path):
             return (
                 f"`{text}` is not a code line to patchwitness: gates/coverage.py "
                 "looks_like_code() is false (its C++ comment pattern takes any line starting "
@@ -885,7 +886,7 @@ def unscored_by_both(
         lines = source.splitlines()
         for n, text in change.added:
             key = _key(path, n)
-            if key in seen or n in report or not coverage_gate.looks_like_code(text, path):
+            if key in seen or n in report or not hunk.looks_like_code(text, path):
                 continue
             if lines and _excluded_by_marker(lines, n, case.language) is not None:
                 continue

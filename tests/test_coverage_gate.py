@@ -9,13 +9,9 @@ import pytest
 
 from patchwitness.api import grade
 from patchwitness.demo import build
-from patchwitness.gates.coverage import (
-    FileLines,
-    lines_to_score,
-    looks_like_code,
-    patched_sources,
-    score,
-)
+from patchwitness.facts import FileLines
+from patchwitness.gates.coverage import score
+from patchwitness.hits.hunk import looks_like_code, patched_sources
 from patchwitness.languages.cpp import CPP
 from patchwitness.languages.python import PYTHON
 from patchwitness.patch import FileChange
@@ -80,10 +76,15 @@ def test_paths_are_matched_exactly_never_by_basename():
 
 
 def test_deletion_is_scored_by_the_executable_lines_around_the_hole():
-    data = FileLines({2: 1, 7: 0, 9: 1})
-    assert lines_to_score(change("a.py", holes=[4]), data) == [2, 7]
-    assert lines_to_score(change("a.py", holes=[0]), data) == [2]
-    assert lines_to_score(change("a.py", holes=[9]), data) == [9]
+    data = {"a.py": FileLines({2: 1, 7: 0, 9: 1})}
+
+    def hunk(holes):
+        return score([change("a.py", holes=holes)], data).hunk_lines["a.py"]
+
+    assert hunk([4]) == [2, 7]
+    assert hunk([0]) == [2]
+    assert hunk([9]) == [9]
+    assert score([change("a.py", holes=[4])], data).zero_hit_lines == ["a.py:7"]
 
 
 @pytest.mark.parametrize(
@@ -106,7 +107,7 @@ def test_deletion_is_scored_by_the_executable_lines_around_the_hole():
     ],
 )
 def test_cpp_statement_lines(text, statement):
-    from patchwitness.gates.coverage import looks_like_statement
+    from patchwitness.hits.hunk import looks_like_statement
 
     assert looks_like_statement(text, "a.hpp") is statement
 
@@ -418,3 +419,44 @@ def test_python_continuation_lines_take_their_statement_count(tmp_path):
         "def f(x):\n    total = (x +\n             2 +\n             3)\n    return total\n"
     )
     assert spread_over_statements(source, {1: 1, 2: 0, 5: 0}) == {1: 1, 2: 0, 3: 0, 4: 0, 5: 0}
+
+
+@pytest.mark.parametrize(
+    ("seen", "scored", "zero", "unscored", "mapped"),
+    [
+        # its own count
+        ({"hits": 0}, 1, ["a.cc:5"], [], {}),
+        ({"hits": 3}, 1, [], [], {}),
+        # no entry, mapped to the line of its statement
+        ({"by": 4, "by_hits": 0}, 1, ["a.cc:5"], [], {"a.cc:5": "a.cc:4"}),
+        ({"by": 4, "by_hits": 2}, 1, [], [], {"a.cc:5": "a.cc:4"}),
+        # no entry: its block produced no data where code was expected
+        ({"suspicious": True}, 0, [], ["a.cc:5"], {}),
+        # no entry, nothing to score there (a declaration outside any function)
+        ({"no_code": True, "statement": True}, 0, [], [], {}),
+        # no entry, not mapped: a statement is suspicious, anything else is not executable
+        ({"statement": True}, 0, [], ["a.cc:5"], {}),
+        ({}, 0, [], [], {}),
+        # not code and not listed: not in the hunk
+        ({"code": False}, 0, [], [], {}),
+    ],
+)
+def test_each_way_a_line_is_seen_is_scored(seen, scored, zero, unscored, mapped):
+    from patchwitness.facts import FileSeen, LineSeen
+    from patchwitness.gates.coverage import score_seen
+
+    facts = score_seen([FileSeen(path="a.cc", lines=[LineSeen(line=5, **seen)])])
+    assert facts.scored_executable_lines == scored
+    assert facts.zero_hit_lines == zero
+    assert facts.unscored_suspicious == unscored
+    assert facts.mapped == mapped
+
+
+def test_a_file_without_data_leaves_its_code_lines_unscored():
+    from patchwitness.facts import FileSeen, LineSeen
+    from patchwitness.gates.coverage import score_seen
+
+    lines = [LineSeen(line=1), LineSeen(line=2, code=False)]
+    facts = score_seen([FileSeen(path="a.py", data=False, lines=lines)])
+    assert facts.unscored_suspicious == ["a.py:1"]
+    assert facts.hunk_lines == {"a.py": [1]}

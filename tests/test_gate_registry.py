@@ -50,6 +50,26 @@ def test_the_final_table_has_one_row_per_gate_in_precedence_between_the_endings(
         )
 
 
+def test_every_gate_name_is_declared_once_and_every_declared_gate_has_its_name():
+    from patchwitness.names import GateName
+
+    assert sorted(NAMES) == sorted(GateName)
+    assert all(isinstance(g.name, GateName) for g in REGISTRY)
+
+
+def test_every_language_name_has_its_adapter_and_a_task_takes_no_other():
+    from pydantic import ValidationError
+
+    from patchwitness import languages
+    from patchwitness.names import LanguageName
+    from patchwitness.task import TaskToml
+
+    for name in LanguageName:
+        assert languages.of(TaskToml(language=name)).name is name
+    with pytest.raises(ValidationError):
+        TaskToml(language="rust")
+
+
 def test_the_verdict_schema_has_a_field_for_every_gate():
     """A gate missing here would be judged and then dropped from the verdict (and from
     rejudge): the schema is the one hand-kept list, and this holds it to the registry."""

@@ -109,9 +109,8 @@ def test_the_reference_block_counts_the_wrong_patches_found_and_the_honest_flagg
 
 
 def test_the_reference_block_names_the_wrong_patches_it_never_reached_and_cuts_witnesses():
-    from rich.console import Console
-
     from realworld.evaluate import WITNESS
+    from rich.console import Console
 
     honest = PatchCase("honest-1", HONEST, ())
     fits = PatchCase("fits", FITS_TESTS, (), shape="partial")

@@ -27,6 +27,7 @@ from patchwitness.classify import GRADER, INFRA, TEST
 from patchwitness.errors import GradeStop
 from patchwitness.facts import GradeFacts, PristineCollected, Stop, TaskFacts
 from patchwitness.model import build_models
+from patchwitness.names import GateName
 from patchwitness.patch import sha256_of
 from patchwitness.phases import baseline as baseline_phase
 from patchwitness.phases import hidden as hidden_phase
@@ -98,6 +99,7 @@ def task_facts(task: Task, failing: list[str] | None = None) -> TaskFacts:
         test_additions=task.options.policy.test_additions,
         special_casing=task.options.policy.special_casing,
         hidden=task.hidden,
+        allowlist=list(task.allowlist),
     )
 
 
@@ -357,9 +359,9 @@ def _matrix(
         return
     rejected = rejecting(facts, ctx.settings.policy)
     if after.build_failed or after.timed_out:
-        facts.skipped["matrix"] = "the patched run did not build or finish"
+        facts.skipped[GateName.MATRIX] = "the patched run did not build or finish"
     elif rejected and not ctx.settings.all_gates:
-        facts.skipped["matrix"] = f"{rejected} already rejected the patch"
+        facts.skipped[GateName.MATRIX] = f"{rejected} already rejected the patch"
     else:
         facts.matrix = collect_matrix(ctx, tree, applied.patch)
 

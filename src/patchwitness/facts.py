@@ -33,10 +33,13 @@ from patchwitness.model import (
     Timings,
 )
 
-FACTS_VERSION = "2"
+FACTS_VERSION = "3"
 # Versions this code reads as its own: version 2 only added fields (hidden tests, special-casing)
-# whose defaults say what a version 1 grade did not look at.
-READABLE_FACTS_VERSIONS = ("1", "2")
+# whose defaults say what a version 1 grade did not look at; version 3 added what the run showed
+# of each hunk line (`CoverageCollected.seen`), which the coverage gate scores where an older
+# grade holds the lines as collect scored them, and the task's census allowlist, under which the
+# judge reads what the census's removed and added keys mean.
+READABLE_FACTS_VERSIONS = ("1", "2", "3")
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,9 @@ class TaskFacts(Fact):
     # The task's `[policy] special_casing`: review (default) or reject.
     special_casing: str = "review"
     hidden: bool = False  # the task carries hidden tests (test_patch.diff)
+    # The census keys the task lets a patch remove (its allowlist); None in a grade of facts
+    # version 1 or 2, whose census facts hold what the removals meant as collect read them.
+    allowlist: list[str] | None = None
 
 
 class ChangedFile(Fact):
@@ -134,8 +140,41 @@ class ElsewhereCollected(Fact):
     skipped: str = ""
 
 
+class LineSeen(Fact):
+    """One line of a production hunk as the run's coverage data shows it (hits/hunk.py)."""
+
+    line: int
+    # Its own hit count; None when the data holds no entry for it.
+    hits: int | None = None
+    # Its text is code (not a comment, a blank or a brace), and (C++) a statement that must
+    # have produced code if anything ran it.
+    code: bool = True
+    statement: bool = False
+    # A neighbour of a hole the patch left, not a line it added.
+    hole: bool = False
+    # C++, no entry of its own: the line gcov reports for its statement or block, and its count;
+    # or nothing to score there (`no_code`); or a block that produced no line data where code
+    # was expected (`suspicious`).
+    by: int | None = None
+    by_hits: int = 0
+    no_code: bool = False
+    suspicious: bool = False
+
+
+class FileSeen(Fact):
+    """The lines of one patched production source as the run's coverage data shows them;
+    `data`: whether the data holds the file at all."""
+
+    path: str
+    data: bool = True
+    lines: list[LineSeen] = Field(default_factory=list)
+
+
 class CoverageCollected(Fact):
-    """Coverage on the hunk as measured; `facts` holds the scored lines."""
+    """Coverage on the hunk as measured. `seen` is what the run showed of each hunk line, which
+    the coverage gate scores; `facts` holds what the measurement was (the instrumentation, its
+    notes, the test hunks). A grade of facts version 1 or 2 has no `seen`: its `facts` hold the
+    lines as collect scored them then."""
 
     touches_source: bool = True
     measurable: bool = True
@@ -144,6 +183,7 @@ class CoverageCollected(Fact):
     # The run left data and the coverage tool failed on it (its message): not measurable.
     tool_failure: str = ""
     facts: CoverageFacts = Field(default_factory=CoverageFacts)
+    seen: list[FileSeen] | None = None
 
 
 class PinningCollected(Fact):

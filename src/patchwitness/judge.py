@@ -28,6 +28,7 @@ from patchwitness.model import (
     SpecialGate,
     Verdict,
 )
+from patchwitness.names import GateName
 from patchwitness.policy import FinalInput, Gate, GateOutcome, Policy, default_policy
 
 # Final rows that are endings of their own, or add to what the gates said, and so give a reason.
@@ -40,8 +41,8 @@ def judge(facts: GradeFacts, policy: Policy | None = None) -> Verdict:
     if facts.stop is not None or facts.after is None:
         return stopped(facts)
     decided = decide_gates(facts, policy)
-    drift = decided["drift"]
-    special = decided.get("special")
+    drift = decided[GateName.DRIFT]
+    special = decided.get(GateName.SPECIAL)
     outcomes = {
         name: GateOutcome(name, g.row, g.status, g.effect)
         for name, g in decided.items()
@@ -203,7 +204,7 @@ def findings(facts: GradeFacts, drift: DriftGate, special: SpecialGate | None) -
     if drift.facts.pristine.disagreement:
         out.append(
             Finding(
-                gate="drift",
+                gate=GateName.DRIFT,
                 kind="pristine-disagreement",
                 message="; ".join(drift.facts.pristine.disagreement[:5]),
             )
@@ -223,7 +224,7 @@ def added_tests_finding(facts: GradeFacts) -> Finding:
         shown.append(f"{key}: {outcome}")
     more = f" (+{len(added) - 10} more)" if len(added) > 10 else ""
     return Finding(
-        gate="drift",
+        gate=GateName.DRIFT,
         kind="tests-added",
         message="tests added, not counted: " + (", ".join(shown) or "none collected") + more,
     )

@@ -32,6 +32,7 @@ from patchwitness import (
 from patchwitness.classify import PRODUCTION, Classified
 from patchwitness.gates.surface import UNREADABLE_SOURCE
 from patchwitness.model import Finding
+from patchwitness.names import GateName
 from patchwitness.patch import Patch
 from patchwitness.suspicious import cpp_findings, python_findings
 from patchwitness.workspace import as_text, safe_read, show_at
@@ -165,7 +166,9 @@ def unparsed(reading: Reading, path: str, text: str | None) -> list[Finding]:
             return []  # this grader cannot read the project's syntax at all: not the patch's doing
     line = getattr(error, "lineno", None)
     said = f"the grader cannot parse it after the patch ({type(error).__name__}: {error})"
-    return [Finding(gate="surface", kind=UNREADABLE_SOURCE, file=path, line=line, message=said)]
+    return [
+        Finding(gate=GateName.SURFACE, kind=UNREADABLE_SOURCE, file=path, line=line, message=said)
+    ]
 
 
 def test_values(

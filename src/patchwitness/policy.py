@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from patchwitness.names import GateName
+
 if TYPE_CHECKING:  # the tables need no model to be read: Settings holds a policy at every start
     from patchwitness.facts import GradeFacts
     from patchwitness.model import Effect, Grade, Label, Reason
@@ -338,10 +340,10 @@ class FinalInput:
         return outcome is not None and outcome.effect == "reject"
 
     def drift_label(self) -> Label:
-        return self.gates["drift"].status  # type: ignore[return-value]
+        return self.gates[GateName.DRIFT].status  # type: ignore[return-value]
 
     def census_label(self) -> Label:
-        return "failed" if self.gates["census"].row == "real-regression" else "UNPRINTABLE"
+        return "failed" if self.gates[GateName.CENSUS].row == "real-regression" else "UNPRINTABLE"
 
 
 @dataclass(frozen=True)
@@ -373,7 +375,7 @@ class FinalRow:
 
 @dataclass(frozen=True)
 class Gate:
-    name: str
+    name: GateName
     table: list[Row]  # the default decision table; a policy may hold another
     rejects_when: str  # the final table's row for "this gate rejects", in words
     label_doc: str  # the label that row gives, in words
@@ -390,22 +392,22 @@ class Gate:
 
 # fmt: off
 REGISTRY: tuple[Gate, ...] = (
-    Gate("drift", DRIFT_TABLE, "the drift gate rejects",
+    Gate(GateName.DRIFT, DRIFT_TABLE, "the drift gate rejects",
          "the drift label (UNPRINTABLE, failed, no-op)", lambda f: f.drift_label(), precedence=1),
-    Gate("census", CENSUS_TABLE, "the census gate rejects",
+    Gate(GateName.CENSUS, CENSUS_TABLE, "the census gate rejects",
          "UNPRINTABLE, or failed for real-regression", lambda f: f.census_label(), precedence=2),
-    Gate("surface", SURFACE_TABLE, "the surface gate rejects: what the grader does not "
+    Gate(GateName.SURFACE, SURFACE_TABLE, "the surface gate rejects: what the grader does not "
          "understand comes before what the tests say", "UNPRINTABLE", lambda f: "UNPRINTABLE",
          precedence=0),
-    Gate("coverage", COVERAGE_TABLE, "the coverage gate rejects", "uncovered",
+    Gate(GateName.COVERAGE, COVERAGE_TABLE, "the coverage gate rejects", "uncovered",
          lambda f: "uncovered", precedence=3),
-    Gate("matrix", MATRIX_TABLE, "the flag matrix rejects", "matrix-red",
+    Gate(GateName.MATRIX, MATRIX_TABLE, "the flag matrix rejects", "matrix-red",
          lambda f: "matrix-red", precedence=4, cheap=False),
-    Gate("special", SPECIAL_TABLE, "the special-casing gate rejects (the task asks it "
+    Gate(GateName.SPECIAL, SPECIAL_TABLE, "the special-casing gate rejects (the task asks it "
          "to)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=5),
-    Gate("pinning", PINNING_TABLE, "the pinning gate rejects (a policy makes one of its rows "
-         "reject)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=6),
-    Gate("reference", REFERENCE_TABLE, "the reference gate rejects (a policy makes "
+    Gate(GateName.PINNING, PINNING_TABLE, "the pinning gate rejects (a policy makes one of its "
+         "rows reject)", "UNPRINTABLE", lambda f: "UNPRINTABLE", precedence=6),
+    Gate(GateName.REFERENCE, REFERENCE_TABLE, "the reference gate rejects (a policy makes "
          "differs-from-reference reject)", "failed", lambda f: "failed", precedence=7),
 )
 # fmt: on
@@ -427,7 +429,7 @@ FINAL_TAIL: list[FinalRow] = [
              lambda f: f.drift_label(), lambda f: bool(f.not_run)),
     FinalRow("pristine-disagreement", "tests-authored, and the SHA's own tests disagree with "
              "the patched tests", "accept-with-review", "the drift label",
-             lambda f: f.drift_label(), lambda f: f.pristine_disagrees, gate="drift"),
+             lambda f: f.drift_label(), lambda f: f.pristine_disagrees, gate=GateName.DRIFT),
     FinalRow("review", "a gate asks for review", "accept-with-review", "the drift label",
              lambda f: f.drift_label(),
              lambda f: any(o.effect == "review" for o in f.gates.values())),

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from patchwitness.errors import InvalidTask
+from patchwitness.names import LanguageName
 
 SEED_FILES = ("repo.lock", "test_cmd.txt", "allow_test_edits.json", "failing_nodeids.txt")
 # Tests the agent never saw: applied by the grader over the patched tree (hidden.py).
@@ -98,7 +99,7 @@ class MatrixOptions(Options):
 
 
 class TaskToml(Options):
-    language: Literal["python", "cpp"] | None = None
+    language: LanguageName | None = None
     # benchmark: the seed's task, with failing ids to fix. gate: a pull request with nothing
     # named to fix, accepted when nothing broke, vanished or weakened.
     mode: Literal["benchmark", "gate"] = "benchmark"
@@ -140,7 +141,7 @@ class Task(BaseModel):
     test_cmd: str
     allow_test_edits: bool
     failing_ids: list[str]
-    language: Literal["python", "cpp"]
+    language: LanguageName
     options: TaskToml
     allowlist: list[str] = Field(default_factory=list)
     allowlist_note: str = ""
@@ -324,12 +325,12 @@ def _repo(task_dir: Path, options: TaskToml, override: Path | None) -> Path:
     return repo
 
 
-def _language(repo: Path, options: TaskToml) -> Literal["python", "cpp"]:
+def _language(repo: Path, options: TaskToml) -> LanguageName:
     if options.language:
         return options.language
     if (repo / "CMakeLists.txt").exists():
-        return "cpp"
-    return "python"
+        return LanguageName.CPP
+    return LanguageName.PYTHON
 
 
 def _task_file(task_dir: Path, ref: str) -> tuple[str, str]:

@@ -206,15 +206,7 @@ def diff_inventories(
     b, a = before.counts(), after.counts()
     removed = multiset_minus(b, a)
     added = multiset_minus(a, b)
-    allow = Counter(allow_remove)
-    unexpected: list[str] = []
-    allowlisted: list[str] = []
-    for key in removed:
-        if allow[key] > 0:
-            allow[key] -= 1
-            allowlisted.append(key)
-        else:
-            unexpected.append(key)
+    meaning = what_it_means(removed, added, allow_remove)
     changed = sorted(
         p
         for p in set(before.test_files) | set(after.test_files)
@@ -227,14 +219,47 @@ def diff_inventories(
         after_assertions=after.assertion_count(),
         removed=removed,
         added=added,
-        unexpected_removals=unexpected,
-        allowlisted_removals=allowlisted,
-        weakened=weakened_tests(removed, added),
-        disabled=[k for k in added if k.startswith("skip|")],
-        macro_redefinitions=[k for k in added if k.startswith("define|")],
+        unexpected_removals=meaning.unexpected,
+        allowlisted_removals=meaning.allowlisted,
+        weakened=meaning.weakened,
+        disabled=meaning.disabled,
+        macro_redefinitions=meaning.redefinitions,
         infra_edits=sorted(set(infra_edits)),
         test_files_changed=changed,
         unreadable=sorted(set(after.unreadable) - set(before.unreadable)),
+    )
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What a census diff's removed and added keys mean (`what_it_means`)."""
+
+    unexpected: list[str]  # removed, and no allowlist entry covers it
+    allowlisted: list[str]  # removed with leave: one allowlist entry per copy
+    weakened: list[dict]  # tests that lost an assertion and gained another
+    disabled: list[str]  # skip markers added
+    redefinitions: list[str]  # assertion or test machinery (re)defined
+
+
+def what_it_means(removed: list[str], added: list[str], allow_remove: Iterable[str]) -> Meaning:
+    """The removals the allowlist covers and those it does not, the tests weakened, the skips
+    added and the machinery redefined, from the keys a diff removed and added. Pure: the judge
+    asks it of stored keys, so a stored grade is read again by the code that judges it."""
+    allow = Counter(allow_remove)
+    unexpected: list[str] = []
+    allowlisted: list[str] = []
+    for key in removed:
+        if allow[key] > 0:
+            allow[key] -= 1
+            allowlisted.append(key)
+        else:
+            unexpected.append(key)
+    return Meaning(
+        unexpected=unexpected,
+        allowlisted=allowlisted,
+        weakened=weakened_tests(removed, added),
+        disabled=[k for k in added if kind_of(k) == "skip"],
+        redefinitions=[k for k in added if kind_of(k) == "define"],
     )
 
 

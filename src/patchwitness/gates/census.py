@@ -1,7 +1,8 @@
 """The census gate: inventory diff plus goldens, through the census table. Pure.
 
-`census_facts` turns the census's diff of two inventories into the facts collect stores; `decide`
-reads those facts (never the inventories), so a stored grade can be judged again."""
+`census_facts` turns the census's diff of two inventories into the facts collect stores: what was
+removed and added, never what it means; `judge` reads their meaning (`census/meaning.py`) and
+`decide` applies the table to it, so a stored grade is judged, and read, again."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from patchwitness import policy
+from patchwitness.census import meaning
 from patchwitness.census.items import CensusDiff, is_test, kind_of
 from patchwitness.facts import GradeFacts
 from patchwitness.gates import drift
-from patchwitness.model import CensusFacts, CensusGate, WeakenedTest
+from patchwitness.model import CensusFacts, CensusGate
 from patchwitness.policy import Policy
 
 
@@ -52,6 +54,7 @@ def census_input(
 
 
 def census_facts(diff: CensusDiff, artifacts: dict[str, str] | None = None) -> CensusFacts:
+    """What the census saw of the patch; what it means is read when the grade is judged."""
     return CensusFacts(
         before=diff.before,
         after=diff.after,
@@ -59,11 +62,6 @@ def census_facts(diff: CensusDiff, artifacts: dict[str, str] | None = None) -> C
         after_assertions=diff.after_assertions,
         removed=diff.removed,
         added=diff.added,
-        unexpected_removals=diff.unexpected_removals,
-        allowlisted_removals=diff.allowlisted_removals,
-        weakened=[WeakenedTest(**w) for w in diff.weakened],
-        disabled=diff.disabled,
-        macro_redefinitions=diff.macro_redefinitions,
         infra_edits=diff.infra_edits,
         unreadable=diff.unreadable,
         test_files_changed=diff.test_files_changed,
@@ -99,5 +97,6 @@ def judge(facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = 
     regressed = drift.goldens_red(
         facts.baseline.outcomes, facts.after.outcomes, [], set(facts.baseline.flaky)
     )
-    inputs = census_input(facts.census, facts.task.allow_test_edits, regressed, len(lost))
-    return decide(facts.census.model_copy(), inputs, rules.table("census"))
+    census = meaning.read(facts.census, facts.task.allowlist)
+    inputs = census_input(census, facts.task.allow_test_edits, regressed, len(lost))
+    return decide(census, inputs, rules.table("census"))

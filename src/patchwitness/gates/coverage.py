@@ -1,31 +1,27 @@
 """The coverage gate: did the existing tests execute every patched executable line? Pure.
 
 The hit readers (hits/python.py, hits/gcovr.py) turn a run into `FileLines` per repository-relative
-path; `score` joins them with the hunk (C++ lines without data of their own through linemap.py),
-and `decide` applies the table. Paths are matched exactly, never by basename.
+path; hits/hunk.py records what they show of each line of the hunk (C++ lines without data of
+their own through linemap.py); `score` turns that into counts here, at judging time, so a stored
+grade is scored again by the code that judges it; `decide` applies the table. Paths are matched
+exactly, never by basename.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from patchwitness import policy, sourcefiles
-from patchwitness.facts import FileLines, GradeFacts
+from patchwitness import policy
+from patchwitness.facts import FileLines, FileSeen, GradeFacts, LineSeen
 from patchwitness.gates import drift
-from patchwitness.linemap import map_lines
+from patchwitness.hits.hunk import observe
 from patchwitness.model import CoverageFacts, CoverageGate
 from patchwitness.patch import FileChange
 from patchwitness.policy import Policy
 
 ZERO_HIT_LIMIT = 50
-_PY_NOT_CODE = re.compile(r"^\s*(#.*)?$")
-# A comment line (`// x`, an opening `/* x`, a continuation ` * x`, a closing ` */`), a brace or
-# an include. `*out = f();` is code: a continuation star is followed by a space, `/` or nothing.
-_CPP_NOT_CODE = re.compile(r"^\s*(//.*|/\*.*|\*(\s.*|/.*)?|[{}();]*\s*|#\s*(include|pragma).*)?$")
-_CLOSED_COMMENT = re.compile(r"/\*.*?\*/")
 
 
 @dataclass(frozen=True)
@@ -39,69 +35,43 @@ class CoverageInput:
     unscored: int = 0
 
 
-def is_source(path: str, suffixes: frozenset[str], known: frozenset[str] = frozenset()) -> bool:
-    """Executable source of the task's language: a name with one of its `suffixes` (the
-    language adapter's `source_suffixes`). `known` holds the paths the shell found to be C++
-    source although their names do not say so (a header without a suffix, by its content or
-    because the build compiled it)."""
-    return path in known or sourcefiles.suffix(path) in suffixes
+def in_hunk(seen: LineSeen) -> bool:
+    """A line the gate scores: an added line that is code or that the tool lists, and the
+    executable lines around a hole."""
+    return seen.hole or seen.hits is not None or seen.code
 
 
-def looks_like_code(text: str, path: str) -> bool:
-    line = text.rstrip("\n")
-    if path.endswith(".py"):
-        return not _PY_NOT_CODE.match(line)
-    line = _CLOSED_COMMENT.sub(" ", line)  # `/* fast path */ return -1;` is code
-    return not _CPP_NOT_CODE.match(line)
-
-
-# A C++ line that must have produced code if anything ran it: a return, a throw, an assignment,
-# a control statement. A declaration or a brace legitimately has no line entry.
-_CPP_STATEMENT = re.compile(
-    r"^\s*(return\b|throw\b|if\s*\(|for\s*\(|while\s*\(|switch\s*\(|do\b|else\b|case\b|"
-    r"break\s*;|continue\s*;|goto\b)|[^=!<>]=[^=]|\+\+|--|\+=|-=|"
-    r"^\s*[\w:.\->\[\]]+\s*\(.*\)\s*;\s*$"  # a call: one callee token, then (...);
-)
-
-
-def looks_like_statement(text: str, path: str) -> bool:
-    if path.endswith(".py") or not looks_like_code(text, path):
-        return False
-    code = text.split("//", 1)[0]
-    if "operator" in code and not code.lstrip().startswith("return"):
-        return False  # operator declarations: `X& operator=(const X&);`
-    return bool(_CPP_STATEMENT.search(code))
-
-
-def patched_sources(
-    changes: list[FileChange], suffixes: frozenset[str], known: frozenset[str] = frozenset()
-) -> list[FileChange]:
-    """Production changes to executable source that alter at least one code line."""
-    out = []
-    for change in changes:
-        if not is_source(change.path, suffixes, known) or change.status == "removed":
+def score_seen(files: Sequence[FileSeen]) -> CoverageFacts:
+    """Score each hunk line by its own hit count, or (C++) by the line gcov reports for its
+    statement or block, recorded in `mapped`. A line the data cannot speak for (no data for its
+    file; a statement that produced no code) is `unscored_suspicious`."""
+    facts = CoverageFacts()
+    zero: list[str] = []
+    for file in files:
+        lines = [s for s in file.lines if in_hunk(s)]
+        facts.hunk_lines[file.path] = [s.line for s in lines]
+        if not file.data:
+            facts.unscored_suspicious += [f"{file.path}:{s.line}" for s in lines]
             continue
-        lines = list(change.added) + list(change.removed)
-        if any(looks_like_code(text, change.path) for _, text in lines):
-            out.append(change)
-    return out
-
-
-def lines_to_score(change: FileChange, data: FileLines | None) -> list[int]:
-    """The patched lines of one file: added code lines, and for a pure deletion the nearest
-    executable lines on each side of the hole."""
-    executable = data.executable if data is not None else set()
-    lines = {n for n, text in change.added if n in executable or looks_like_code(text, change.path)}
-    if data is not None:
-        ordered = sorted(executable)
-        for hole in change.deletion_holes:
-            above = [n for n in ordered if n <= hole]
-            below = [n for n in ordered if n > hole]
-            if above:
-                lines.add(above[-1])
-            if below:
-                lines.add(below[0])
-    return sorted(lines)
+        for s in lines:
+            where = f"{file.path}:{s.line}"
+            count = s.hits
+            if count is None:
+                if s.suspicious or (s.by is None and not s.no_code and s.statement):
+                    # Its block produced no line data, or (not mapped) a C++ statement that
+                    # produced no code: an uninstantiated template or an inline never emitted.
+                    facts.unscored_suspicious.append(where)
+                    continue
+                if s.by is None:
+                    continue  # not executable: a declaration, a brace
+                count = s.by_hits
+                facts.mapped[where] = f"{file.path}:{s.by}"
+            facts.scored_executable_lines += 1
+            if count == 0:
+                zero.append(where)
+    facts.zero_hit_count = len(zero)
+    facts.zero_hit_lines = zero[:ZERO_HIT_LIMIT]
+    return facts
 
 
 def score(
@@ -109,47 +79,31 @@ def score(
     data: dict[str, FileLines],
     texts: dict[str, str] | None = None,
 ) -> CoverageFacts:
-    """Score each patched line by its own hit count, or (C++, with the file's text in `texts`)
-    by the line gcov reports for its statement or block (linemap.py), recorded in `mapped`."""
-    facts = CoverageFacts()
-    zero: list[str] = []
-    for change in changes:
-        file_data = data.get(change.path)
-        lines = lines_to_score(change, file_data)
-        facts.hunk_lines[change.path] = lines
-        if file_data is None:
-            facts.unscored_suspicious += [f"{change.path}:{n}" for n in lines]
-            continue
-        text = (texts or {}).get(change.path)
-        mapping = (
-            map_lines(text, [n for n in lines if n not in file_data.hits], file_data.hits)
-            if text is not None and not change.path.endswith(".py")
-            else {}
-        )
-        added = dict(change.added)
-        for n in lines:
-            by = n
-            if n not in file_data.hits:
-                found = mapping.get(n)
-                if found is None:
-                    # Not executable (a declaration, a brace), unless it is a C++ statement that
-                    # produced no code: an uninstantiated template or an inline never emitted.
-                    if looks_like_statement(added.get(n, ""), change.path):
-                        facts.unscored_suspicious.append(f"{change.path}:{n}")
-                    continue
-                if found.suspicious:
-                    facts.unscored_suspicious.append(f"{change.path}:{n}")
-                    continue
-                if found.line is None:
-                    continue  # no code to score: a declaration outside any function
-                by = found.line
-                facts.mapped[f"{change.path}:{n}"] = f"{change.path}:{by}"
-            facts.scored_executable_lines += 1
-            if file_data.hits[by] == 0:
-                zero.append(f"{change.path}:{n}")
-    facts.zero_hit_count = len(zero)
-    facts.zero_hit_lines = zero[:ZERO_HIT_LIMIT]
+    """`score_seen` of what `data` shows of `changes` (with C++ files' text in `texts`)."""
+    return score_seen(observe(changes, data, texts))
+
+
+def scored(collected_facts: CoverageFacts, seen: Sequence[FileSeen] | None) -> CoverageFacts:
+    """The collected coverage facts with their lines scored from `seen`; as they are when there
+    is nothing seen (an older grade, scored when it was collected)."""
+    facts = collected_facts.model_copy(deep=True)
+    if seen is None:
+        return facts
+    fresh = score_seen(seen)
+    for name in SCORED_FIELDS:
+        setattr(facts, name, getattr(fresh, name))
     return facts
+
+
+# What `score_seen` decides, of all that `CoverageFacts` holds.
+SCORED_FIELDS = (
+    "hunk_lines",
+    "scored_executable_lines",
+    "zero_hit_lines",
+    "zero_hit_count",
+    "mapped",
+    "unscored_suspicious",
+)
 
 
 def decide(
@@ -194,7 +148,7 @@ def judge(
     if collected is None:
         return None
     gate = decide(
-        collected.facts.model_copy(deep=True),
+        scored(collected.facts, collected.seen),
         touches_source=collected.touches_source,
         goldens_red=drift.goldens_red_in_coverage_run(facts),
         data_found=collected.data_found,

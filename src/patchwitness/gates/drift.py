@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from patchwitness import policy
+from patchwitness.census import meaning
 from patchwitness.census.items import split_key
 from patchwitness.classify import GRADER, INFRA, TEST
 from patchwitness.facts import ChangedFile, GradeFacts
@@ -276,7 +277,7 @@ def judge(facts: GradeFacts, rules: Policy, decided: Mapping[str, Any] | None = 
         before=facts.baseline.outcomes,
         after=facts.after.outcomes,
         failing=facts.task.failing,
-        census=facts.census,
+        census=meaning.read(facts.census, facts.task.allowlist),
         classes=classes(facts),
         flaky=flaky,
         cases=_cases(facts),

@@ -17,6 +17,7 @@ from typing import Any
 from patchwitness import policy
 from patchwitness.facts import GradeFacts
 from patchwitness.model import Finding, SpecialFacts, SpecialGate
+from patchwitness.names import GateName
 from patchwitness.policy import Policy
 from patchwitness.special import KIND  # the finding the detector writes
 
@@ -58,7 +59,7 @@ def judge(
 ) -> SpecialGate | None:
     """None when the detector had no test values to look for (a gate-mode task, a grade
     collected before it existed). The hidden tests' facts are drift's (`decided`)."""
-    drift = (decided or {}).get("drift")
+    drift = (decided or {}).get(GateName.DRIFT)
     hidden = drift.facts.hidden if drift is not None else None
     if not facts.special_values_from:
         return None

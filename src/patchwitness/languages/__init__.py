@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from patchwitness.names import LanguageName
+
 if TYPE_CHECKING:
     from patchwitness import baseline as baselines
     from patchwitness.classify import LanguageRules
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
 
 class Language(Protocol):
-    name: str
+    name: LanguageName
     literal_suffix: str  # the suffix the special-casing detector reads a test's literals as
     flag_matrix: bool  # the compiler flag matrix grades this language's tasks
     warm_trees: bool  # warm build trees follow a task's grades
@@ -96,5 +98,8 @@ def inventory_test_source(base: baselines.Baseline, key: str, read: Callable[[st
 def of(task: Task) -> Language:
     from patchwitness.languages import cpp, python
 
-    languages: dict[str, Language] = {"python": python.PYTHON, "cpp": cpp.CPP}
-    return languages[task.language]
+    languages: dict[LanguageName, Language] = {
+        LanguageName.PYTHON: python.PYTHON,
+        LanguageName.CPP: cpp.CPP,
+    }
+    return languages[LanguageName(task.language)]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from patchwitness import classify, sourcefiles, special, testfiles
+from patchwitness.names import LanguageName
 
 if TYPE_CHECKING:
     from patchwitness.suites import Suite
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 
 class Cpp:
-    name = "cpp"
+    name = LanguageName.CPP
     literal_suffix = ".cpp"
     # Executable source a test can run: C and C++, and a Python script the project ships.
     source_suffixes = sourcefiles.CPP | frozenset({".py"})

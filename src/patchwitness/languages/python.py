@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from patchwitness import classify, hidden, special
+from patchwitness.names import LanguageName
 
 
 class Python:
-    name = "python"
+    name = LanguageName.PYTHON
     literal_suffix = ".py"
     source_suffixes = frozenset({".py"})  # executable source (an extension's C is `compiled`)
     classify_rules = classify.PYTHON_RULES

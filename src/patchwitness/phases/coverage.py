@@ -1,5 +1,5 @@
 """Coverage on the hunk: the line hits of the run the failing tests ran in, joined with the
-patch's production hunks (the coverage gate scores them)."""
+patch's production hunks: what the run shows of each line (the coverage gate scores it)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from patchwitness.classify import PRODUCTION
 from patchwitness.facts import CoverageCollected, FileLines
 from patchwitness.hits import collect as collect_hits
 from patchwitness.hits import unmeasured
+from patchwitness.hits.hunk import observe, patched_sources
+from patchwitness.model import CoverageFacts
 from patchwitness.patch import FileChange
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext
@@ -19,7 +21,7 @@ from patchwitness.suites import SuiteRun
 
 @dataclass(frozen=True)
 class CoverageRead:
-    """The coverage gate's facts, and what they were scored from: the run's hits of the patched
+    """The coverage gate's facts, and what they were read from: the run's hits of the patched
     production sources (the pinning phase reads their decisions)."""
 
     collected: CoverageCollected
@@ -36,11 +38,8 @@ def collect_coverage(
     patched: patched_text.TextFacts,
 ) -> CoverageRead:
     """The coverage gate's facts: the hits of the `measured` run (its data in `scratch`) joined
-    with the production hunks, scored against `patched`: the patched files' text before the
+    with the production hunks, read against `patched`: the patched files' text before the
     run, and its Python statements."""
-    # The gate's module is the judge's half: imported when a grade gets here, not at start.
-    from patchwitness.gates import coverage as coverage_gate
-
     task, base, settings = ctx.task, ctx.base, ctx.settings
     patch, classes, after = applied.patch, applied.classes, measured
     production = [c for c in patch.files if classes[c.path].kind == PRODUCTION]
@@ -52,7 +51,7 @@ def collect_coverage(
         for c in production
         if native and sourcefiles.is_cpp(c.path, patched.texts.get(c.path))
     )
-    sources = coverage_gate.patched_sources(production, languages.of(task).source_suffixes, known)
+    sources = patched_sources(production, languages.of(task).source_suffixes, known)
     measurable = base.instrumentation is not None
     hits: dict = {}
     found, why, tool_failure = True, "", ""
@@ -79,7 +78,8 @@ def collect_coverage(
             sources = [c for c in sources if c.path not in unseen]
             measurable = bool(sources)
     texts = {c.path: patched.texts.get(c.path) or "" for c in sources if _is_cpp(c)}
-    facts = coverage_gate.score(sources, hits, texts)
+    seen = observe(sources, hits, texts)
+    facts = CoverageFacts()
     if unseen:
         facts.notes.append(f"run as a script, not measured: {', '.join(unseen)}")
     facts.language = task.language
@@ -97,6 +97,7 @@ def collect_coverage(
         why_no_data=why,
         tool_failure=tool_failure,
         facts=facts,
+        seen=seen,
     )
     return CoverageRead(collected, hits if measurable else {}, sources)
 

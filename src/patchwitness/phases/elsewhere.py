@@ -26,6 +26,7 @@ from patchwitness.facts import ElsewhereCollected, HiddenCollected
 from patchwitness.gates.surface import ELSEWHERE
 from patchwitness.languages.cpp import cpp_suite
 from patchwitness.model import Finding
+from patchwitness.names import GateName
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied
 from patchwitness.runner import Limits
@@ -100,7 +101,7 @@ def collect_elsewhere(
     where = ", ".join(around.describe()[:3])
     found = [
         Finding(
-            gate="surface",
+            gate=GateName.SURFACE,
             kind=ELSEWHERE,
             message=f"{k} passed in the grader's run and is {outcomes[k]} elsewhere ({where})",
         )

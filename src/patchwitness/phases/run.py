@@ -12,6 +12,7 @@ from patchwitness.classify import PRODUCTION
 from patchwitness.facts import BaselineFacts, HiddenCollected, SuiteFacts
 from patchwitness.languages.cpp import cpp_suite
 from patchwitness.model import Finding, TestRun
+from patchwitness.names import GateName
 from patchwitness.patch import Patch
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
@@ -168,9 +169,9 @@ def run_findings(
     is a finding unless the patch edited tests or test infrastructure, whose edits explain it
     and are judged as such; a production compile with other flags is one whatever the patch
     edited."""
-    out = [Finding(gate="drift", kind="report-tamper", message=t) for t in after.tamper]
+    out = [Finding(gate=GateName.DRIFT, kind="report-tamper", message=t) for t in after.tamper]
     out += [
-        Finding(gate="drift", kind="report-tamper", message=m)
+        Finding(gate=GateName.DRIFT, kind="report-tamper", message=m)
         for m in [
             *contradicted_passes(base.run, after.run),
             *exit_contradictions(base.run, after.run),
@@ -180,15 +181,15 @@ def run_findings(
     before = base.graph_for(instrument)
     differs += buildgraph.changes(before, after.graph, test_edit, focus.test_sources)
     differs += self_written(base.surface, after.surface)  # whatever the patch edited
-    out += [Finding(gate="surface", kind="surface-changed", message=m) for m in differs]
+    out += [Finding(gate=GateName.SURFACE, kind="surface-changed", message=m) for m in differs]
     for problem in after.problems:
-        out.append(Finding(gate="drift", kind="report-problem", message=problem))
+        out.append(Finding(gate=GateName.DRIFT, kind="report-problem", message=problem))
     for hook, owners in sorted(after.hooks.items()):
         added = sorted(set(owners) - set(base.hooks.get(hook, [])))
         for owner in added:
             out.append(
                 Finding(
-                    gate="drift",
+                    gate=GateName.DRIFT,
                     kind="report-hook-added",
                     file=owner,
                     message=f"{owner} now implements {hook}",

@@ -22,6 +22,7 @@ from urllib.parse import quote
 from patchwitness import __version__, policy
 from patchwitness.census.items import split_key
 from patchwitness.model import Finding, Reason, Verdict
+from patchwitness.names import GateName
 from patchwitness.report.matrix import digest_of, visible_verdicts
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -164,7 +165,7 @@ def reference_places(v: Verdict) -> list[Place | None]:
 
 def matrix_places(v: Verdict) -> list[Place | None]:
     """The matrix locates by the findings it wrote (sanitizer reports name a file and line)."""
-    return [finding_place(f) for f in v.findings if f.gate == "matrix" and f.file]
+    return [finding_place(f) for f in v.findings if f.gate == GateName.MATRIX and f.file]
 
 
 # How a reason of each gate of the registry (gates/__init__.py) is located; a gate not here is
