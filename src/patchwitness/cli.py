@@ -5,12 +5,14 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from patchwitness import cli_matrix
+from patchwitness.cli_options import command_of
 from patchwitness.console import err, out, status
 
 # Help is click's plain text: typer's rich help imports a markdown parser (0.1 s) into every
@@ -56,6 +58,31 @@ ColdOpt = Annotated[
 PolicyOpt = Annotated[
     Path | None, typer.Option("--policy", help="judge by this policy file (TOML) instead")
 ]
+JsonOpt = Annotated[Path | None, typer.Option("--json", help="write the verdict here")]
+SarifOpt = Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")]
+
+
+@dataclass(frozen=True)
+class Grading:
+    """How a patch is graded: the options of every command that grades."""
+
+    all_gates: AllGatesOpt = False
+    cold: ColdOpt = False
+    policy: PolicyOpt = None
+    sandbox: SandboxOpt = "auto"
+
+    def settings(self, **options):
+        return _settings(
+            self.sandbox, self.policy, all_gates=self.all_gates, warm=not self.cold, **options
+        )
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where one verdict is written besides the terminal."""
+
+    json_out: JsonOpt = None
+    sarif: SarifOpt = None
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -110,54 +137,51 @@ def _crashed(exc: Exception) -> None:
     )
 
 
-@app.command()
-def grade(
-    task_dir: Annotated[Path, typer.Argument(help="task directory (seed layout + task.toml)")],
-    patch: Annotated[Path, typer.Argument(help="unified diff to grade")],
+@dataclass(frozen=True)
+class GradeArgs:
+    task_dir: Annotated[Path, typer.Argument(help="task directory (seed layout + task.toml)")]
+    patch: Annotated[Path, typer.Argument(help="unified diff to grade")]
     repo: Annotated[
         Path | None,
         typer.Option(help="repository (default: task.toml or the git repository holding TASK_DIR)"),
-    ] = None,
-    agent: Annotated[str, typer.Option(help="name of the agent that wrote the patch")] = "agent",
-    json_out: Annotated[Path | None, typer.Option("--json", help="write the verdict here")] = None,
+    ] = None
+    agent: Annotated[str, typer.Option(help="name of the agent that wrote the patch")] = "agent"
     artifacts: Annotated[
         Path | None,
         typer.Option(help="save census artifacts here (and a failed setup's or build's log)"),
-    ] = None,
-    baseline_runs: Annotated[int, typer.Option(help="runs of the suite at the SHA")] = 1,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="recompute the baseline")] = False,
-    sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
-    all_gates: AllGatesOpt = False,
-    cold: ColdOpt = False,
-    policy: PolicyOpt = None,
-    sandbox: SandboxOpt = "auto",
-) -> None:
+    ] = None
+    baseline_runs: Annotated[int, typer.Option(help="runs of the suite at the SHA")] = 1
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="recompute the baseline")] = False
+
+
+@app.command()
+@command_of(GradeArgs, Written, Grading)
+def grade(args: GradeArgs, written: Written, grading: Grading) -> None:
     """Grade one patch. Exit 0 accept, 1 reject, 2 could not grade."""
     from patchwitness.api import grade as grade_patch
 
-    if artifacts is None and json_out is not None:
-        artifacts = json_out.with_name(json_out.stem + ".census")  # kept beside the verdict
-    settings = _settings(
-        sandbox,
-        policy,
-        baseline_runs=baseline_runs,
+    artifacts = args.artifacts
+    if artifacts is None and written.json_out is not None:
+        # Kept beside the verdict.
+        artifacts = written.json_out.with_name(written.json_out.stem + ".census")
+    settings = grading.settings(
+        baseline_runs=args.baseline_runs,
         artifacts=artifacts,
-        baselines=_no_cache() if no_cache else None,
-        all_gates=all_gates,
-        warm=not cold,
+        baselines=_no_cache() if args.no_cache else None,
     )
+    name = args.patch.name
     try:
         # Where the grade is, on stderr while it runs (a terminal only); never in --json.
-        with status(f"grading {patch.name}") as say:
+        with status(f"grading {name}") as say:
 
             def progress(doing: str) -> None:
-                say(f"grading {patch.name}: {doing}")
+                say(f"grading {name}: {doing}")
 
             verdict = grade_patch(
-                task_dir,
-                patch,
-                repo=repo,
-                agent=agent,
+                args.task_dir,
+                args.patch,
+                repo=args.repo,
+                agent=args.agent,
                 settings=settings,
                 progress=progress,
                 beside=_import_the_verdict_table,
@@ -165,7 +189,12 @@ def grade(
     except Exception as exc:
         _crashed(exc)
         return
-    _write_outputs(verdict, json_out, sarif)
+    _publish(verdict, written)
+
+
+def _publish(verdict, written: Written) -> None:
+    """One verdict: its files, its table, the reason it could not grade; exit by its grade."""
+    _write_outputs(verdict, written.json_out, written.sarif)
     from patchwitness.report.terminal import render_verdict
 
     render_verdict(out(), verdict)
@@ -285,37 +314,38 @@ def census_diff(
     raise typer.Exit(1 if report["verdict"] == "fail" else 0)
 
 
-@app.command()
-def pr(
-    base: Annotated[str, typer.Option(help="the pull request's base (a ref or SHA)")],
-    head: Annotated[str, typer.Option(help="the pull request's head")] = "HEAD",
+@dataclass(frozen=True)
+class PullRequest:
+    base: Annotated[str, typer.Option(help="the pull request's base (a ref or SHA)")]
+    head: Annotated[str, typer.Option(help="the pull request's head")] = "HEAD"
     task: Annotated[
         str, typer.Option(help="the task directory inside the repository, read at the base")
-    ] = ".patchwitness",
-    repo: Annotated[Path, typer.Option(help="the repository")] = Path("."),
-    agent: Annotated[str, typer.Option(help="name recorded in the verdict")] = "pr",
-    json_out: Annotated[Path | None, typer.Option("--json", help="write the verdict here")] = None,
-    sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0 here")] = None,
-    all_gates: AllGatesOpt = False,
-    sandbox: SandboxOpt = "auto",
-) -> None:
+    ] = ".patchwitness"
+    repo: Annotated[Path, typer.Option(help="the repository")] = Path(".")
+    agent: Annotated[str, typer.Option(help="name recorded in the verdict")] = "pr"
+
+
+@app.command()
+@command_of(PullRequest, Written, Grading)
+def pr(request: PullRequest, written: Written, grading: Grading) -> None:
     """Grade a pull request's diff against its base, with the base's own task directory.
     Exit 0 accept, 1 reject, 2 could not grade."""
     from patchwitness.pr import grade_pull_request
-    from patchwitness.report.terminal import render_verdict
 
-    settings = _settings(sandbox, all_gates=all_gates)
+    settings = grading.settings()
     try:
-        verdict = grade_pull_request(repo, task, base, head, agent=agent, settings=settings)
+        verdict = grade_pull_request(
+            request.repo,
+            request.task,
+            request.base,
+            request.head,
+            agent=request.agent,
+            settings=settings,
+        )
     except Exception as exc:
         _crashed(exc)
         return
-    _write_outputs(verdict, json_out, sarif)
-    render_verdict(out(), verdict)
-    if verdict.grade == "ungradable":
-        detail = _reason_line(verdict)
-        err().print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
-    raise typer.Exit(EXIT[verdict.grade])
+    _publish(verdict, written)
 
 
 def _import_the_verdict_table() -> None:
@@ -335,52 +365,58 @@ def _write_outputs(verdict, json_out: Path | None, sarif: Path | None) -> None:
         files.write_all([verdict], sarif=sarif)
 
 
-@bag_app.command("run")
-def bag_run(
-    bag: Annotated[Path, typer.Argument(help="directory of task directories")],
+@dataclass(frozen=True)
+class BagRun:
+    bag: Annotated[Path, typer.Argument(help="directory of task directories")]
     patches: Annotated[
         Path,
         typer.Argument(
             help="directory holding AGENT/TASK.diff, or a SWE-bench predictions file "
             "(JSONL or JSON: one agent per model_name_or_path)"
         ),
-    ],
-    db: Annotated[Path, typer.Option("--db", help="results database (SQLite)")],
-    jobs: Annotated[int, typer.Option(help="parallel grades (default: one per core)")] = 0,
-    executor: Annotated[str, typer.Option(help="local | ray")] = "local",
-    ray_address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+    ]
+    db: Annotated[Path, typer.Option("--db", help="results database (SQLite)")]
+    jobs: Annotated[int, typer.Option(help="parallel grades (default: one per core)")] = 0
+    executor: Annotated[str, typer.Option(help="local | ray")] = "local"
+    ray_address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None
     baseline_runs: Annotated[
         int, typer.Option(help="runs of each suite at its SHA, to find flaky tests")
-    ] = 3,
-    all_gates: AllGatesOpt = False,
-    cold: ColdOpt = False,
-    policy: PolicyOpt = None,
-    sandbox: SandboxOpt = "auto",
-) -> None:
+    ] = 3
+
+
+@bag_app.command("run")
+@command_of(BagRun, Grading)
+def bag_run(run: BagRun, grading: Grading) -> None:
     """Grade every agent's patch to every task; resumable; results in the database."""
     from patchwitness.bag import run_bag
     from patchwitness.executors import make_executor
-    from patchwitness.report.terminal import render_matrix
-    from patchwitness.store import ResultsDB
 
-    settings = _settings(
-        sandbox, policy, baseline_runs=baseline_runs, all_gates=all_gates, warm=not cold
-    )
-    if not bag.is_dir():
-        _fail(f"bag directory not found: {bag}")
-    if not patches.exists():
-        _fail(f"patches not found (a directory or a predictions file): {patches}")
-    if patches.is_file():
-        _check_predictions(bag, patches)
+    settings = grading.settings(baseline_runs=run.baseline_runs)
+    if not run.bag.is_dir():
+        _fail(f"bag directory not found: {run.bag}")
+    if not run.patches.exists():
+        _fail(f"patches not found (a directory or a predictions file): {run.patches}")
+    if run.patches.is_file():
+        _check_predictions(run.bag, run.patches)
     try:
-        engine = make_executor(executor, workers=jobs, address=ray_address)
+        engine = make_executor(run.executor, workers=run.jobs, address=run.ray_address)
     except ValueError as exc:
         _fail(str(exc))
         return
     try:
-        result = run_bag(bag, patches, db, settings=settings, executor=engine, console=err())
+        result = run_bag(
+            run.bag, run.patches, run.db, settings=settings, executor=engine, console=err()
+        )
     finally:
         engine.close()
+    _bag_said(result, run.db)
+
+
+def _bag_said(result, db: Path) -> None:
+    """What a bag run did, its crashes, and the matrix of its database; exit 2 on a crash."""
+    from patchwitness.report.terminal import render_matrix
+    from patchwitness.store import ResultsDB
+
     out().print(
         f"{result.graded} graded, {result.skipped} already in {db} "
         f"({result.tasks} tasks x {result.agents} agents)"
@@ -531,48 +567,60 @@ def rejudge(
     out().print(said + (" (dry run: nothing written)" if dry_run else ""))
 
 
-@app.command()
-def report(
-    db: Annotated[Path, typer.Argument(help="results database")],
-    html: Annotated[
-        Path | None, typer.Option("--html", help="write one self-contained page")
-    ] = None,
-    sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0")] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML")] = None,
-    jsonl: Annotated[Path | None, typer.Option("--jsonl", help="one verdict per line")] = None,
-    reveal: Annotated[bool, typer.Option(help="show held-out tasks' ids and details")] = False,
+@dataclass(frozen=True)
+class Shown:
+    """Which verdicts of a results database a report shows, and how."""
+
+    db: Annotated[Path, typer.Argument(help="results database")]
+    reveal: Annotated[bool, typer.Option(help="show held-out tasks' ids and details")] = False
     show_mixed: Annotated[
         bool,
         typer.Option(
             help="show verdicts with different fingerprints apart, labelled, instead of refusing"
         ),
-    ] = False,
-    swebench: Annotated[
-        Path | None,
-        typer.Option("--swebench", help="write the SWE-bench harness's run report (JSON)"),
-    ] = None,
+    ] = False
     agent: Annotated[
         str | None,
         typer.Option(help="the agent (model) of the --swebench report, when there are several"),
-    ] = None,
-) -> None:
+    ] = None
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """The files a report writes besides the terminal's matrix."""
+
+    html: Annotated[Path | None, typer.Option("--html", help="write one self-contained page")] = (
+        None
+    )
+    sarif: Annotated[Path | None, typer.Option("--sarif", help="write SARIF 2.1.0")] = None
+    junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML")] = None
+    jsonl: Annotated[Path | None, typer.Option("--jsonl", help="one verdict per line")] = None
+    swebench: Annotated[
+        Path | None,
+        typer.Option("--swebench", help="write the SWE-bench harness's run report (JSON)"),
+    ] = None
+
+
+@app.command()
+@command_of(Shown, ReportFiles)
+def report(shown: Shown, files: ReportFiles) -> None:
     """Publish the matrix from a results database: terminal, and optional files."""
     from patchwitness.report.terminal import render_matrix
     from patchwitness.store import ResultsDB
 
-    if not db.is_file():
-        _fail(f"results database not found: {db}")
-    if agent is not None and swebench is None:
+    if not shown.db.is_file():
+        _fail(f"results database not found: {shown.db}")
+    if shown.agent is not None and files.swebench is None:
         _fail("--agent chooses the agent of the --swebench report: give --swebench too")
-    store = ResultsDB(db)
+    store = ResultsDB(shown.db)
     verdicts = store.verdicts()
     held_out = store.held_out_tasks()
     crashes = store.crashes()
     store.close()
     # Checked before anything is printed: a refusal should not follow a whole matrix.
     swebench_report = (
-        _swebench_report(verdicts, crashes, agent, held_out, reveal)
-        if swebench is not None
+        _swebench_report(verdicts, crashes, shown.agent, held_out, shown.reveal)
+        if files.swebench is not None
         else None
     )
     if crashes:
@@ -583,26 +631,31 @@ def report(
     render_matrix(
         out(),
         verdicts,
-        title=f"{db}: tasks x agents",
+        title=f"{shown.db}: tasks x agents",
         held_out=held_out,
-        reveal=reveal,
-        show_mixed=show_mixed,
+        reveal=shown.reveal,
+        show_mixed=shown.show_mixed,
     )
-    if any((html, sarif, junit, jsonl)):
-        from patchwitness.report import files
+    _write_report_files(verdicts, held_out, shown, files)
+    if files.swebench is not None and swebench_report is not None:
+        _write_swebench(files.swebench, *swebench_report)
 
-        files.write_all(
-            verdicts,
-            held_out=held_out,
-            reveal=reveal,
-            show_mixed=show_mixed,
-            html=html,
-            sarif=sarif,
-            junit=junit,
-            jsonl=jsonl,
-        )
-    if swebench is not None and swebench_report is not None:
-        _write_swebench(swebench, *swebench_report)
+
+def _write_report_files(verdicts: list, held_out: set[str], shown: Shown, to: ReportFiles) -> None:
+    if not any((to.html, to.sarif, to.junit, to.jsonl)):
+        return
+    from patchwitness.report import files
+
+    files.write_all(
+        verdicts,
+        held_out=held_out,
+        reveal=shown.reveal,
+        show_mixed=shown.show_mixed,
+        html=to.html,
+        sarif=to.sarif,
+        junit=to.junit,
+        jsonl=to.jsonl,
+    )
 
 
 def _swebench_report(

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer.core import TyperGroup
 
+from patchwitness.cli_options import command_of
 from patchwitness.console import err, out
 
 if TYPE_CHECKING:  # the verdict model costs half a second to import: only where it is used
@@ -122,79 +124,49 @@ def exit_code(gate: MatrixGate | None, cells: list[Cell]) -> int:
     return EXIT_NOISE if gate.row == "baseline-red" else EXIT_PASS
 
 
-@matrix_app.command("run")
-def matrix_run(
-    task_dir: Annotated[Path, typer.Argument(help="task directory")],
+@dataclass(frozen=True)
+class MatrixRun:
+    task_dir: Annotated[Path, typer.Argument(help="task directory")]
     patch: Annotated[
         Path | None, typer.Argument(help="unified diff (without it: the SHA's own matrix)")
-    ] = None,
-    repo: RepoOpt = None,
+    ] = None
+    repo: RepoOpt = None
+    envelope: Annotated[
+        list[str] | None,
+        typer.Option("--envelope", help="add an optional built-in envelope (tsan, o3, lto, clang)"),
+    ] = None
+    workers: Annotated[int, typer.Option(help="parallel cells (default: one per core)")] = 0
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="compile everything, reuse no baseline")
+    ] = False
+    sandbox: SandboxOpt = "auto"
+
+
+@dataclass(frozen=True)
+class MatrixOutputs:
     jsonl: Annotated[
         Path | None, typer.Option("--jsonl", help="one JSON row per (golden, envelope)")
-    ] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="write the gate here")] = None,
+    ] = None
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the gate here")] = None
     print_commands: Annotated[
         bool,
         typer.Option(
             "--print-commands", help="print a shell script reproducing every cell (stdout)"
         ),
-    ] = False,
-    envelope: Annotated[
-        list[str] | None,
-        typer.Option("--envelope", help="add an optional built-in envelope (tsan, o3, lto, clang)"),
-    ] = None,
-    workers: Annotated[int, typer.Option(help="parallel cells (default: one per core)")] = 0,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="compile everything, reuse no baseline")
-    ] = False,
-    sandbox: SandboxOpt = "auto",
-) -> None:
+    ] = False
+
+
+@matrix_app.command("run")
+@command_of(MatrixRun, MatrixOutputs)
+def matrix_run(run: MatrixRun, outputs: MatrixOutputs) -> None:
     """Rebuild and rerun the goldens under every envelope. Exit 0 every required cell passes,
     1 red, 3 red only where the SHA is red too, 2 could not run."""
-    from dataclasses import replace
-
-    from patchwitness import history
-    from patchwitness.environment import prepare
     from patchwitness.errors import GradeStop
-    from patchwitness.gitpatch import precheck
-    from patchwitness.matrix import collect as matrix
-    from patchwitness.matrix.cache import CompileCache
     from patchwitness.matrix.commands import script
-    from patchwitness.patch import sha256_of
-    from patchwitness.task import load_task
 
-    settings = _settings(sandbox)
-    show = err() if print_commands else out()
+    show = err() if outputs.print_commands else out()
     try:
-        task = load_task(task_dir, repo)
-        plan = matrix.load_plan(task, envelope or [])
-        data = patch.read_bytes() if patch is not None else None
-        if data is not None:
-            precheck(data, allow_binary=task.options.patch.allow_binary)
-        patch_id = sha256_of(data) if data is not None else "baseline"
-        env = prepare(task, settings.runner, settings.cache) if plan.mode == "cmake" else None
-        tools = replace(
-            matrix.Tools.of(settings, env),
-            workers=workers or None,
-            compiles=CompileCache(settings.cache / "matrix", enabled=not no_cache),
-        )
-        baseline = matrix.obtain_baseline(task, plan, tools, reuse=not no_cache)
-        gate = None
-        cells = baseline
-        if data is not None:
-            with history.checkout(task, settings.cache) as ws:
-                parsed = ws.apply(data, allow_binary=task.options.patch.allow_binary)
-                gate = matrix.gate(
-                    task,
-                    plan,
-                    ws.repo,
-                    ws.new_dir("matrix"),
-                    tools,
-                    baseline=baseline,
-                    patch_id=patch_id,
-                    patch=parsed,
-                )
-            cells = [c for c in gate.facts.cells]
+        task, plan, gate, cells = _run_matrix(run)
     except (GradeStop, OSError) as exc:
         _fail(f"{getattr(exc, 'label', 'error')}: {exc}")
         return
@@ -205,14 +177,56 @@ def matrix_run(
         )
         for advice in gate.facts.advice:
             show.print(f"advice: {advice}", markup=False, highlight=False)
-    if jsonl is not None:
-        _write_jsonl(jsonl, cells)
-    if json_out is not None and gate is not None:
-        json_out.write_text(json.dumps(gate.model_dump(mode="json"), indent=2))
-    if print_commands:
-        checkout = (task.repo, task.sha, patch.resolve() if patch else None)
+    if outputs.jsonl is not None:
+        _write_jsonl(outputs.jsonl, cells)
+    if outputs.json_out is not None and gate is not None:
+        outputs.json_out.write_text(json.dumps(gate.model_dump(mode="json"), indent=2))
+    if outputs.print_commands:
+        checkout = (task.repo, task.sha, run.patch.resolve() if run.patch else None)
         sys.stdout.write(script(plan, task.repo, task=task, cells=cells, checkout=checkout))
     raise typer.Exit(exit_code(gate, cells))
+
+
+def _run_matrix(run: MatrixRun):
+    """The task, its plan, the gate over the patch (None without one) and the cells shown."""
+    from dataclasses import replace
+
+    from patchwitness import history
+    from patchwitness.environment import prepare
+    from patchwitness.gitpatch import precheck
+    from patchwitness.matrix import collect as matrix
+    from patchwitness.matrix.cache import CompileCache
+    from patchwitness.patch import sha256_of
+    from patchwitness.task import load_task
+
+    settings = _settings(run.sandbox)
+    task = load_task(run.task_dir, run.repo)
+    plan = matrix.load_plan(task, run.envelope or [])
+    data = run.patch.read_bytes() if run.patch is not None else None
+    if data is not None:
+        precheck(data, allow_binary=task.options.patch.allow_binary)
+    env = prepare(task, settings.runner, settings.cache) if plan.mode == "cmake" else None
+    tools = replace(
+        matrix.Tools.of(settings, env),
+        workers=run.workers or None,
+        compiles=CompileCache(settings.cache / "matrix", enabled=not run.no_cache),
+    )
+    baseline = matrix.obtain_baseline(task, plan, tools, reuse=not run.no_cache)
+    if data is None:
+        return task, plan, None, baseline
+    with history.checkout(task, settings.cache) as ws:
+        parsed = ws.apply(data, allow_binary=task.options.patch.allow_binary)
+        gate = matrix.gate(
+            task,
+            plan,
+            ws.repo,
+            ws.new_dir("matrix"),
+            tools,
+            baseline=baseline,
+            patch_id=sha256_of(data),
+            patch=parsed,
+        )
+    return task, plan, gate, list(gate.facts.cells)
 
 
 @matrix_app.command("promote")
