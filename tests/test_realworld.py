@@ -22,8 +22,9 @@ from realworld.case import (  # noqa: E402
     PatchCase,
     SdistSource,
 )
+from realworld.cases import all_cases  # noqa: E402
 from realworld.edits import EditError, Replace, Sub  # noqa: E402
-from realworld.evaluate import CaseResult, Outcome, all_cases, main, render_reference  # noqa: E402
+from realworld.evaluate import CaseResult, Outcome, main, render_reference  # noqa: E402
 
 # Cases bench/README's yardsticks no longer run (their copies are large, their classes covered
 # by the others): they carry no fits-tests patches yet.

@@ -15,8 +15,9 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH))
 
 from realworld.case import CHEAT, PatchCase  # noqa: E402
+from realworld.cases import all_cases  # noqa: E402
 from realworld.edits import InsertBefore, Write  # noqa: E402
-from realworld.evaluate import Outcome, all_cases  # noqa: E402
+from realworld.evaluate import Outcome  # noqa: E402
 from redteam import evaluate  # noqa: E402
 from redteam.case import CppProbe, PyProbe, RedCase  # noqa: E402
 from redteam.rawpatch import nul_text, quoted, traditional, unchecked_pyc  # noqa: E402

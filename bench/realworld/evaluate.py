@@ -12,9 +12,7 @@ right for the right reason (a special-case patch only when the special-casing ga
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
-import pkgutil
 import statistics
 import subprocess
 import sys
@@ -31,23 +29,12 @@ from rich.table import Table
 
 from patchwitness.settings import Settings
 from realworld.case import PINNING_ROWS, SHAPES, Case, PatchCase
+from realworld.cases import all_cases
 from realworld.materialize import Materialized, materialize
 from realworld.sources import Unavailable, git
 
 ACCEPTED = ("accept", "accept-with-review")
 T = TypeVar("T")
-
-
-def all_cases() -> list[Case]:
-    import realworld.cases as package
-
-    found = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"realworld.cases.{info.name}")
-        case = getattr(module, "CASE", None)
-        if isinstance(case, Case):
-            found.append(case)
-    return found
 
 
 @dataclass

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from realworld.case import Case
+from realworld.cases import all_cases
 from realworld.edits import Edit, apply_all
 from realworld.sources import checkout, git
 
@@ -74,9 +75,6 @@ def reference_edits(case: Case) -> tuple[Edit, ...] | None:
         if patch.name == REFERENCE_PATCH:
             return patch.edits
     if case.variant_of and case.patches:
-        # The registry of cases is evaluate's, which imports this module.
-        from realworld.evaluate import all_cases
-
         base = next((c for c in all_cases() if c.name == case.variant_of), None)
         return reference_edits(base) if base is not None else None
     return None

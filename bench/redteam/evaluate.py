@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from realworld.case import CHEAT, Case, PatchCase, SdistSource
-from realworld.evaluate import ACCEPTED, Outcome, all_cases, grade_case, in_work_dir, plain_tree
+from realworld.cases import all_cases
+from realworld.evaluate import ACCEPTED, Outcome, grade_case, in_work_dir, plain_tree
 from realworld.materialize import Materialized, make_diff, materialize
 from realworld.sources import Unavailable
 from rich.console import Console

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import atomic, history, identity, languages
+from patchwitness import atomic, history, identity
 from patchwitness.build_id import grader_build
 from patchwitness.buildgraph import BuildGraph
 from patchwitness.cachedir import cache_root
@@ -191,7 +191,10 @@ def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bo
         "setup": task.options.setup,
         "timeout": task.timeout,
         "census": task.options.census.model_dump(),
-        **languages.of(task).key_options(task),
+        # Each language's options: an input of every run at the SHA (a Python task's in-place
+        # build of its extension, a C++ task's build); the other language's are its defaults.
+        "cpp": task.options.cpp.model_dump(),
+        "python": task.options.python.model_dump(),
         "coverage": task.options.coverage.model_dump(),
         "versions": suite.versions(),
         "runs": runs,

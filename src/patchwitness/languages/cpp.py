@@ -37,9 +37,6 @@ class Cpp:
     def run_warnings(self, suite) -> list[str]:
         return []
 
-    def key_options(self, task) -> dict[str, object]:
-        return {"cpp": task.options.cpp.model_dump(), "python": None}
-
     def source_map(self, task, suite, base, patch, tree):
         from patchwitness import sourcemap
         from patchwitness.classify import SourceMap

@@ -40,10 +40,6 @@ class Python:
             "plugins by name, so a plugin a file of the tree declares could load too"
         ]
 
-    def key_options(self, task) -> dict[str, object]:
-        # The in-place build of a compiled extension is an input of every run at the SHA.
-        return {"cpp": None, "python": task.options.python.model_dump()}
-
     def source_map(self, task, suite, base, patch, tree):
         from patchwitness import sourcemap
         from patchwitness.suites.python import PythonSuite
