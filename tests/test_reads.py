@@ -128,6 +128,14 @@ def kinds(source: str) -> set[str]:
         # the test runner itself, however its name is spelled (Python folds identifiers NFKC)
         "import pytest\nx = pytest.__version__\n",
         "from _\uff50\uff59\uff54\uff45\uff53\uff54.debugging import pytestPDB\n",
+        # red team round 12: what runs at exit (the runner's logging registered a hook), and
+        # whether a library function is still itself (a grader or a monkeypatch replaces one)
+        "import atexit\nx = min(1, atexit._ncallbacks())\n",
+        "import os, types\nx = isinstance(os.urandom, types.FunctionType)\n",
+        "import os\nx = os.urandom.__module__ == 'os'\n",
+        "import os, posix\nx = os.urandom is posix.urandom\n",
+        "import time\nx = type(time.time).__name__\n",
+        "from os import urandom\nx = callable(getattr(urandom, '__code__', None))\n",
     ],
 )
 def test_reads_of_the_harness_are_gaming(source):
@@ -181,6 +189,9 @@ def test_honest_looking_reads_ask_for_review(source):
         # native calls: whatever they read, the grader cannot follow
         "import ctypes\nlibc = ctypes.CDLL(None)\n",
         "from cffi import FFI\n",
+        # red team round 12: a private part of the standard library is its own state
+        "import threading\nx = len(threading._active)\n",
+        "import collections\nx = collections._sys.flags\n",
     ],
 )
 def test_what_the_grader_cannot_follow_is_not_understood(source):
@@ -207,6 +218,13 @@ def test_what_the_grader_cannot_follow_is_not_understood(source):
         "import os\ndef f(pid):\n    return os.getpid() != pid\n",
         "import os\nclass C:\n    def __init__(self):\n        self.pid = os.getpid()\n"
         "    def forked(self):\n        return os.getpid() != self.pid\n",
+        # a library function called, passed on, or given as a default: used, not asked about
+        "import os\nx = os.urandom(16)\n",
+        "import os\ndef f(source=os.urandom):\n    return source(4)\n",
+        "import atexit\natexit.register(print)\n",
+        "import os\nx = hasattr(os, 'sched_getaffinity')\n",
+        "import datetime\nx = isinstance(1, datetime.datetime)\n",
+        "import os\nos._exit(0)\n",
     ],
 )
 def test_ordinary_code_reads_nothing(source):
@@ -442,3 +460,47 @@ def test_what_the_resolver_follows_past_every_spelling(source):
 )
 def test_ordinary_uses_of_streams_and_namespaces_are_nothing(source):
     assert HARNESS not in kinds(source), read(source)
+
+
+# red team round 12: state kept across calls, read in arithmetic rather than a decision, or
+# kept on a class rather than in the module
+WIDEST = (
+    "class Manager:\n    _widest = 0\n\n    def register(self, plugins):\n"
+    "        Manager._widest = max(Manager._widest, len(plugins))\n\n"
+    "    def after(self, trace):\n        trace.indent -= min(1, Manager._widest // 8)\n"
+)
+LIVE = (
+    "import weakref\n\n_LIVE = weakref.WeakSet()\n\n\nclass Manager:\n"
+    "    def __init__(self):\n        _LIVE.add(self)\n\n"
+    "    def close(self, trace):\n        trace.indent -= min(1, len(_LIVE) - 1)\n"
+)
+SEEN_BY_TYPE = (
+    "class Clock:\n    def tick(self, value):\n        type(self).last = value\n"
+    "        return getattr(self, 'last', 0) + self.last\n"
+)
+
+
+@pytest.mark.parametrize(("source", "line"), [(WIDEST, 8), (LIVE, 11), (SEEN_BY_TYPE, 4)])
+def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):
+    lines = set(range(1, source.count("\n") + 2))
+    shared = Harness.of((), {"pytest", "pluggy"})
+    found = findings("src/pluggy/_manager.py", source, lines, shared, own=("pluggy",))
+    assert [(f.kind, f.line) for f in found] == [(HARNESS, line)], found
+    alone = findings("src/lib/m.py", source, lines, shared, own=("lib",))
+    assert [(f.kind, f.line) for f in alone] == [(PROCESS, line)], alone
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a module-level table the code never changes is a constant, not state
+        "_SEPARATORS = ['-', '_']\n\ndef split(text):\n    return [c in _SEPARATORS for c in text]\n",
+        # an instance's own attribute is its state, not every call's
+        "class C:\n    def __init__(self):\n        self.n = 0\n\n    def inc(self):\n"
+        "        self.n += 1\n        return self.n * 2\n",
+        # keeping the state is not reading it
+        "_SEEN = set()\n\ndef f(x):\n    _SEEN.add(x)\n    return x\n",
+    ],
+)
+def test_constants_and_instance_state_are_not_kept_state(source):
+    assert read(source) == []
