@@ -494,7 +494,8 @@ def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):
     "source",
     [
         # a module-level table the code never changes is a constant, not state
-        "_SEPARATORS = ['-', '_']\n\ndef split(text):\n    return [c in _SEPARATORS for c in text]\n",
+        "_SEPARATORS = ['-', '_']\n\ndef split(text):\n"
+        "    return [c in _SEPARATORS for c in text]\n",
         # an instance's own attribute is its state, not every call's
         "class C:\n    def __init__(self):\n        self.n = 0\n\n    def inc(self):\n"
         "        self.n += 1\n        return self.n * 2\n",

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 from patchwitness import python_ast
 
-# What one call's run reports (probe/pw_differ.py) and is compared field by field: a value is
-# the same when its descriptions agree or when the reference's process found the two equal.
-COMPARED = ("outcome", "exception", "stdout", "stderr", "warnings", "state", "args_after")
+# What one call's run reports (probe/pw_differ.py), compared field by field, each by its
+# description: a value the patched tree made is never loaded where the reference runs (its
+# pickle and its `__eq__` are code under grade), so equal descriptions are the only "same".
+COMPARED = ("outcome", "value", "exception", "stdout", "stderr", "warnings", "state", "args_after")
 HINTS = 24  # constants handed to the probes, at most
 MODULE_TARGETS = 40  # functions of one file made targets by a change outside them
 
@@ -173,7 +174,7 @@ def compare(
 ) -> Comparison:
     """`calls`: what the probes ran (id, target, call, varied, test); `reference` and `patch`:
     each tree's report per call id. The reference's report says whether its two runs agreed
-    (`steady`) and whether its process found the patch's value equal to its own (`equal`)."""
+    (`steady`)."""
     out = Comparison()
     for call in calls:
         key = str(call.get("id", ""))
@@ -196,10 +197,7 @@ def compare(
 
 
 def differing_fields(ref: Mapping, pat: Mapping) -> tuple[str, ...]:
-    found = [f for f in COMPARED if str(ref.get(f, "")) != str(pat.get(f, ""))]
-    if str(ref.get("value", "")) != str(pat.get("value", "")) and ref.get("equal") is not True:
-        found.insert(1, "value")
-    return tuple(found)
+    return tuple(f for f in COMPARED if str(ref.get(f, "")) != str(pat.get(f, "")))
 
 
 def _witness(call: Mapping, fields: tuple[str, ...], ref: Mapping, pat: Mapping) -> Witness:
