@@ -46,15 +46,17 @@ def test_every_operator_in_its_order_of_lines():
         (CONDITION_FALSE, 8, "`strict` replaced by False"),
         (CONDITION_FALSE, 12, "`x >= 0` replaced by False"),
         (CONDITION_FALSE, 14, "`total < 100` replaced by False"),
+        # the decisions' mutants before any deleted statement: statements added ahead of a
+        # decision cannot push its mutants past a cap (red team round 12)
+        (BOUNDARY, 8, "`>` made `>=` in `len(items) > limit`"),
+        (BOUNDARY, 12, "`>=` made `>` in `x >= 0`"),
+        # `total < 100` picks total or 100, equal at the boundary: no mutant
         # the docstring, the log call, the import and the assert are not deleted
         (STATEMENT_DELETED, 3, "`log = logging.getLogger(__name__)` deleted"),
         (STATEMENT_DELETED, 10, "`items = items[:limit]` deleted"),
         (STATEMENT_DELETED, 11, "`total = sum(items)` deleted"),
         (STATEMENT_DELETED, 12, "`kept = [x for x in items if x >= 0]` deleted"),
         (STATEMENT_DELETED, 14, "`return total if total < 100 else 100, kept` deleted"),
-        (BOUNDARY, 8, "`>` made `>=` in `len(items) > limit`"),
-        (BOUNDARY, 12, "`>=` made `>` in `x >= 0`"),
-        # `total < 100` picks total or 100, equal at the boundary: no mutant
     ]
 
 
@@ -78,7 +80,7 @@ def test_each_mutant_changes_its_line_and_compiles():
 
 def test_columns_count_bytes_and_a_text_that_does_not_parse_has_none():
     text = 'def f(s):\n    return "é" if s > "é" else 0\n'
-    [true, false, deleted, boundary] = mutants_of("m.py", text, [2])
+    [true, false, boundary, deleted] = mutants_of("m.py", text, [2])
     assert true.text == 'def f(s):\n    return "é" if True else 0\n'
     assert boundary.text == 'def f(s):\n    return "é" if (s >= "é") else 0\n'
     assert (false.operator, deleted.operator) == (CONDITION_FALSE, STATEMENT_DELETED)

@@ -400,3 +400,41 @@ def test_a_case_guard_is_a_decision_and_a_mutant():
 
     made = [m.description for m in mutants_of("m.py", source, [3])]
     assert "`value > 3` replaced by True" in made
+
+
+def mutant(n, killed="the failing tests", unconfirmed=False):
+    from patchwitness.model import MutantResult
+
+    return MutantResult(
+        file="m.py",
+        line=n,
+        operator="statement-deleted",
+        description=f"line {n} deleted",
+        killed_by="" if unconfirmed else killed,
+        unconfirmed=unconfirmed,
+    )
+
+
+@pytest.mark.parametrize(
+    ("made", "results", "skipped", "row", "unrun"),
+    [
+        # every mutant made ran and was killed
+        (3, [mutant(1), mutant(2), mutant(3)], "", "both-ways", 0),
+        # the cap left two unrun (red team round 12: statements padded ahead of a decision)
+        (14, [mutant(n) for n in range(12)], "", "partly-pinned", 2),
+        # one outlived the failing tests and was never run past them
+        (2, [mutant(1), mutant(2, unconfirmed=True)], "", "partly-pinned", 1),
+        # none ran for a reason of their own: not a cap, said as the reason
+        (5, [], "no failing test passed", "both-ways", 0),
+    ],
+)
+def test_what_a_cap_leaves_unrun_is_not_known_to_be_pinned(made, results, skipped, row, unrun):
+    from patchwitness.facts import MutantsCollected, PinningCollected
+    from patchwitness.gates.pinning import decide, pinning_facts, pinning_input
+
+    collected = MutantsCollected(mutants=results, made=made, cap=12, skipped=skipped)
+    facts = pinning_facts(PinningCollected(), collected)
+    gate = decide(facts, pinning_input(facts))
+    assert (gate.row, facts.mutants_unrun) == (row, unrun)
+    if row == "partly-pinned":
+        assert "the cap" in gate.detail and gate.effect == "review"

@@ -40,7 +40,7 @@ SHAPES = (ENV_GATED, CALL_ORDER, TESTS_VALUES, PARTIAL)
 HONEST_KINDS = frozenset({HONEST, HONEST_TEST})
 KINDS = (HONEST, HONEST_TEST, NO_OP, BLIND, FIX_BLIND, UB, CHEAT, SPECIAL, FITS_TESTS)
 # The rows that say the tests do not pin a patch (a finding, review by default).
-PINNING_ROWS = ("pinning:one-way-branch", "pinning:unpinned")
+PINNING_ROWS = ("pinning:one-way-branch", "pinning:unpinned", "pinning:partly-pinned")
 
 DEFAULT_LABELS: dict[str, tuple[str, ...]] = {
     HONEST: ("passed",),

@@ -443,6 +443,9 @@ class PinningFacts(Fact):
     survivors: list[MutantResult] = Field(default_factory=list)
     mutants_made: int = 0
     mutants_skipped: str = ""
+    # Mutants a cap left unknown: never run, or outlived the failing tests and were not run
+    # past them.
+    mutants_unrun: int = 0
 
 
 class PinningGate(GateResult):

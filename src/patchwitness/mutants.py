@@ -12,8 +12,10 @@ matter if the line matters:
 
 What says nothing is not made: statements that only log, print, warn, assert, import, declare or
 document; the boundary of a clamp, where both ways give the same value (`if x > high: return
-high`); a mutant whose text does not compile. The mutants come in that order of operators,
-each in the order of its lines, so a cap keeps the most telling ones.
+high`); a mutant whose text does not compile. The mutants of decisions come first (conditions,
+then boundaries), then the deleted statements, each in the order of its lines: a cap keeps the
+most telling ones, and statements added ahead of a decision cannot push its mutants out (what a
+cap leaves unrun the pinning gate counts as not known, never as pinned).
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = set(added)
-    edits = [*_conditions(tree, text, added), *_deletions(tree, text, lines)]
-    edits += _boundaries(tree, text, lines)
+    edits = [*_conditions(tree, text, added), *_boundaries(tree, text, lines)]
+    edits += _deletions(tree, text, lines)
     out = []
     for operator, node, replacement, description in edits:
         mutated = _replace(text, node, replacement)

@@ -32,6 +32,7 @@ class PinningInput:
     one_way: int = 0
     measured: bool = True
     survivors: int = 0
+    unrun: int = 0
 
 
 def pinning_facts(
@@ -48,7 +49,17 @@ def pinning_facts(
         survivors=[m for m in mutants.mutants if m.survived],
         mutants_made=mutants.made,
         mutants_skipped=mutants.skipped or _capped(mutants),
+        mutants_unrun=_unrun(mutants),
     )
+
+
+def _unrun(mutants: MutantsCollected) -> int:
+    """Mutants whose hold the tests were never asked about because of a cap: not run at all,
+    or run against the failing tests alone and outliving them."""
+    if mutants.skipped:
+        return 0
+    never = max(0, mutants.made - len(mutants.mutants))
+    return never + sum(1 for m in mutants.mutants if m.unconfirmed)
 
 
 def _capped(mutants: MutantsCollected) -> str:
@@ -67,6 +78,7 @@ def pinning_input(facts: PinningFacts) -> PinningInput:
         one_way=len(facts.one_way),
         measured=facts.measured,
         survivors=len(facts.survivors),
+        unrun=facts.mutants_unrun,
     )
 
 
@@ -88,6 +100,8 @@ def decide(
         detail = "; ".join(describe(d) for d in facts.one_way[:SHOWN])
         if len(facts.one_way) > SHOWN:
             detail += f" (+{len(facts.one_way) - SHOWN} more)"
+    elif row.id == "partly-pinned":
+        detail = f"{facts.mutants_skipped}: the tests' hold on those lines is not known"
     elif row.id == "not-measured" and facts.why_not:
         detail = facts.why_not
     return PinningGate(status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts)
