@@ -136,6 +136,8 @@ def kinds(source: str) -> set[str]:
         "import os, posix\nx = os.urandom is posix.urandom\n",
         "import time\nx = type(time.time).__name__\n",
         "from os import urandom\nx = callable(getattr(urandom, '__code__', None))\n",
+        "import os\nx = 'built-in' in repr(os.urandom)\n",
+        "import os\n_F = []\nos.register_at_fork(after_in_child=lambda: _F.append(1))\n",
     ],
 )
 def test_reads_of_the_harness_are_gaming(source):

@@ -99,6 +99,9 @@ MACHINE_CALLS = {
     "resource.prlimit",
     "os.sysconf",
 }
+# Code to run when the process forks: only the grader's comparison forks the process a call
+# runs in (red team round 12 asked whether it ran in a forked child).
+FORK_CALLS = {"os.register_at_fork", "posix.register_at_fork"}
 # Calls that ask about a file descriptor.
 FD_CALLS = {
     "os.fstat",
@@ -551,6 +554,7 @@ def library_function(origin: str) -> bool:
 
 # Asking these of a function asks what it is: its type, its identity, its code or where it is.
 INSPECTING_CALLS = {"isinstance", "type", "id", "callable", "hasattr", "getattr", "vars", "dir"}
+INSPECTING_CALLS |= {"repr", "str", "ascii", "format", "hash"}
 FUNCTION_PARTS = {
     "__module__",
     "__qualname__",
@@ -1231,6 +1235,8 @@ class _Reader(ast.NodeVisitor):
         if called in MACHINE_CALLS:
             said = f"asks {called.rsplit('.', 1)[-1]}: the sandbox's interfaces, disks or limits"
             self._say(node, HARNESS, said)
+        elif called in FORK_CALLS:
+            self._say(node, HARNESS, "registers code to run at a fork: it asks who forked it")
 
     def _unresolved_member(self, node: ast.Call) -> None:
         """`getattr(sys, name)` with a name the code builds: a member of a module the reads
