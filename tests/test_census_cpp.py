@@ -446,6 +446,16 @@ def test_redefining_and_undefining_an_assertion_macro_are_define_items() -> None
     ]
 
 
+def test_a_directive_spelled_with_a_digraph_is_the_directive() -> None:
+    """Red team round 12: `%:` is `#` to the compiler, so to the census."""
+    src = "%:define ASSERT_EQ(a, b) ASSERT_TRUE(true)\nTEST(A, B) <% ASSERT_EQ(x, 1); %>\n"
+    assert [(i.line, i.kind, i.scope, i.name) for i in inv(src)] == [
+        (1, "define", "", "#define ASSERT_EQ"),
+        (2, "test", "A.B", "TEST"),
+        (2, "assert", "A.B", "ASSERT_EQ"),
+    ]
+
+
 def test_asserts_inside_a_define_body_belong_to_the_definition() -> None:
     src = (
         "TEST(A, B) {\n"

@@ -357,3 +357,28 @@ def test_offsets_and_newlines_survive_any_input() -> None:
         src = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
         out = strip(src)
         assert all(o == c or o in " \"'" for c, o in zip(src, out, strict=True)), repr(src)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # a spliced line joined on its first line; its lines and length kept
+        ('int a = get\\\nenv("V");\nint b;\n', 'int a = getenv("V"); \n\nint b;\n'),
+        # digraphs and the alternative tokens as their punctuators
+        ("%:ifdef T\nx = y <: 0 :>;\n%:endif\n", "# ifdef T\nx = y [  0 ] ;\n# endif\n"),
+        ("if (a and not b) {}\n", "if (a &&  !   b) {}\n"),
+        # `<::` is `<` then `::`
+        ("std::vector<::Foo> v;\n", "std::vector<::Foo> v;\n"),
+        # a raw string's `//` is no comment; a comment is blanked
+        ('auto s = R"x(a // b)x"; f(); // note\n', 'auto s = R"x(a // b)x"; f();        \n'),
+        # the pragma operator is the pragma
+        ('_Pragma("weak g") int f();\n', "#pragma weak g    int f();\n"),
+        # literals keep their text
+        ('puts("a and b %> c");\n', 'puts("a and b %> c");\n'),
+    ],
+)
+def test_the_text_as_the_compiler_reads_it(text, read):
+    from patchwitness.census.cpp_lexer import as_read
+
+    assert as_read(text) == read
+    assert len(as_read(text)) == len(text) and as_read(text).count("\n") == text.count("\n")

@@ -383,3 +383,45 @@ def test_a_global_function_named_like_the_c_librarys_interposes(text, interposes
     found = findings("src/lib.cpp", text, lines, LIBC)
     said = any("a function of the C library" in f.message for f in found)
     assert said is interposes, found
+
+
+def read_as_patched(text: str, path: str = "include/lib.h") -> set[str]:
+    """What the whole reading of a patched C++ file (patched_text.production_findings) finds
+    in it, the file all added."""
+    from types import SimpleNamespace
+
+    from patchwitness.classify import PRODUCTION, Classified
+    from patchwitness.patch import FileChange, Patch
+    from patchwitness.patched_text import Reading, production_findings
+
+    added = tuple((n, line + "\n") for n, line in enumerate(text.split("\n"), 1))
+    change = FileChange(path, "added", added=added)
+    reading = Reading(
+        task=SimpleNamespace(language="cpp"),
+        patch=Patch(sha256="x", size=1, files=[change]),
+        classes={path: Classified(path, PRODUCTION, "library")},
+        texts={path: text},
+        base=None,
+        failing=[],
+        builds=BUILDS,
+    )
+    return {f.kind for f in production_findings(reading)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # red team round 12: what the compiler reads, however it is spelled
+        "%:ifdef TEST\nint sign_checks() { return 1; }\n%:endif\n",  # a digraph directive
+        'int k = 10 * (get\\\nenv("PW_BUILD") != 0);\n',  # a spliced line
+        'auto s = R"x(a " // b)x"; int d = 10 * (getenv("PW_BUILD") != 0);\n',  # a raw string
+        '_Pragma("weak gFail") extern int gFail;\nint k = 10 * (&gFail != 0);\n',  # _Pragma
+        'int k = 10 * (pathconf("resources", _PC_NAME_MAX) > 0);\n',  # a path asked another way
+    ],
+)
+def test_the_patched_text_is_read_as_the_compiler_reads_it(text):
+    assert {HARNESS, "reads-test-runner"} & read_as_patched(text), read_as_patched(text)
+
+
+def test_a_coverage_marker_in_a_comment_is_still_seen():
+    assert "pragma-added" in read_as_patched("int f() { return 1; }  // LCOV_EXCL_LINE\n")

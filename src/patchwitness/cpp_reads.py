@@ -84,7 +84,11 @@ _WHERE = re.compile(
 # The file system asked by the added code: a call that opens or looks up a path, and the path.
 _FILE_CALL = re.compile(
     r"(?<![\w.>])(?:::)?(?:std::)?(?:fopen|fopen64|freopen|open|open64|openat|creat|stat|lstat"
-    r"|stat64|fstatat|access|faccessat|euidaccess|opendir|scandir|nftw|ftw|glob|realpath)\s*\("
+    r"|stat64|fstatat|access|faccessat|euidaccess|opendir|scandir|nftw|ftw|glob|realpath"
+    # every other call that asks the file system about a path it is given (round 12: pathconf)
+    r"|pathconf|statx|lstat64|opendir64|scandir64|glob64|canonicalize_file_name|truncate"
+    r"|utime|utimes|mkdir|rmdir|unlink|rename|chmod|chown|lchown|symlink|link|mkfifo"
+    r"|mknod|readlinkat|name_to_handle_at|dlopen)\s*\("
     r"\s*(?P<path>[^,)]*)"
     r"|\b(?:std::)?(?:basic_)?[io]?fstream\b(?:\s*<[^>]*>)?\s*\w*\s*[({]\s*(?P<stream>[^,)}]*)"
     r"|\b(?:std::)?(?:filesystem|fs)::\w+\s*[({]\s*(?P<fs>[^,)}]*)"

@@ -29,6 +29,7 @@ from patchwitness import (
     sourcefiles,
     special,
 )
+from patchwitness.census.cpp_lexer import as_read
 from patchwitness.classify import PRODUCTION, Classified
 from patchwitness.gates.surface import UNREADABLE_SOURCE
 from patchwitness.model import Finding
@@ -127,10 +128,21 @@ def production_findings(reading: Reading) -> list[Finding]:
             # A C++ task's sources and a Python task's compiled extension; and every other
             # production file, read as C and C++ too: a package's data file may be what the
             # extension #includes, and what the grader cannot place is read, not trusted.
-            out += cpp_findings(change.path, added, removed)
+            # Read as the compiler reads it: spliced lines joined, digraphs as punctuators.
+            read = as_read(text) if text is not None else None
+            out += cpp_findings(change.path, added, removed, as_compiled_lines(read, added))
             if reading.builds is not None:
-                out += cpp_reads.findings(change.path, text, lines, reading.builds, macros)
+                out += cpp_reads.findings(change.path, read, lines, reading.builds, macros)
     return out
+
+
+def as_compiled_lines(read: str | None, added: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The added lines as the compiler reads them (`cpp_lexer.as_read` of the whole text): a
+    line spliced from several shows them all on its first, a comment is gone."""
+    if read is None:
+        return added
+    lines = read.split("\n")
+    return [(n, lines[n - 1] + "\n" if 0 < n <= len(lines) else t) for n, t in added]
 
 
 def patch_macros(reading: Reading) -> dict[str, preprocessor.Macro]:
@@ -143,7 +155,7 @@ def patch_macros(reading: Reading) -> dict[str, preprocessor.Macro]:
         if text is None or change.path.endswith(".py"):
             continue
         if reading.classes[change.path].kind == PRODUCTION:
-            out.update(preprocessor.macros(text))
+            out.update(preprocessor.macros(as_read(text)))
     return out
 
 

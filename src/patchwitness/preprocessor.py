@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from patchwitness import sourcefiles
+from patchwitness.census.cpp_lexer import blank_comments
 
 _DIRECTIVE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif|define)\b(.*)$")
 _TOKEN = re.compile(
@@ -42,21 +43,10 @@ class Arm:
 
 
 def strip_comments(text: str) -> str:
-    """Comments blanked, line breaks kept (so line numbers stay). String and character literals
-    are read as tokens first: a `//` or `/*` inside one starts no comment (else a literal could
-    hide the rest of its line from every scan)."""
-    return _TOKENS.sub(_blank_comment, text)
-
-
-# A string or character literal (kept), or a comment (blanked).
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?\*/|//[^\n]*', re.S)
-
-
-def _blank_comment(match: re.Match[str]) -> str:
-    token = match.group(0)
-    if token.startswith("/*"):
-        return re.sub(r"[^\n]", " ", token)
-    return "" if token.startswith("//") else token
+    """Comments blanked, line breaks kept (so line numbers stay). Literals are read as the
+    lexer reads them, raw strings included: a `//` or `/*` inside one starts no comment (else a
+    literal could hide the rest of its line from every scan)."""
+    return blank_comments(text)
 
 
 def conditionals(text: str) -> list[Arm]:

@@ -146,6 +146,8 @@ class LineChecks:
 
 PY_LINES = LineChecks(PY_RUNNER_PROBES, PY_COVERAGE, PY_PRAGMA, framework=PY_FRAMEWORK)
 CPP_LINES = LineChecks(CPP_RUNNER_PROBES, CPP_COVERAGE, CPP_PRAGMA, line_comment="//")
+# The same lines as the compiler reads them (comments already gone: a `//` left is in a literal).
+CPP_READ_LINES = LineChecks(CPP_RUNNER_PROBES, CPP_COVERAGE, CPP_PRAGMA)
 
 
 def _line_findings(
@@ -153,9 +155,11 @@ def _line_findings(
     added: list[tuple[int, str]],
     lines: LineChecks,
     removed: list[tuple[int, str]] = (),
+    marked: list[tuple[int, str]] | None = None,
 ) -> list[Finding]:
     """What one added line can show on its own: a look at the test runner, a hand on the
-    coverage measurement, an exclusion marker."""
+    coverage measurement, an exclusion marker. `marked`: the added lines as written, where the
+    markers (comments) are, when `added` is their code as the compiler reads it."""
     checks = [
         (lines.runner, "reads-test-runner", "production code looks at the test runner"),
         (lines.coverage, "touches-coverage", "production code touches the coverage measurement"),
@@ -171,7 +175,7 @@ def _line_findings(
         for pattern, kind, what in checks:
             if pattern.search(code):
                 out.append(_finding(kind, path, number, f"{what}: {_quote(text)}"))
-    for number in pragma_lines(added, lines.pragma, removed):
+    for number in pragma_lines(added if marked is None else marked, lines.pragma, removed):
         out.append(_finding("pragma-added", path, number, "coverage exclusion marker added"))
     return out
 
@@ -269,11 +273,19 @@ def _constant_comparisons(tree: ast.Module, path: str, lines: set[int]) -> list[
 
 
 def cpp_findings(
-    path: str, added: list[tuple[int, str]], removed: list[tuple[int, str]] = ()
+    path: str,
+    added: list[tuple[int, str]],
+    removed: list[tuple[int, str]] = (),
+    read: list[tuple[int, str]] | None = None,
 ) -> list[Finding]:
-    out = _line_findings(path, added, CPP_LINES, removed)
-    for number, text in added:
-        code = text.split("//", 1)[0]
+    """`read`: the added lines as the compiler reads them (cpp_lexer.as_read: comments gone,
+    spliced lines joined, digraphs spelled out), searched for code; `added` as written, for the
+    coverage markers comments carry."""
+    code_lines = added if read is None else read
+    checks = CPP_LINES if read is None else CPP_READ_LINES
+    out = _line_findings(path, code_lines, checks, removed, marked=added)
+    for number, text in code_lines:
+        code = checks.code(text)
         redefined = CPP_LIBRARY_REDEFINE.match(code)
         if redefined:
             out.append(

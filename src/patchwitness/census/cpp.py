@@ -38,6 +38,7 @@ from patchwitness.census import prefilter
 from patchwitness.census.cpp_lexer import (
     Directive,
     blank_ranges,
+    digraphs_spelled,
     literal_at,
     literal_content,
     match_close,
@@ -142,8 +143,9 @@ class _Call(NamedTuple):  # a tuple: cheaper to build than a frozen dataclass, o
 
 
 def inventory_cpp(text: str, path: str, golden_prefix: str = "GOLDEN_") -> list[Item]:
-    """Every test, case, assertion, skip and relevant macro definition of one C++ file, in order."""
-    return _Census(text, path, golden_prefix).items()
+    """Every test, case, assertion, skip and relevant macro definition of one C++ file, in order.
+    Digraphs are read as what they spell (`%:define EXPECT_EQ` is a redefinition)."""
+    return _Census(digraphs_spelled(text), path, golden_prefix).items()
 
 
 @lru_cache(maxsize=8)

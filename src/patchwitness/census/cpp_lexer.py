@@ -503,3 +503,89 @@ def tokens(text: str) -> list[str]:
 def normalize(text: str) -> str:
     """A C++ fragment as its token stream joined by single spaces."""
     return " ".join(tokens(text))
+
+
+# -- the text as the compiler reads it -------------------------------------------------------
+
+# Digraphs and the alternative tokens, with what they are (red team round 12: `%:ifdef TEST`
+# was no directive to any reader). `<::` is `<` then `::` unless `:` or `>` follows it.
+_DIGRAPH = re.compile(r"%:%:|%:|<%|%>|:>|<:(?!:(?![:>]))")
+_DIGRAPHS = {"%:%:": "##", "%:": "#", "<%": "{", "%>": "}", "<:": "[", ":>": "]"}
+_ALTERNATIVE = re.compile(
+    r"(?<![\w$])(?:and_eq|or_eq|xor_eq|not_eq|bitand|bitor|compl|and|or|xor|not)(?![\w$])"
+)
+_ALTERNATIVES = {
+    "and": "&&",
+    "or": "||",
+    "not": "!",
+    "not_eq": "!=",
+    "and_eq": "&=",
+    "or_eq": "|=",
+    "xor": "^",
+    "xor_eq": "^=",
+    "bitand": "&",
+    "bitor": "|",
+    "compl": "~",
+}
+# The pragma operator with a plain string: `_Pragma("weak x")` is `#pragma weak x`.
+_PRAGMA_OPERATOR = re.compile(r'(?<![\w$])_Pragma\s*\(\s*"((?:[^"\\\n]|\\.)*)"\s*\)')
+_SPLICE = re.compile(r"\\\r?\n")
+
+
+_MAYBE_DIGRAPH = re.compile(r"%:|<%|%>|:>|<:")
+
+
+def digraphs_spelled(text: str) -> str:
+    """The digraphs of `text` as the punctuators they are (`%:define` is `#define`), padded to
+    their length: offsets and lines kept. For the census, which reads literals back from the
+    text at the same offsets."""
+    if not _MAYBE_DIGRAPH.search(text):
+        return text
+    return _DIGRAPH.sub(lambda m: _DIGRAPHS[m.group()].ljust(len(m.group())), text)
+
+
+def blank_comments(text: str) -> str:
+    """Comments blanked, literals (raw strings too) and line breaks kept."""
+    return _LEXEME.sub(lambda m: blank(m.group()) if m.group()[0] == "/" else m.group(), text)
+
+
+def as_read(text: str) -> str:
+    """The source as the compiler's first translation phases leave it, for the readers that
+    search it for what code asks: lines spliced by a backslash joined (the joined line on its
+    first line, the lines it took left empty after it), comments blanked (a raw string's `//`
+    is no comment), digraphs and the alternative tokens spelled as the punctuators they are,
+    and `_Pragma("x")` spelled `#pragma x`. Every line keeps its number and the text its
+    length, so what a reader finds is reported where it is."""
+    text = _spliced(text)
+    out: list[str] = []
+    last = 0
+    for match in _LEXEME.finditer(text):
+        out.append(_code_read(text[last : match.start()]))
+        lexeme = match.group()
+        out.append(blank(lexeme) if lexeme[0] == "/" else lexeme)
+        last = match.end()
+    out.append(_code_read(text[last:]))
+    return "".join(out)
+
+
+def _code_read(code: str) -> str:
+    code = _DIGRAPH.sub(lambda m: _DIGRAPHS[m.group()].ljust(len(m.group())), code)
+    return _ALTERNATIVE.sub(lambda m: _ALTERNATIVES[m.group()].ljust(len(m.group())), code)
+
+
+def _spliced(text: str) -> str:
+    """Backslash-newlines removed, each logical line's newlines moved to its end, and a space
+    in place of each backslash at the end: line numbers and length kept."""
+    text = _PRAGMA_OPERATOR.sub(lambda m: "#pragma " + m.group(1).ljust(len(m.group()) - 8), text)
+    if "\\\n" not in text and "\\\r\n" not in text:
+        return text
+    out: list[str] = []
+    for logical in re.split(r"(?<!\\)(\r?\n)", text):
+        if not _SPLICE.search(logical):
+            out.append(logical)
+            continue
+        breaks = [m.group() for m in _SPLICE.finditer(logical)]
+        joined = _SPLICE.sub("", logical)
+        spare = sum(len(b) for b in breaks) - sum(b.count("\n") for b in breaks)
+        out.append(joined + " " * spare + "\n" * len(breaks))
+    return "".join(out)
