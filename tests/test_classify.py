@@ -291,11 +291,17 @@ def test_cmake_registration_lines_use_the_scanner():
     [
         ("add_library(a a.cc b.cc)\n", PRODUCTION),
         ("target_link_libraries(a PRIVATE m)\n", PRODUCTION),
+        ("target_link_libraries(a INTERFACE checks_objects)\n", UNRECOGNISED),
         ("# a comment\n", PRODUCTION),
         ("target_compile_options(a INTERFACE --std=c++14)\n", UNRECOGNISED),
         ("add_compile_definitions(FIXED)\n", UNRECOGNISED),
         ("if(NOT CMAKE_BUILD_TYPE)\n", UNRECOGNISED),
         ("set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES x.cmake)\n", UNRECOGNISED),
+        ("target_sources(a PRIVATE c.cc)\n", PRODUCTION),
+        # sources handed on to every program that links the target (red team round 12)
+        ("target_sources(a INTERFACE src/checks.cpp)\n", UNRECOGNISED),
+        ("target_sources(a PUBLIC $<BUILD_INTERFACE:src/checks.cpp>)\n", UNRECOGNISED),
+        ("add_library(h INTERFACE src/checks.cpp)\n", UNRECOGNISED),
     ],
 )
 def test_a_cmake_edit_is_understood_only_as_sources_and_links(added, kind):

@@ -401,7 +401,24 @@ def _cmake_commands(text: str | None, lines: list[int]) -> set[str]:
     from patchwitness.census.cmake import commands
 
     wanted = set(lines)
-    return {c.name for c in commands(text) if wanted & set(c.lines)}
+    return {_cmake_meaning(c.name, c.args) for c in commands(text) if wanted & set(c.lines)}
+
+
+# Sources a target hands on to whatever links it: compiled into every consumer, the test
+# programs included, and into no user who only includes the headers (red team round 12:
+# `target_sources(GSL INTERFACE ...)` put a translation unit into every test of a header-only
+# library).
+_PROPAGATED = {"INTERFACE", "PUBLIC"}
+
+
+def _cmake_meaning(name: str, args: tuple[str, ...]) -> str:
+    """A command's name, or `name INTERFACE` when it hands sources or what it links on to the
+    target's consumers (an object library linked INTERFACE puts its objects there too)."""
+    if name in ("target_sources", "add_library", "target_link_libraries") and (
+        _PROPAGATED & set(args)
+    ):
+        return f"{name} INTERFACE"
+    return name
 
 
 def unrecognised(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
