@@ -54,7 +54,7 @@ from patchwitness.phases.run import (
 )
 from patchwitness.policy import Policy
 from patchwitness.settings import Settings
-from patchwitness.suites import SuiteRun
+from patchwitness.suites import Focus, SuiteRun
 from patchwitness.task import Task
 from patchwitness.workspace import require_commit
 
@@ -217,7 +217,7 @@ def _grade_patched(
         _pristine(facts, ctx, applied, early)
         _elsewhere(facts, ctx, tree, measured, run_suite)
         _matrix(facts, ctx, tree, applied, ran.after)
-        _mutants(facts, ctx, tree, applied, measured, text_facts)
+        _mutants(facts, ctx, tree, applied, measured, text_facts, run_suite.focus)
         _reference(facts, ctx, tree, applied, measured, text_facts)
     ctx.clock.lap("cleanup")  # removing the patched workspace (its build trees)
 
@@ -373,6 +373,7 @@ def _mutants(
     applied: Applied,
     measured: SuiteRun,
     text_facts: patched_text.TextFacts,
+    focus: Focus,
 ) -> None:
     """Mutants of the added production lines, unless the run the failing tests ran in did not
     finish or another gate already rejected the patch (every gate asked for: they run anyway)."""
@@ -380,7 +381,9 @@ def _mutants(
         return  # not asked for (nor is coverage, without which nothing is asked of the tests)
     if _skipped(facts, ctx, measured, "mutants"):
         return
-    facts.mutants = collect_mutants(ctx, tree, applied, measured, text_facts.texts, facts.hidden)
+    facts.mutants = collect_mutants(
+        ctx, tree, applied, measured, text_facts.texts, facts.hidden, focus
+    )
 
 
 def _reference(

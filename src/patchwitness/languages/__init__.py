@@ -37,7 +37,9 @@ class Language(Protocol):
     pristine_by_default: bool  # `pristine = "auto"` runs the SHA's tests over the patch
     pristine_beside: bool  # that run may start beside the patched run (no cold build)
     elsewhere_in_a_fresh_tree: bool  # the failing tests elsewhere: in a fresh checkout
-    mutants: bool  # its added lines are mutated (phases/mutants.py) in the patched tree
+    # How its added lines are mutated (phases/mutants.py): "each text" in turn, "one schema"
+    # rebuilt once, or "" (not mutated).
+    mutants: str
     # calls run under the patch and under the reference fix (phases/reference.py)
     compares_with_reference: bool
     production_is_cpp: bool  # every production file is C or C++ (not only those named so)

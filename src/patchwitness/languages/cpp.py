@@ -26,7 +26,7 @@ class Cpp:
     production_is_cpp = True  # every production file the build compiles is C or C++
     elsewhere_in_a_fresh_tree = False  # the patched build again: a fresh one is a cold build
     pristine_beside = False  # its pristine run is a cold build: it waits for the verdict
-    mutants = False  # each would need a rebuild (mutant schemata: not built yet)
+    mutants = "one schema"  # all in one text, rebuilt once (phases/cpp_mutants.py)
     compares_with_reference = False  # a driver built against each tree: not built yet
 
     def make_suite(self, task, env, runner):

@@ -20,7 +20,7 @@ class Python:
     production_is_cpp = False  # every production file the build compiles is C or C++
     elsewhere_in_a_fresh_tree = True  # a fresh checkout: a cheap one
     pristine_beside = True
-    mutants = True
+    mutants = "each text"  # each written in place of its file in turn (phases/mutants.py)
     compares_with_reference = True
 
     def make_suite(self, task, env, runner):

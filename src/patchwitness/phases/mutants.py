@@ -7,8 +7,9 @@ they did not kill, every test that passed with the patch. A mutant is killed whe
 passed with the patch does not pass over it (fails, errors, goes missing, or the run does not
 finish in its time). The file is put back after each mutant, whatever happened.
 
-Python modules only: a C++ mutant needs a rebuild of its translation unit (mutant schemata,
-one build for all of them, is the way; not built yet), so a C++ patch is `skipped` here.
+How a language's mutants are made is its adapter's `mutants`: Python's each as its own text
+(`EACH_TEXT`, here), C and C++'s all in one schema chosen at run time (`ONE_SCHEMA`,
+phases/cpp_mutants.py), since each C++ text would need a rebuild of its translation units.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from patchwitness.model import MutantResult, Outcome
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied
-from patchwitness.suites import SuiteRun, Surroundings
+from patchwitness.suites import NO_FOCUS, Focus, SuiteRun, Surroundings
+
+# How a language's mutants are run (its adapter's `mutants`): each mutated text written in place
+# of its file in turn, or one schema holding them all, rebuilt once.
+EACH_TEXT = "each text"
+ONE_SCHEMA = "one schema"
 
 # Mutants run per patch, and how many of them may need the second, longer run.
 CAP = 12
@@ -39,11 +45,16 @@ def collect_mutants(
     measured: SuiteRun,
     texts: dict[str, str | None],
     hidden: HiddenCollected | None = None,
+    focus: Focus = NO_FOCUS,
 ) -> MutantsCollected:
     """`measured`: the run the failing tests ran in (the hidden run, with hidden tests);
-    `texts`: the patched files as the patch left them."""
-    if not languages.of(ctx.task).mutants:
-        return MutantsCollected(skipped="C++ mutants are not built yet (one rebuild each)")
+    `texts`: the patched files as the patch left them; `focus`: the patched run's (a schema
+    rebuilds in its build tree, as it was configured)."""
+    kind = languages.of(ctx.task).mutants
+    if not kind:
+        return MutantsCollected(skipped="this language's lines are not mutated")
+    if kind == ONE_SCHEMA:
+        return _schema(ctx, tree, applied, measured, texts, hidden, focus)
     made = [
         m
         for c in applied.patch.files
@@ -54,10 +65,7 @@ def collect_mutants(
         return MutantsCollected(
             skipped="no mutant: the added production lines hold nothing to change"
         )
-    flaky = set(ctx.base.flaky)
-    passed = sorted(k for k, o in measured.outcomes.items() if o == "passed" and k not in flaky)
-    failing = hidden.failing if hidden is not None else list(ctx.failing)
-    first = [k for k in failing if k in set(passed)]
+    first, passed = _asked(ctx, measured, hidden)
     if not first:
         return MutantsCollected(made=len(made), cap=CAP, skipped="no failing test passed")
     chosen = sorted(made[:CAP], key=lambda m: (m.file, m.line))
@@ -74,6 +82,37 @@ def collect_mutants(
         results = _run_all(ctx, tree, chosen, texts, first, passed, limit)
     ctx.clock.lap("mutants")
     return MutantsCollected(mutants=results, made=len(made), cap=CAP)
+
+
+def _schema(
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    measured: SuiteRun,
+    texts: dict[str, str | None],
+    hidden: HiddenCollected | None,
+    focus: Focus,
+) -> MutantsCollected:
+    from patchwitness.phases.cpp_mutants import Asking, collect_schema_mutants
+
+    if hidden is not None:
+        return MutantsCollected(skipped="hidden tests over a warm build: not asked yet")
+    first, passed = _asked(ctx, measured, None)
+    if not first:
+        return MutantsCollected(cap=CAP, skipped="no failing test passed")
+    asking = Asking(first, passed, CAP, CONFIRMATIONS, _time_limit(ctx, measured))
+    return collect_schema_mutants(ctx, tree, applied, measured, texts, focus, asking)
+
+
+def _asked(
+    ctx: GradeContext, measured: SuiteRun, hidden: HiddenCollected | None
+) -> tuple[list[str], list[str]]:
+    """The failing tests that passed with the patch (the hidden ones, with hidden tests), and
+    every test that passed with it, less the ones the SHA's runs found flaky."""
+    flaky = set(ctx.base.flaky)
+    passed = sorted(k for k, o in measured.outcomes.items() if o == "passed" and k not in flaky)
+    failing = hidden.failing if hidden is not None else list(ctx.failing)
+    return [k for k in failing if k in set(passed)], passed
 
 
 def _run_all(

@@ -49,12 +49,24 @@ CTEST_SHIM = """#!/bin/sh
 # patchwitness: list the tests (the collection), then run them with a JUnit report.
 real={real}
 stamp="$$-$(date +%s%N)"
-"$real" "$@" --show-only=json-v1 > "$PW_REPORT_DIR/ctest-list-$stamp.json" 2>/dev/null
+# Only the tests a question is asked of (a mutant's run), when the grader names them.
+"$real" "$@" ${{PW_CTEST_ONLY:+-R "$PW_CTEST_ONLY"}} --show-only=json-v1 \\
+  > "$PW_REPORT_DIR/ctest-list-$stamp.json" 2>/dev/null
 # A coverage run is serialized: parallel tests would clobber each other's .gcda counters.
 serial=""
 [ -n "$PW_CTEST_SERIAL" ] && serial="--parallel 1"
-exec "$real" "$@" $serial --output-junit "$PW_REPORT_DIR/ctest-junit-$stamp.xml"
+exec "$real" "$@" ${{PW_CTEST_ONLY:+-R "$PW_CTEST_ONLY"}} $serial \\
+  --output-junit "$PW_REPORT_DIR/ctest-junit-$stamp.xml"
 """
+# The variable the shim reads the tests to run from (a ctest regular expression).
+ONLY = "PW_CTEST_ONLY"
+
+
+def only_these(names: tuple[str, ...] | list[str]) -> str:
+    """A ctest regular expression (CMake's syntax) matching exactly these test names."""
+    return "^(" + "|".join(re.sub(r"([][.*+?^$()|\\{}])", r"\\\1", n) for n in names) + ")$"
+
+
 # Bytes of a test's output ctest keeps in its JUnit report (its default is 1 kB): the matrix
 # reads sanitizer reports from there, and a report in a passing test's output is still a report.
 OUTPUT_LIMIT = 1024 * 1024
@@ -238,6 +250,7 @@ class Execution:
     hostname: str = SANDBOX_HOSTNAME
     home: str = "home"
     tmp_dirs: tuple[str, ...] = ()
+    test_timeout: float | None = None  # None: the task's
 
 
 DEFAULT_EXECUTION = Execution()
@@ -300,13 +313,12 @@ class CppSuite:
         run.graph = read_graph(build, tree)
         if not how.test:
             return run
+        timeout = how.test_timeout or self.task.timeout
         if how.serial_test is None:
-            run.test = self.runner.run(request(self.task.test_cmd, self.task.timeout))
+            run.test = self.runner.run(request(self.task.test_cmd, timeout))
         else:
             with how.serial_test:
-                run.test = self.runner.run(
-                    request(self.task.test_cmd, self.task.timeout, writes_tree=True)
-                )
+                run.test = self.runner.run(request(self.task.test_cmd, timeout, writes_tree=True))
         run.listings = [p.read_text() for p in sorted(reports.glob("ctest-list-*.json"))]
         run.junits = [p.read_text() for p in sorted(reports.glob("ctest-junit-*.xml"))]
         run.gtest = {p.name: p.read_text() for p in sorted((reports / "gtest").glob("*.xml"))}
@@ -429,6 +441,8 @@ class CppSuite:
             **self.build_variables(instrument, focus, tree, tools),
             **dict(around.variables),
         }
+        if around.select:
+            variables[ONLY] = only_these(around.select)
         build = built
         if build is None and slot is not None and slot.has_snapshot(self.warm_name(instrument)):
             build = warm.restore_build(slot, self.warm_name(instrument))
@@ -443,6 +457,7 @@ class CppSuite:
             hostname=around.hostname,
             home=around.home,
             tmp_dirs=around.tmp_dirs,
+            test_timeout=around.timeout_s,
         )
         done = self.execute(tree, scratch, how)
         if done.failed_step:

@@ -1,0 +1,177 @@
+"""Mutants of the C and C++ lines a patch added, run as one schema: each mutated file written
+once with all its mutants (cpp_mutants.py), the project rebuilt once in the patched run's build
+tree, and each mutant chosen by the variable `PW_MUTANT` for a run of the failing tests alone
+(then, if it survived them, of every test that passed with the patch).
+
+The schema must build and, with no mutant chosen, pass the failing tests as the patch does; if
+not, no mutant says anything and the phase says why. The patched text is put back in a
+`finally`; the build tree it leaves holds the mutated objects, and the next grade restores its
+tree from the slot's snapshot (warm.py) or builds in a fresh one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from patchwitness import cpp_mutants, sourcefiles
+from patchwitness.classify import PRODUCTION
+from patchwitness.facts import MutantsCollected
+from patchwitness.languages.cpp import cpp_suite
+from patchwitness.model import MutantResult
+from patchwitness.phases.apply import Applied
+from patchwitness.phases.context import GradeContext, Tree
+from patchwitness.suites import Focus, SuiteRun, Surroundings
+
+OPERATOR_ORDER = (
+    cpp_mutants.CONDITION_TRUE,
+    cpp_mutants.CONDITION_FALSE,
+    cpp_mutants.BOUNDARY,
+    cpp_mutants.STATEMENT_DELETED,
+)
+
+
+def schemas_of(applied: Applied, texts: dict[str, str | None]) -> list[cpp_mutants.Schema]:
+    """The schema of every C or C++ production file the patch added lines to, their mutants
+    numbered one after another."""
+    out, first = [], 1
+    for change in applied.patch.files:
+        text = texts.get(change.path)
+        if applied.classes[change.path].kind != PRODUCTION or not change.added or text is None:
+            continue
+        if not sourcefiles.is_cpp(change.path, text):
+            continue
+        schema = cpp_mutants.schema_of(change.path, text, change.added_lines, first)
+        if schema is not None:
+            out.append(schema)
+            first = max(m.number for m in schema.mutants) + 1
+    return out
+
+
+def chosen(schemas: list[cpp_mutants.Schema], cap: int) -> list[cpp_mutants.CppMutant]:
+    """The mutants a cap keeps: the decisions' (true, false, boundaries) before any deleted
+    statement, each kind in the order of its files and lines."""
+    made = [m for s in schemas for m in s.mutants]
+    made.sort(key=lambda m: (OPERATOR_ORDER.index(m.operator), m.file, m.line, m.number))
+    return made[:cap]
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What the mutants are asked of: `first`, the failing tests that passed with the patch;
+    `passed`, every test that did; the cap on mutants and on confirming runs (a survivor of
+    `first` run against `passed`), and one run's time limit."""
+
+    first: list[str]
+    passed: list[str]
+    cap: int
+    confirmations: int
+    limit: float
+
+
+def collect_schema_mutants(
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    measured: SuiteRun,
+    texts: dict[str, str | None],
+    focus: Focus,
+    asking: Asking,
+) -> MutantsCollected:
+    first, passed, cap, limit = asking.first, asking.passed, asking.cap, asking.limit
+    schemas = schemas_of(applied, texts)
+    made = sum(len(s.mutants) for s in schemas)
+    if not made:
+        return MutantsCollected(
+            skipped="no mutant: the added production lines hold nothing to change"
+        )
+    if measured.built is None:
+        return MutantsCollected(made=made, cap=cap, skipped="the patched run left no build tree")
+    picked = chosen(schemas, cap)
+    repo = tree.ws.repo
+    originals = {s.file: (repo / s.file).read_bytes() for s in schemas}
+    ctx.clock.say(f"mutants of the added lines ({len(picked)}, one schema)")
+    try:
+        for schema in schemas:
+            (repo / schema.file).write_text(schema.text, encoding="utf-8")
+
+        def ask(keys: list[str], number: int) -> tuple[bool, str]:
+            return _ask(ctx, tree, measured, focus, keys, number, limit)
+
+        broke, why = ask(first, 0)
+        if broke:
+            said = f"the mutant schema did not build, or changed what the patch does ({why})"
+            return MutantsCollected(made=made, cap=cap, skipped=said)
+        results = _run_all(picked, first, passed, asking.confirmations, ask)
+    finally:
+        for path, data in originals.items():
+            (repo / path).write_bytes(data)
+    ctx.clock.lap("mutants")
+    return MutantsCollected(mutants=results, made=made, cap=cap)
+
+
+def _run_all(
+    picked: list[cpp_mutants.CppMutant],
+    first: list[str],
+    passed: list[str],
+    confirmations: int,
+    ask,
+) -> list[MutantResult]:
+    from patchwitness.phases.mutants import FAILING_TESTS, PASSING_TESTS
+
+    others = set(passed) - set(first)
+    out, confirmed = [], 0
+    for mutant in picked:
+        killed, ended = ask(first, mutant.number)
+        by, unconfirmed = (FAILING_TESTS if killed else ""), False
+        if not killed and others and confirmed < confirmations:
+            confirmed += 1
+            killed, ended = ask(passed, mutant.number)
+            by = PASSING_TESTS if killed else ""
+        elif not killed and others:
+            unconfirmed = True
+        out.append(
+            MutantResult(
+                file=mutant.file,
+                line=mutant.line,
+                operator=mutant.operator,
+                description=mutant.description,
+                diff=mutant.diff(),
+                killed_by=by,
+                ended=ended,
+                unconfirmed=unconfirmed,
+            )
+        )
+    return out
+
+
+def _ask(
+    ctx: GradeContext,
+    tree: Tree,
+    measured: SuiteRun,
+    focus: Focus,
+    keys: list[str],
+    number: int,
+    limit: float,
+) -> tuple[bool, str]:
+    """Whether a test of `keys` does not pass with mutant `number` chosen (0: none), in the
+    patched run's build tree rebuilt over the schema, and how the run ended."""
+    around = Surroundings(
+        select=tuple(keys), variables=((cpp_mutants.VARIABLE, str(number)),), timeout_s=limit
+    )
+    run = cpp_suite(ctx.suite).run(
+        tree.ws.repo,
+        tree.ws.new_dir("mutant"),
+        instrument=ctx.instrument,
+        focus=focus,
+        around=around,
+        slot=tree.slot,
+        built=measured.built,
+    )
+    if run.timed_out:
+        return True, "timed out"
+    if run.build_failed or not run.started:
+        return True, "the run did not start: " + "; ".join(run.problems[:1])
+    failed = [k for k in keys if run.outcomes.get(k) != "passed"]
+    if failed:
+        return True, f"{failed[0]} {run.outcomes.get(failed[0]) or 'not run'}"
+    return False, f"{len(keys)} tests passed"

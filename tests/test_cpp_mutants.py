@@ -1,0 +1,165 @@
+"""C++ mutants as one schema: each mutant chosen at run time behaves as its own text would, and
+with none chosen the schema is the patched code. Compiled and run for real."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from patchwitness.cpp_mutants import (
+    BOUNDARY,
+    CONDITION_FALSE,
+    CONDITION_TRUE,
+    STATEMENT_DELETED,
+    VARIABLE,
+    schema_of,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+
+LIBRARY = """#include <cstdio>
+int counter = 0;
+void log(const char*) {}
+
+int fold(int x, int lo, int hi) {
+  int r = x;
+  if (x < lo) r = lo;
+  if (x > hi) {
+    return hi;
+  }
+  counter += 1;
+  log("folded");
+  while (r >= 100) r -= 100;
+  if (r > 10 && r != 50) r = r * 2;
+  return r;
+}
+"""
+MAIN = """#include <cstdio>
+int fold(int x, int lo, int hi);
+extern int counter;
+int main() {
+  const int xs[] = {-5, 0, 3, 7, 10, 11, 50, 100, 150, 199, 250, 300};
+  for (int x : xs) std::printf("%d ", fold(x, 0, 200));
+  std::printf("| %d\\n", counter);
+}
+"""
+ADDED = list(range(5, 17))
+
+
+def run(tmp: Path, library: str, chosen: int | None = None) -> str:
+    (tmp / "lib.cpp").write_text(library)
+    (tmp / "main.cpp").write_text(MAIN)
+    flags = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-Wconversion", "-Wshadow"]
+    subprocess.run(
+        ["g++", *flags, "-o", str(tmp / "prog"), str(tmp / "lib.cpp"), str(tmp / "main.cpp")],
+        check=True,
+        capture_output=True,
+    )
+    env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+    if chosen is not None:
+        env[VARIABLE] = str(chosen)
+    try:
+        done = subprocess.run(
+            [str(tmp / "prog")], env=env, capture_output=True, text=True, timeout=5
+        )
+    except subprocess.TimeoutExpired:
+        return "did not end"  # `while (true) r -= 100;`: a mutant may loop, as its text would
+    return done.stdout
+
+
+def test_the_mutants_of_the_added_lines_decisions_first():
+    schema = schema_of("lib.cpp", LIBRARY, ADDED)
+    assert schema is not None
+    made = [(m.line, m.operator) for m in schema.mutants]
+    assert made == [
+        (7, CONDITION_TRUE),
+        (7, CONDITION_FALSE),  # `if (x < lo) r = lo;` clamps: no boundary mutant
+        (8, CONDITION_TRUE),
+        (8, CONDITION_FALSE),  # `if (x > hi) { return hi;`: the same
+        (13, CONDITION_TRUE),
+        (13, CONDITION_FALSE),
+        (13, BOUNDARY),
+        (14, CONDITION_TRUE),
+        (14, CONDITION_FALSE),
+        (14, BOUNDARY),
+        (11, STATEMENT_DELETED),  # `log("folded");` says nothing: not deleted
+    ]
+    assert len({m.number for m in schema.mutants}) == len(schema.mutants)
+
+
+def test_each_chosen_mutant_is_its_own_text_and_none_chosen_is_the_patch(tmp_path):
+    schema = schema_of("lib.cpp", LIBRARY, ADDED)
+    assert schema is not None
+    patched = run(tmp_path, LIBRARY)
+    assert run(tmp_path, schema.text) == patched  # unset
+    assert run(tmp_path, schema.text, 0) == patched
+    lines = LIBRARY.splitlines(keepends=True)
+    for mutant in schema.mutants:
+        alone = lines.copy()
+        assert alone[mutant.line - 1] == mutant.original
+        alone[mutant.line - 1] = mutant.mutated
+        expected = run(tmp_path, "".join(alone))
+        assert run(tmp_path, schema.text, mutant.number) == expected, mutant
+        assert f"-{mutant.original.rstrip()}" in mutant.diff()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a declaration, an initializer in the condition, if constexpr: left alone
+        "int f(int x) {\n  int y = x;\n  if (int z = x) return z;\n  return y;\n}\n",
+        "int f(int x) {\n  if constexpr (sizeof(int) > 2) return x;\n  return 0;\n}\n",
+        "int f(int x) {\n  if (auto r = x; r > 0) return r;\n  return 0;\n}\n",
+        "#include <vector>\nstd::vector<int> v;\nint f() { return 1; }\n",
+    ],
+)
+def test_what_is_not_plainly_a_condition_or_a_statement_is_not_mutated(text):
+    assert schema_of("a.cpp", text, list(range(1, 6))) is None
+
+
+def test_the_schema_compiles_as_c_too(tmp_path):
+    source = "int f(int x) {\n  int r = 0;\n  if (x > 3) r = 1;\n  r += x;\n  return r;\n}\n"
+    schema = schema_of("a.c", source, [3, 4])
+    assert schema is not None
+    (tmp_path / "a.c").write_text(schema.text)
+    subprocess.run(
+        ["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-c", str(tmp_path / "a.c")],
+        check=True,
+        cwd=tmp_path,
+        capture_output=True,
+    )
+
+
+@pytest.mark.slow
+def test_a_cpp_patch_is_mutated_in_one_schema_and_its_unpinned_condition_found(tmp_path):
+    from patchwitness.api import grade
+
+    from .test_grade_cpp import make_mini
+    from .test_grade_cpp import pytestmark as needs_cpp
+
+    if any(m.name == "skipif" and m.args[0] for m in needs_cpp):
+        pytest.skip("needs cmake, ninja, a C++ compiler and GoogleTest")
+    built = make_mini(tmp_path)
+    bug = "int twice(int x) { return x + x + 1; }"
+    # right for the tests' one value, and a statement every test needs
+    cheat = "int twice(int x) {\n  int r = x + x + 1;\n  if (x == 2) r -= 1;\n  return r;\n}"
+    needed = "int twice(int x) {\n  int r = x + x + 1;\n  r -= 1;\n  return r;\n}"
+    verdict = grade(
+        built.task_dir, built.patch([("src/mini.cpp", bug, cheat)], "cheat.diff"), agent="c"
+    )
+    pinning = verdict.gates.pinning
+    assert pinning is not None and pinning.row == "unpinned", verdict.reasons
+    survived = [m.description for m in pinning.facts.survivors]
+    assert "`x == 2` replaced by true" in survived, pinning.facts
+    assert verdict.grade == "accept-with-review"
+    honest = grade(
+        built.task_dir, built.patch([("src/mini.cpp", bug, needed)], "needed.diff"), agent="n"
+    )
+    assert (honest.grade, honest.gates.pinning.row) == ("accept", "both-ways"), honest.reasons
+    [deleted] = honest.gates.pinning.facts.survivors or [None]
+    assert deleted is None
+    assert honest.gates.pinning.facts.mutants_run == 1  # `r -= 1;` deleted, and killed
