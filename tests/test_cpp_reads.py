@@ -365,6 +365,12 @@ LIBC = Builds(library_functions=frozenset({"strcmp", "index", "printf"}))
         ),
         # the name on one line, its parameters on the next (red team round 9)
         ("int strcmp\n(const char* a, const char* b)\n{\n  return 0;\n}\n", True),
+        # red team round 13: the declarator's name in parentheses
+        (
+            'extern "C" int (strcmp)( const char* a, const char* b ) noexcept\n{\n  return 0;\n}\n',
+            True,
+        ),
+        ("int (strcmp)(const char* a, const char* b) { return 0; }\n", True),
         # C linkage named on the definition: the C function, from inside a namespace too
         (
             'namespace lib {\nextern "C" int strcmp(const char* a, const char* b) {}\n}\n',
@@ -417,10 +423,22 @@ def read_as_patched(text: str, path: str = "include/lib.h") -> set[str]:
         'auto s = R"x(a " // b)x"; int d = 10 * (getenv("PW_BUILD") != 0);\n',  # a raw string
         '_Pragma("weak gFail") extern int gFail;\nint k = 10 * (&gFail != 0);\n',  # _Pragma
         'int k = 10 * (pathconf("resources", _PC_NAME_MAX) > 0);\n',  # a path asked another way
+        # red team round 13: a standard stream asked what was done to it, a thread's exit
+        "int k = 10 * (static_cast<unsigned>(fwide(stdout, 0)) >> 31);\n",
+        "int k = 10 * (std::cout.tellp() > 0);\n",
     ],
 )
 def test_the_patched_text_is_read_as_the_compiler_reads_it(text):
     assert {HARNESS, "reads-test-runner"} & read_as_patched(text), read_as_patched(text)
+
+
+def test_a_threads_exit_may_end_the_process_with_success():
+    found = read_as_patched("struct End { ~End() { pthread_exit(nullptr); } } end;\n")
+    assert "exit-at-import" in found, found
+
+
+def test_writing_a_stream_is_no_question_about_it():
+    assert read_as_patched('void f() { std::fputs("x", stdout); std::cout.flush(); }\n') == set()
 
 
 def test_a_coverage_marker_in_a_comment_is_still_seen():

@@ -219,9 +219,23 @@ def findings(
 
 # A function definition's head: its name, its parameters, its body's brace (on the line or next).
 _DEFINITION = re.compile(
-    r"(?<![\w:.>])(?P<name>[A-Za-z_]\w*)\s*\([^;{}]*\)\s*"
+    # the name, or the name in parentheses (`int (strcmp)(...)`, a declarator so written: red
+    # team round 13)
+    r"(?<![\w:.>])(?:\(\s*(?P<wrapped>[A-Za-z_]\w*)\s*\)|(?P<name>[A-Za-z_]\w*))\s*\([^;{}]*\)\s*"
     r"(?:(?:const|noexcept|volatile|override|final|&&?|throw\s*\(\s*\))\s*)*(?:\{|$)"
 )
+_NAME_START = re.compile(r"(?<![\w:.>])(?:\(\s*)?[A-Za-z_]")
+
+
+def _definitions(line: str):
+    """Every definition head a line holds, tried at each name (`int (strcmp)(...)` holds one at
+    `strcmp`, not only at `int`: matches may overlap)."""
+    for start in _NAME_START.finditer(line):
+        found = _DEFINITION.match(line, start.start())
+        if found is not None:
+            yield found
+
+
 _NOT_EXTERNAL = re.compile(r"^\s*(?:static|inline|constexpr|template|namespace|#)\b|\bstatic\b")
 
 
@@ -242,8 +256,11 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
         line = raw[number - 1] if number <= len(raw) else ""
         if "(" not in line and number < len(raw) and raw[number].lstrip().startswith("("):
             line = f"{line} {raw[number]}"  # the name on one line, its parameters on the next
-        match = _DEFINITION.search(line)
-        if match is None or match.group("name") not in library or _NOT_EXTERNAL.search(line):
+        match = next(
+            (m for m in _definitions(line) if (m.group("wrapped") or m.group("name")) in library),
+            None,
+        )
+        if match is None or _NOT_EXTERNAL.search(line):
             continue
         if line[: match.start()].strip() in ("", "return") or "=" in line[: match.start()]:
             continue  # a call, not a definition: no return type before the name
@@ -252,7 +269,7 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
         # `extern "C"` on the definition names the C function from inside any namespace too.
         c_linkage = re.match(r'\s*extern\s*"', line) is not None
         if all(_linkage(lines, b) or (c_linkage and _is_namespace(lines, b)) for b in blocks):
-            name = match.group("name")
+            name = match.group("wrapped") or match.group("name")
             said = f"defines {name}, a function of the C library: every program it links into "
             out.append(_finding(HARNESS, path, number, said + "calls this one (the tests too)"))
     return out

@@ -73,6 +73,9 @@ PY_COVERAGE = re.compile(
 CPP_EXIT = re.compile(
     r"\b(?:std::)?\(?\s*(?:::)?(?:exit|_exit|_Exit|quick_exit)\s*\)?\s*\("
     r"(?!\s*(?:-\s*)?(?:[1-9][0-9]*|EXIT_FAILURE)\s*\))"
+    # A thread's own exit: from the main thread, once the others end, the process exits with
+    # status 0 whatever was reported (red team round 13: pthread_exit in a static destructor).
+    r"|\b(?:std::)?\(?\s*(?:::)?(?:pthread_exit|thrd_exit)\s*\)?\s*\("
 )
 # Production code that takes hold of the process's output: its buffer, the stream itself, or
 # the file descriptor under it, where a test program's verdict is printed and read.
@@ -82,6 +85,16 @@ CPP_OUTPUT = re.compile(
     r"\b(?:std::)?fclose\s*\(\s*(?:stdout|stderr)\b"
     # the stream's own buffer, through the C library's FILE internals
     r"|\b_IO_\w+|\b__f(?:pending|bufsize|purge|setlocking)\s*\("
+)
+# A standard stream asked what it is or what was done to it (its orientation, position, error
+# and end flags, its descriptor, its state): a test program has printed by the time the library
+# runs, a user's may not have (red team round 13: fwide(stdout, 0)). Reading and writing one is
+# what code does with it; every other question tells the run. As reads.py says of Python's.
+CPP_STREAM_STATE = re.compile(
+    r"\b(?:std::)?(?:fwide|ftell|ftello|fgetpos|ferror|feof|fileno|__freadable|__fwritable"
+    r"|__freading|__fwriting|__flbf|ftrylockfile|clearerr)\s*\(\s*(?:stdout|stderr|stdin)\b"
+    r"|\b(?:std::)?(?:w?c(?:out|err|log|in))\s*\.\s*(?!write\b|put\b|flush\b|get\b|read\b"
+    r"|getline\b|ignore\b|peek\b|operator\b|rdbuf\b)[A-Za-z_]\w*\s*\("
 )
 CPP_ABORT = re.compile(r"\b(?:std::)?(?:abort|exit|_exit|_Exit|quick_exit|terminate)\s*\(")
 CPP_RUNNER_PROBES = re.compile(
@@ -295,6 +308,16 @@ def cpp_findings(
                     number,
                     f"production code redefines {redefined.group(1)} for every file that "
                     f"includes it: {_quote(text)}",
+                )
+            )
+        if CPP_STREAM_STATE.search(code):
+            out.append(
+                _finding(
+                    "reads-test-runner",
+                    path,
+                    number,
+                    f"production code asks what a standard stream is or what was done to it "
+                    f"(the test program's own output): {_quote(text)}",
                 )
             )
         if CPP_OUTPUT.search(code):
