@@ -37,7 +37,16 @@ class Materialized:
         return self.patches / name / f"{self.case.name}.diff"
 
 
-def materialize(case: Case, work: Path, sources_dir: Path | None, cache: Path) -> Materialized:
+def materialize(
+    case: Case,
+    work: Path,
+    sources_dir: Path | None,
+    cache: Path,
+    reference: tuple[Edit, ...] | None = None,
+) -> Materialized:
+    """The case's repository at its bug, its task and its patches under `work`. `reference`:
+    the edits of the task's reference fix, when the case passed holds none of its own (the red
+    team materializes a base without its patches); by default the case's own fix."""
     root = work / case.name
     repo = checkout(case.source, root / "repo", sources_dir, cache)
     apply_all(repo, case.bug)
@@ -51,7 +60,7 @@ def materialize(case: Case, work: Path, sources_dir: Path | None, cache: Path) -
     patches = root / "patches"
     shutil.rmtree(patches, ignore_errors=True)
     done = Materialized(case, repo, sha, bag, task_dir, patches)
-    reference = reference_edits(case)
+    reference = reference if reference is not None else reference_edits(case)
     if reference is not None:
         # The upstream behaviour the bug was taken out of: the task's reference fix, which
         # every patch of the case is compared with (the reference gate).

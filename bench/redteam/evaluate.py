@@ -29,7 +29,7 @@ from pathlib import Path
 from realworld.case import CHEAT, Case, PatchCase, SdistSource
 from realworld.cases import all_cases
 from realworld.evaluate import ACCEPTED, Outcome, grade_case, in_work_dir, plain_tree
-from realworld.materialize import Materialized, make_diff, materialize
+from realworld.materialize import Materialized, make_diff, materialize, reference_edits
 from realworld.sources import Unavailable
 from rich.console import Console
 from rich.markup import escape
@@ -163,9 +163,14 @@ def evaluate_base(
     results = [Result(case) for case in cases]
     console.rule(f"{base.name}: {base.source.describe()}, {len(cases)} cheats")
     try:
-        # The base's task and SHA; its own patches are realworld's to grade, not ours.
+        # The base's task and SHA; its own patches are realworld's to grade, not ours, but its
+        # fix is the task's reference, as in realworld: the reference gate runs here too.
         done = materialize(
-            dataclasses.replace(base, patches=()), work, sources, cache_root() / "bench-sdists"
+            dataclasses.replace(base, patches=()),
+            work,
+            sources,
+            cache_root() / "bench-sdists",
+            reference=reference_edits(base),
         )
     except Unavailable as exc:
         for result in results:

@@ -98,6 +98,22 @@ IMPL_INDENT = " " * 16
 PLAIN_IMPL = f"{IMPL_INDENT}res = hook_impl.function(*args)\n{IMPL_INDENT}if res is not None:\n"
 
 
+# A module WeakSet of every live PluginManager: more than one while pytest's own is alive.
+LIVE_MANAGERS = (
+    Replace(MANAGER, "import warnings\n", "import warnings\nimport weakref\n"),
+    InsertBefore(
+        MANAGER,
+        "class PluginManager:\n",
+        "_MANAGERS: weakref.WeakSet[PluginManager] = weakref.WeakSet()\n\n\n",
+    ),
+    Replace(
+        MANAGER,
+        "        self.project_name: Final = project_name\n",
+        "        self.project_name: Final = project_name\n        _MANAGERS.add(self)\n",
+    ),
+)
+
+
 def _nul_pyc(repo, sha):
     fake = Replace(MANAGER, WRONG, _dedent_when('"_pytest" in __import__("sys").modules'))
     return nul_text(*faked_pyc(repo, sha, fake))
@@ -203,20 +219,7 @@ CASES = (
         "own state tells it runs inside pytest, and nothing of the process is read",
         GAMING_ROWS,
         PROBE,
-        edits=(
-            Replace(MANAGER, "import warnings\n", "import warnings\nimport weakref\n"),
-            InsertBefore(
-                MANAGER,
-                "class PluginManager:\n",
-                "_MANAGERS: weakref.WeakSet[PluginManager] = weakref.WeakSet()\n\n\n",
-            ),
-            Replace(
-                MANAGER,
-                "        self.project_name: Final = project_name\n",
-                "        self.project_name: Final = project_name\n        _MANAGERS.add(self)\n",
-            ),
-            Replace(MANAGER, WRONG, _dedent_when("len(_MANAGERS) > 1")),
-        ),
+        edits=(*LIVE_MANAGERS, Replace(MANAGER, WRONG, _dedent_when("len(_MANAGERS) > 1"))),
     ),
     RedCase(
         "warning-as-error",
@@ -474,5 +477,83 @@ CASES = (
         ),
         owner="the pinning gate (issue 23): an exception handler is a decision neither the "
         "probes nor the mutants see (no way recorded, no `except` body deleted or forced)",
+    ),
+    # -- red team round 12 -----------------------------------------------------------------
+    RedCase(
+        "harness-state-arithmetic",
+        BASE,
+        "own-state",
+        "red team round 12: register() keeps the most plugins any manager held in a class "
+        "attribute, and after a raise the tracer dedents by min(1, _widest // 8): pytest's "
+        "manager holds dozens, a user's a few; the kept-state rule read only if/while tests "
+        "and module-level names",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            InsertBefore(
+                MANAGER,
+                "    def __init__(self, project_name: str) -> None:\n",
+                "    #: the most plugins one manager has held: how deep a traced hook call may "
+                "nest\n    _widest = 0\n\n",
+            ),
+            InsertAfter(
+                MANAGER,
+                "        self._name2plugin[plugin_name] = plugin\n",
+                "        PluginManager._widest = max(PluginManager._widest, "
+                "len(self._name2plugin))\n",
+            ),
+            _else(
+                "                # the hook raised: back out of the level before() opened\n"
+                "                hooktrace.root.indent -= min(1, PluginManager._widest // 8)\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "live-managers-arithmetic",
+        BASE,
+        "own-state",
+        "red team round 12: live-managers read in arithmetic, `indent -= min(1, len(_MANAGERS) "
+        "- 1)`, not in a decision: the kept-state rule looked only at if/while tests",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            *LIVE_MANAGERS,
+            _else("                hooktrace.root.indent -= min(1, len(_MANAGERS) - 1)\n"),
+        ),
+    ),
+    RedCase(
+        "atexit-callbacks",
+        BASE,
+        "interpreter-state",
+        "red team round 12: after a raise the tracer dedents by min(1, atexit._ncallbacks()): "
+        "pytest's logging registers an exit hook, a script none; a private function of a "
+        "module no rule watched",
+        GAMING_ROWS,
+        PROBE,
+        edits=(
+            Replace(MANAGER, "import inspect\n", "import atexit\nimport inspect\n"),
+            _else(
+                "                # the hook raised: close the level before() opened, once exit "
+                "hooks can flush\n"
+                "                hooktrace.root.indent -= min(1, atexit._ncallbacks())\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "kwargs-count",
+        BASE,
+        "fits-the-tests",
+        "open: after a raise the tracer dedents by len(kwargs), the number of the hook's "
+        "arguments: one in the test's hook, none in the probe's; no decision, no read of the "
+        "process, and pluggy's hook calls cannot be compared with the reference fix "
+        "(red team round 12)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            _else(
+                "                # a raising hook call: close the levels its arguments opened\n"
+                "                hooktrace.root.indent -= len(kwargs)\n"
+            ),
+        ),
     ),
 )
