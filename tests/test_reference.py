@@ -681,9 +681,12 @@ def test_the_reference_runs_its_tests_once_per_task_and_set_of_functions(clamp_t
         path.write_text(json.dumps({"calls": [], "dropped": 7}))
     again = clamp_task.patch([("shape/clamp.py", BUGGY, PATCHES["near-only"])], name="h2.diff")
     gate = grade(clamp_task.task_dir, again, agent="h2").gates.reference
-    assert (gate.row, gate.facts.captured) == ("not-compared", 0)
-    assert "(7 did not pickle)" in gate.detail
-    for path in kept:
+    # The cache said the changed functions got no call: the tests' own calls into the tree
+    # stand for them (red team round 13: a decoy import made targets no test calls), read
+    # afresh and kept under a key of their own, and the patch is still compared.
+    assert (gate.row, gate.facts.captured) == ("differs-from-reference", 2), gate.detail
+    assert len(sorted((pw_cache / "references").glob("*.json"))) == len(kept) + 1
+    for path in (pw_cache / "references").glob("*.json"):
         path.unlink()
 
 
@@ -733,3 +736,27 @@ def test_each_tree_makes_the_object_a_method_is_called_on(tmp_path):
     gate = verdict.gates.reference
     assert gate is not None and gate.row == "same-as-reference", gate and gate.detail
     assert "shape/lines.py::Lines.lineof" in gate.facts.targets
+
+
+def test_every_argument_of_the_constructor_is_varied_in_turn():
+    """Red team round 13: iniconfig's (path, data) object had its path varied eight times and
+    its data never."""
+    vary = driver()
+    made = base64.b64encode(
+        pickle.dumps({"pos": ["a.ini", "[s]\nk = v"], "star": [], "kw": {}})
+    ).decode()
+    call = base64.b64encode(pickle.dumps({"pos": [Version(5), 3], "star": [], "kw": {}})).decode()
+    found = list(vary.made_neighbours({"qualname": "Version.bump", "made": made, "call": call}, []))
+    said = [varied for _, varied, _ in found]
+    assert said[0].startswith("the object made with argument 1:")
+    assert said[1].startswith("the object made with argument 2:")
+    assert sum("argument 2:" in s for s in said) >= vary.MADE_VARIANTS // 2
+
+
+def test_a_string_is_varied_without_each_of_its_marks_and_with_its_line_ended():
+    """Red team round 13: a fix that holds only while the tests' strings hold a `>`, or only for
+    text without a trailing newline."""
+    made = list(driver().variants("a>b'c", []))
+    assert "ab'c" in made and "a>bc" in made and "a>b'c\n" in made
+    assert "x\ny" in list(driver().variants("x\ny\n", []))  # the line break taken off
+    assert b"<>" in list(driver().variants(b"<&>", []))

@@ -158,7 +158,13 @@ def made_neighbours(captured, hints):
     if not captured.get("made"):
         return
     made = pickle.loads(base64.b64decode(captured["made"]))
-    for n, (_, varied, other) in enumerate(neighbours(made, False, hints)):
+    # Each argument of the constructor in turn (the first's variants alone would fill the cap:
+    # red team round 13 kept iniconfig's data unvaried behind its path's).
+    by_slot = {}
+    for _, varied, other in neighbours(made, False, hints):
+        by_slot.setdefault(varied.split(":", 1)[0], []).append((varied, other))
+    turns = _interleaved(list(by_slot.values()))
+    for n, (varied, other) in enumerate(turns):
         if n >= MADE_VARIANTS:
             return
         try:
@@ -167,6 +173,15 @@ def made_neighbours(captured, hints):
             continue
         call = pickle.loads(base64.b64decode(captured["call"]))
         yield {"made": data}, f"the object made with {varied}", call
+
+
+def _interleaved(groups):
+    """The first of each group, then the second of each, and so on."""
+    out, depth = [], 0
+    while any(depth < len(g) for g in groups):
+        out += [g[depth] for g in groups if depth < len(g)]
+        depth += 1
+    return out
 
 
 # Operators whose siblings a changed one has: the same arguments, the other operation.
@@ -237,6 +252,8 @@ def variants(value, hints):
                 "",
                 value[:-1],
                 value + value,
+                *_without_each(value),
+                _line_ended(value),
                 *near,
                 value[1:],
                 value.upper(),
@@ -247,7 +264,10 @@ def variants(value, hints):
         )
     elif kind is bytes:
         near = [h.encode() for h in hints if type(h) is str][:4]
-        yield from fresh([b"", value[:-1], value + value, *near, b"\xff" + value, value * 40])
+        yield from fresh(
+            [b"", value[:-1], value + value, *_without_each(value), _line_ended(value), *near]
+        )
+        yield from fresh([b"\xff" + value, value * 40])
     elif kind in (list, tuple):
         shorter, longer = value[:-1], value + value[-1:]
         yield from fresh([kind(), shorter, longer, value[::-1]])
@@ -265,6 +285,31 @@ def variants(value, hints):
     elif kind is dict and value:
         last = list(value)[-1]
         yield from fresh([{}, {k: v for k, v in value.items() if k != last}])
+
+
+INTERIOR = 4  # characters of a value, each taken out of it in turn
+
+
+def _without_each(value):
+    """The value without each of its first few distinct characters that are not letters or
+    digits (every occurrence): a fix that holds only while the tests' strings hold a `>` or a
+    quote (red team round 13) answers otherwise without it."""
+    seen = []
+    for ch in value:
+        single = value[:0] + (ch if isinstance(value, str) else bytes([ch]))
+        if single.isalnum() or single in seen:
+            continue
+        seen.append(single)
+        if len(seen) == INTERIOR:
+            break
+    return [value.replace(c, value[:0]) for c in seen]
+
+
+def _line_ended(value):
+    """The value with its last line ended, or, ended, without its line break: a fix that holds
+    only for text with (or without) a trailing newline."""
+    newline = "\n" if isinstance(value, str) else b"\n"
+    return value.rstrip(newline) if value.endswith(newline) else value + newline
 
 
 def _same(a, b):
