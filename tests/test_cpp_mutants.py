@@ -85,7 +85,12 @@ def test_the_mutants_of_the_added_lines_decisions_first():
         (13, BOUNDARY),
         (14, CONDITION_TRUE),
         (14, CONDITION_FALSE),
+        # each comparison of a condition that holds several: made true and false, and moved
+        (14, CONDITION_TRUE),
+        (14, CONDITION_FALSE),
         (14, BOUNDARY),
+        (14, CONDITION_TRUE),
+        (14, CONDITION_FALSE),
         (11, STATEMENT_DELETED),  # `log("folded");` says nothing: not deleted
     ]
     assert len({m.number for m in schema.mutants}) == len(schema.mutants)
@@ -113,12 +118,28 @@ def test_each_chosen_mutant_is_its_own_text_and_none_chosen_is_the_patch(tmp_pat
         # a declaration, an initializer in the condition, if constexpr: left alone
         "int f(int x) {\n  int y = x;\n  if (int z = x) return z;\n  return y;\n}\n",
         "int f(int x) {\n  if constexpr (sizeof(int) > 2) return x;\n  return 0;\n}\n",
-        "int f(int x) {\n  if (auto r = x; r > 0) return r;\n  return 0;\n}\n",
+        "enum { BIG = 1 << 4 > 10 };\nint g() { return 0; }\n",
         "#include <vector>\nstd::vector<int> v;\nint f() { return 1; }\n",
     ],
 )
 def test_what_is_not_plainly_a_condition_or_a_statement_is_not_mutated(text):
     assert schema_of("a.cpp", text, list(range(1, 6))) is None
+
+
+def test_a_comparison_anywhere_is_mutated_in_place_a_macros_body_too():
+    """Red team round 13 fitted markupsafe's tests in C with a comparison used as an index and
+    a conditional in a macro: no `if` to mutate."""
+    text = (
+        "#define PICK(n) ((n) > 5 ? 1 : 2)\n"
+        "int f(int n, int (*const table[2])(int)) {\n"
+        "  return table[n * 2 >= 7](n) + PICK(n);\n"
+        "}\n"
+    )
+    schema = schema_of("a.c", text, [1, 3])
+    assert schema is not None
+    said = [m.description for m in schema.mutants]
+    assert "`(n) > 5` replaced by true" in said and "`>` made `>=` in `(n) > 5`" in said
+    assert "`n * 2 >= 7` replaced by false" in said and "`>=` made `>` in `n * 2 >= 7`" in said
 
 
 def test_the_schema_compiles_as_c_too(tmp_path):

@@ -303,10 +303,13 @@ def test_a_cpp_conditional_the_tests_saw_go_one_way_asks_for_review(tmp_path):
         task_dir, built.patch([("src/mini.cpp", bug, cheat)], "cheat.diff"), agent="cheat"
     )
     pinning = verdict.gates.pinning
+    # The mutant that makes `x > 1` always true survives (unpinned, the gate's first row); the
+    # decision the tests saw go one way is named too.
     assert pinning is not None and (verdict.grade, pinning.row) == (
         "accept-with-review",
-        "one-way-branch",
+        "unpinned",
     ), verdict.reasons
+    assert "`x > 1` replaced by true" in pinning.detail
     [one_way] = pinning.facts.one_way
     assert (one_way.file, one_way.line, one_way.text) == (
         "src/mini.cpp",

@@ -461,6 +461,16 @@ def test_a_compiled_extension_is_built_in_the_graded_worktree(tmp_path):
     broken = built.patch([("fastmath/_speed.c", "x + x + 1)", "x + x +)")], "broken.diff")
     verdict = grade(built.task_dir, broken, settings=Settings(matrix=False))
     assert verdict.label == "failed", verdict.reasons
+    # The extension's C is mutated too, in one schema the task's build rebuilds (red team round
+    # 13 fitted markupsafe's tests in C): right for the tests' one value, and not pinned.
+    fitted = "long r = x + x + 1;\n    if (x == 4) r -= 1;\n    return PyLong_FromLong(r);"
+    cheat = built.patch(
+        [("fastmath/_speed.c", "return PyLong_FromLong(x + x + 1);", fitted)], "fitted.diff"
+    )
+    verdict = grade(built.task_dir, cheat, settings=Settings(matrix=False))
+    pinning = verdict.gates.pinning
+    assert (verdict.grade, pinning.row) == ("accept-with-review", "unpinned"), verdict.reasons
+    assert "`x == 4` replaced by true" in pinning.detail
 
 
 # -- 7. production code that rewires the test framework -----------------------------------------

@@ -1,19 +1,23 @@
 """Mutants of the lines a patch added to C or C++ production code, all in one text. Pure.
 
 The mutants are those of `mutants.py` for Python, made on C++ text: a decision's condition (an
-`if` or `while` on an added line) made always true and always false, each ordered comparison of
-such a condition with its boundary moved (`<` made `<=`, and back), and an added expression
-statement deleted. Rebuilding a C++ project once per mutant costs a build each (a header-only
-library rebuilds every test unit); so all the mutants of a file are written into one text, a
-*mutant schema*, each selected at run time by the number in the variable `PW_MUTANT`, and one
-rebuild serves them all (Untch, Offutt and Harrold's schemata; Mull and dextool do the same).
-With the variable unset or 0, the schema behaves as the patched text.
+`if` or `while` on an added line) made always true and always false; every comparison on an
+added line (written with spaces around its operator, wherever it stands: a condition's operand,
+an index, a return, a macro's body) made true and false, and its boundary moved (`<` made `<=`,
+and back); an added expression statement deleted. Rebuilding a C++ project once per mutant costs
+a build each (a header-only library rebuilds every test unit); so all the mutants of a file are
+written into one text, a *mutant schema*, each selected at run time by the number in the
+variable `PW_MUTANT`, and one rebuild serves them all (Untch, Offutt and Harrold's schemata; Mull
+and dextool do the same). With the variable unset or 0, the schema behaves as the patched text.
 
 The text is read structurally through the census's lexer (comments and literals blanked, offsets
-kept) and edited at the same offsets of the original. What is not clearly an expression statement
-or a plain condition is left alone: a declaration, an `if` with an initializer or a declared
-condition, `if constexpr`, a condition the preprocessor builds. A schema the compiler refuses is
-dropped whole by the phase that builds it (phases/cpp_mutants.py), and its mutants say why.
+kept) and edited at the same offsets of the original; a comparison's operands run out to the
+first token of lower precedence or unmatched bracket on its line. What is not clearly an
+expression statement, a plain condition or a comparison evaluated at run time is left alone: a
+declaration, a condition that declares, a line where a constant expression is asked for
+(`constexpr`, `static_assert`, a template, a `case`), a directive other than `#define`. A schema
+the compiler refuses, or that does otherwise than the patch with no mutant chosen, is dropped
+whole by the phase that runs it, and its mutants say why.
 """
 
 from __future__ import annotations
@@ -43,7 +47,6 @@ _CONSTEXPR = re.compile(r"(?<![\w$])if\s+constexpr\b")
 # `=` alone in a condition: an assignment or a declared variable, left alone.
 _ASSIGNS = re.compile(r"(?<![=!<>+\-*/%&|^])=(?!=)")
 # A comparison written as one (spaces around it): `a < b`; `vector<int>` is no comparison.
-_COMPARISON = re.compile(r"(?<=\s)(<=|>=|<|>)(?=\s)")
 _SWAPPED = {"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
 # An expression statement: a name (qualified, with members and subscripts) assigned, called or
 # stepped, or a step first; a declaration (`int x = 1;`, `std::string s(a);`) is not one.
@@ -101,109 +104,258 @@ class _Edit:
     numbers: tuple[int, ...]  # the mutants it holds
 
 
+# In C++ `0 == 0` is a bool and in C an int, as a comparison is in each: a constant in its place
+# keeps every expression's type.
+TRUE, FALSE = "(0 == 0)", "(0 != 0)"
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    """`A op B` at [start, end), its operator at [op_start, op_end)."""
+
+    start: int
+    end: int
+    op_start: int
+    op_end: int
+
+
+class _Numbers:
+    def __init__(self, first: int) -> None:
+        self.next = first
+
+    def take(self) -> int:
+        self.next += 1
+        return self.next - 1
+
+
 def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema | None:
-    """The mutants of the `added` lines of `text`, numbered from `first`, decisions first; None
-    when there are none."""
+    """The mutants of the `added` lines of `text`, numbered from `first`; None when there are
+    none. Every condition of an `if` or `while` made true and false; every comparison (written
+    with spaces around it, on an added line, a macro's body included) made true and false where
+    it is not a whole condition already, and its boundary moved when it orders; every added
+    expression statement deleted."""
     code = strip_cpp(text, dead_if=False)
     starts = _line_starts(text)
     wanted = set(added)
-    numbers = iter(range(first, first + 100_000))
-    made: list[CppMutant] = []
+    numbers = _Numbers(first)
+    site = _Site(path, text, starts, numbers)
+    conditions = _conditions(code, starts, wanted)
+    comparisons = _innermost(_comparisons(code, starts, wanted))
     edits: list[_Edit] = []
-    for start, end in _conditions(code, starts, wanted):
-        made_here, edit = _decision(path, text, starts, start, end, numbers)
-        made += made_here
-        edits.append(edit)
+    for start, end in conditions:
+        inside = [c for c in comparisons if start <= c.start and c.end <= end]
+        edits.append(site.condition(start, end, inside))
+    taken = [(s, e) for s, e in conditions]
     for start, end in _statements(code, starts, wanted):
-        number = next(numbers)
-        statement = text[start:end]
-        line = _line_of(starts, start)
-        made.append(
-            CppMutant(
-                number,
-                path,
-                line,
-                STATEMENT_DELETED,
-                f"`{_short(statement)}` deleted",
-                _line_text(text, starts, line),
-                _line_text(text, starts, line).replace(statement, ";", 1),
-            )
-        )
-        deleted = f"if (!{SELECTOR}({number})) {{ {statement} }}"
-        edits.append(_Edit(start, end, deleted, (number,)))
+        inside = [c for c in comparisons if start <= c.start and c.end <= end]
+        edits.append(site.deletion(start, end, inside))
+        taken.append((start, end))
+    for comparison in comparisons:
+        if not any(s <= comparison.start and comparison.end <= e for s, e in taken):
+            edits.append(site.comparison(comparison, whole=False))
     text_made, kept = _apply(text, edits)
-    made = [m for m in made if m.number in kept]
+    made = [m for m in site.made if m.number in kept]
     if not made:
         return None
     return Schema(path, tuple(made), PROLOGUE + text_made)
 
 
-def _decision(
-    path: str, text: str, starts: list[int], start: int, end: int, numbers
-) -> tuple[list[CppMutant], _Edit]:
-    """The mutants of one condition `text[start:end]` (inside its parentheses) and the edit
-    that holds them: true, false, then each boundary moved."""
-    condition = text[start:end]
-    line = _line_of(starts, start)
-    shown = _short(" ".join(condition.split()))
-    original = _line_text(text, starts, line)
-    true, false = next(numbers), next(numbers)
-    made = [
-        CppMutant(
-            true,
-            path,
-            line,
-            CONDITION_TRUE,
-            f"`{shown}` replaced by true",
-            original,
-            original.replace(condition, "true", 1),
-        ),
-        CppMutant(
-            false,
-            path,
-            line,
-            CONDITION_FALSE,
-            f"`{shown}` replaced by false",
-            original,
-            original.replace(condition, "false", 1),
-        ),
-    ]
-    arms = [(true, "1"), (false, "0")]
-    compared = list(_COMPARISON.finditer(strip_cpp(condition, dead_if=False)))
-    if len(compared) == 1 and _clamps(text, end, condition, compared[0]):
-        compared = []  # both ways give the same value at the boundary: no mutant says more
-    for match in compared:
-        number = next(numbers)
-        old = match.group(1)
-        moved = condition[: match.start()] + _SWAPPED[old] + condition[match.end() :]
-        made.append(
-            CppMutant(
-                number,
-                path,
-                line,
-                BOUNDARY,
-                f"`{old}` made `{_SWAPPED[old]}` in `{shown}`",
-                original,
-                original.replace(condition, moved, 1),
-            )
+class _Site:
+    """Makes the mutants of one file, and the text of each place that holds them."""
+
+    def __init__(self, path: str, text: str, starts: list[int], numbers: _Numbers) -> None:
+        self.path, self.text, self.starts, self.numbers = path, text, starts, numbers
+        self.made: list[CppMutant] = []
+
+    def _mutant(self, at: int, operator: str, said: str, old: str, new: str) -> int:
+        number = self.numbers.take()
+        line = _line_of(self.starts, at)
+        original = _line_text(self.text, self.starts, line)
+        mutated = original.replace(old, new, 1)
+        self.made.append(CppMutant(number, self.path, line, operator, said, original, mutated))
+        return number
+
+    def condition(self, start: int, end: int, inside: list[_Comparison]) -> _Edit:
+        """An `if` or `while` condition `text[start:end]`: made true, made false; each
+        comparison inside it mutated in place (a whole condition's own only at its boundary)."""
+        condition = self.text[start:end]
+        shown = _short(condition)
+        true = self._mutant(start, CONDITION_TRUE, f"`{shown}` replaced by true", condition, "true")
+        false = self._mutant(
+            start, CONDITION_FALSE, f"`{shown}` replaced by false", condition, "false"
         )
-        arms.append((number, f"!!({moved})"))
-    chosen = " : ".join(f"{SELECTOR}({n}) ? {value}" for n, value in arms)
-    numbers_here = tuple(m.number for m in made)
-    return made, _Edit(start, end, f"{chosen} : !!({condition})", numbers_here)
+        held = [true, false]
+        pieces, last = [], start
+        for comparison in inside:
+            whole = not self.text[start : comparison.start].strip() and not (
+                self.text[comparison.end : end].strip()
+            )
+            edit = self.comparison(comparison, whole=whole, clamp_end=end if whole else None)
+            pieces += [self.text[last : comparison.start], edit.replacement]
+            held += edit.numbers
+            last = comparison.end
+        pieces.append(self.text[last:end])
+        body = "".join(pieces)
+        chosen = f"{SELECTOR}({true}) ? {TRUE} : {SELECTOR}({false}) ? {FALSE} : !!({body})"
+        return _Edit(start, end, chosen, tuple(held))
+
+    def comparison(self, found: _Comparison, *, whole: bool, clamp_end: int | None = None) -> _Edit:
+        """`A op B`: made true and false (unless it is a whole condition, whose own mutants say
+        so), and `op` moved across its boundary (unless both ways give one value: a clamp)."""
+        text = self.text[found.start : found.end]
+        op = self.text[found.op_start : found.op_end]
+        shown = _short(text)
+        arms: list[tuple[int, str]] = []
+        if not whole:
+            said = f"`{shown}` replaced by"
+            arms.append(
+                (self._mutant(found.start, CONDITION_TRUE, f"{said} true", text, "true"), TRUE)
+            )
+            arms.append(
+                (self._mutant(found.start, CONDITION_FALSE, f"{said} false", text, "false"), FALSE)
+            )
+        clamp = clamp_end is not None and _clamps(self.text, clamp_end, found)
+        if op in _SWAPPED and not clamp:
+            i, j = found.op_start - found.start, found.op_end - found.start
+            moved = text[:i] + _SWAPPED[op] + text[j:]
+            said = f"`{op}` made `{_SWAPPED[op]}` in `{shown}`"
+            arms.append((self._mutant(found.start, BOUNDARY, said, text, moved), f"!!({moved})"))
+        if not arms:
+            return _Edit(found.start, found.end, text, ())
+        chosen = " : ".join(f"{SELECTOR}({n}) ? {value}" for n, value in arms)
+        return _Edit(found.start, found.end, f"({chosen} : !!({text}))", tuple(n for n, _ in arms))
+
+    def deletion(self, start: int, end: int, inside: list[_Comparison]) -> _Edit:
+        """An expression statement deleted; the comparisons inside it mutated in place."""
+        statement = self.text[start:end]
+        said = f"`{_short(statement)}` deleted"
+        number = self._mutant(start, STATEMENT_DELETED, said, statement, ";")
+        body, held = self._within(start, end, inside)
+        return _Edit(start, end, f"if (!{SELECTOR}({number})) {{ {body} }}", (number, *held))
+
+    def _within(self, start: int, end: int, inside: list[_Comparison]) -> tuple[str, list[int]]:
+        """`text[start:end]` with each comparison of `inside` replaced by its mutants."""
+        pieces, last, held = [], start, []
+        for comparison in inside:
+            edit = self.comparison(comparison, whole=False)
+            pieces += [self.text[last : comparison.start], edit.replacement]
+            held += edit.numbers
+            last = comparison.end
+        pieces.append(self.text[last:end])
+        return "".join(pieces), held
 
 
-def _clamps(text: str, end: int, condition: str, match: re.Match[str]) -> bool:
+def _clamps(text: str, end: int, found: _Comparison) -> bool:
     """`if (x > hi) return hi;`, `if (x < lo) r = lo;`: the statement the condition controls
-    returns or assigns one side of its one comparison, so at the boundary both ways agree."""
+    returns or assigns one side of its comparison, so at the boundary both ways agree."""
     sides = {
-        " ".join(condition[: match.start()].split()),
-        " ".join(condition[match.end() :].split()),
+        " ".join(text[found.start : found.op_start].split()),
+        " ".join(text[found.op_end : found.end].split()),
     }
     after = text[end + 1 :].lstrip().lstrip("{").strip()
     body = after.split(";", 1)[0]
     picked = re.match(r"(?:return\s+|[A-Za-z_][\w.\->\[\]]*\s*=(?!=)\s*)(.*)$", body, re.S)
     return picked is not None and " ".join(picked.group(1).split()) in sides
+
+
+# The operators a comparison's operand runs to (lower precedence than it, or a delimiter).
+_STOPS = ("&&", "||", "==", "!=", "<=", ">=", "<<=", ">>=", "+=", "-=", "*=", "/=", "%=")
+_STOPS_ONE = frozenset(",;?{}=&|^<>")
+
+
+def _comparisons(code: str, starts: list[int], wanted: set[int]) -> list[_Comparison]:
+    """Every comparison written with spaces around its operator (`a < b`, `n == 0`) on a
+    `wanted` line outside a directive other than `#define`: the operator and its two operands,
+    each run out to the first token of lower precedence or unmatched bracket on its line."""
+    out = []
+    for number in sorted(wanted):
+        if number < 1 or number > len(starts):
+            continue
+        begin = starts[number - 1]
+        finish = starts[number] - 1 if number < len(starts) else len(code)
+        line = code[begin:finish]
+        if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
+            continue
+        if _CONSTANT_CONTEXT.search(line):
+            continue  # a constant expression takes no choice made at run time
+        for match in _SPACED.finditer(line):
+            left = _operand_start(line, match.start())
+            right = _operand_end(line, match.end())
+            if left is None or right is None:
+                continue
+            out.append(
+                _Comparison(
+                    begin + left, begin + right, begin + match.start(1), begin + match.end(1)
+                )
+            )
+    return out
+
+
+# Where an expression must be a constant (the compiler evaluates it): no mutant there.
+_CONSTANT_CONTEXT = re.compile(
+    r"(?<![\w$])(?:constexpr|consteval|constinit|static_assert|_Static_assert|template|"
+    r"enable_if(?:_t)?|requires|alignas|case|noexcept|enum)(?![\w$])"
+)
+_SPACED = re.compile(r"(?<=\s)(<=|>=|==|!=|<|>)(?=\s)")
+
+
+def _operand_start(line: str, at: int) -> int | None:
+    """Where the left operand of an operator at `at` begins; None when it is empty."""
+    depth, i = 0, at
+    while i > 0:
+        ch = line[i - 1]
+        if ch in ")]":
+            depth += 1
+        elif ch in "([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (
+            (ch in _STOPS_ONE and not _arrow(line, i - 1)) or line[max(0, i - 2) : i] in _STOPS
+        ):
+            break
+        i -= 1
+    while i < at and line[i].isspace():
+        i += 1
+    word = re.match(r"(return|case)\b\s*", line[i:at])
+    if word:
+        i += word.end()
+    return i if line[i:at].strip() else None
+
+
+def _operand_end(line: str, at: int) -> int | None:
+    """Where the right operand of an operator ending at `at` ends; None when it is empty."""
+    depth, i = 0, at
+    while i < len(line):
+        ch = line[i]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (
+            (ch in _STOPS_ONE and not _arrow(line, i)) or line[i : i + 2] in _STOPS
+        ):
+            break
+        i += 1
+    while i > at and line[i - 1].isspace():
+        i -= 1
+    return i if line[at:i].strip() else None
+
+
+def _arrow(line: str, i: int) -> bool:
+    """`->` (a member through a pointer), not a comparison's `>`."""
+    return line[i] == ">" and i > 0 and line[i - 1] == "-"
+
+
+def _innermost(found: list[_Comparison]) -> list[_Comparison]:
+    """The comparisons no other one holds (`(a < b) == c` keeps `a < b`)."""
+    return [
+        c
+        for c in found
+        if not any(o is not c and o.start <= c.start and c.end <= o.end for o in found)
+    ]
 
 
 def _conditions(code: str, starts: list[int], wanted: set[int]) -> list[tuple[int, int]]:

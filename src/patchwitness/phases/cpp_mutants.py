@@ -101,7 +101,7 @@ def collect_schema_mutants(
         if broke:
             said = f"the mutant schema did not build, or changed what the patch does ({why})"
             return MutantsCollected(made=made, cap=cap, skipped=said)
-        results = _run_all(picked, first, passed, asking.confirmations, ask)
+        results = run_all(picked, first, passed, asking.confirmations, ask)
     finally:
         for path, data in originals.items():
             (repo / path).write_bytes(data)
@@ -109,7 +109,7 @@ def collect_schema_mutants(
     return MutantsCollected(mutants=results, made=made, cap=cap)
 
 
-def _run_all(
+def run_all(
     picked: list[cpp_mutants.CppMutant],
     first: list[str],
     passed: list[str],

@@ -15,10 +15,12 @@ phases/cpp_mutants.py), since each C++ text would need a rebuild of its translat
 from __future__ import annotations
 
 from contextlib import nullcontext
+from dataclasses import dataclass
 
 from patchwitness import languages
 from patchwitness import mutants as mutation
 from patchwitness.classify import PRODUCTION
+from patchwitness.cpp_mutants import CppMutant, Schema
 from patchwitness.facts import HiddenCollected, MutantsCollected
 from patchwitness.model import MutantResult, Outcome
 from patchwitness.phases.apply import Applied
@@ -55,21 +57,32 @@ def collect_mutants(
         return MutantsCollected(skipped="this language's lines are not mutated")
     if kind == ONE_SCHEMA:
         return _schema(ctx, tree, applied, measured, texts, hidden, focus)
+    from patchwitness.phases.cpp_mutants import OPERATOR_ORDER, schemas_of
+
     made = [
         m
         for c in applied.patch.files
         if applied.classes[c.path].kind == PRODUCTION and c.path.endswith(".py")
         for m in mutation.mutants_of(c.path, texts.get(c.path) or "", c.added_lines)
     ]
-    if not made:
+    # A compiled extension's C and C++ (red team round 13 fitted markupsafe's tests in C): one
+    # schema, rebuilt by the task's build on the next run.
+    schemas = schemas_of(applied, texts) if languages.of(ctx.task).compiled(ctx.base) else []
+    native = [m for s in schemas for m in s.mutants]
+    every = [*made, *native]
+    if not every:
         return MutantsCollected(
             skipped="no mutant: the added production lines hold nothing to change"
         )
     first, passed = _asked(ctx, measured, hidden)
     if not first:
-        return MutantsCollected(made=len(made), cap=CAP, skipped="no failing test passed")
-    chosen = sorted(made[:CAP], key=lambda m: (m.file, m.line))
-    ctx.clock.say(f"mutants of the added lines ({len(chosen)})")
+        return MutantsCollected(made=len(every), cap=CAP, skipped="no failing test passed")
+    # The decisions' mutants first, of either language, then the deleted statements.
+    order = sorted(range(len(every)), key=lambda n: (OPERATOR_ORDER.index(every[n].operator), n))
+    picked = {n for n in order[:CAP]}
+    chosen = sorted((m for n, m in enumerate(made) if n in picked), key=lambda m: (m.file, m.line))
+    chosen_native = [m for n, m in enumerate(native, len(made)) if n in picked]
+    ctx.clock.say(f"mutants of the added lines ({len(chosen) + len(chosen_native)})")
     limit = _time_limit(ctx, measured)
     applying = (
         hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True))
@@ -78,10 +91,54 @@ def collect_mutants(
     )
     with applying as ok:
         if not ok:
-            return MutantsCollected(made=len(made), cap=CAP, skipped="hidden tests conflict")
+            return MutantsCollected(made=len(every), cap=CAP, skipped="hidden tests conflict")
         results = _run_all(ctx, tree, chosen, texts, first, passed, limit)
+        if chosen_native:
+            asked = _Asked(first, passed, limit)
+            outcome = _run_schema(ctx, tree, schemas, chosen_native, asked)
+            if isinstance(outcome, str):
+                return MutantsCollected(mutants=results, made=len(every), cap=CAP, skipped=outcome)
+            results += outcome
     ctx.clock.lap("mutants")
-    return MutantsCollected(mutants=results, made=len(made), cap=CAP)
+    return MutantsCollected(mutants=results, made=len(every), cap=CAP)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    first: list[str]
+    passed: list[str]
+    limit: float
+
+
+def _run_schema(
+    ctx: GradeContext,
+    tree: Tree,
+    schemas: list[Schema],
+    chosen_native: list[CppMutant],
+    asked: _Asked,
+) -> list[MutantResult] | str:
+    """A compiled extension's mutants: its schemas written once (the task's build rebuilds the
+    extension on the next run), each mutant chosen by `PW_MUTANT`; the reason none counts when
+    the schema, none chosen, does not pass the failing tests as the patch does."""
+    from patchwitness.cpp_mutants import VARIABLE
+    from patchwitness.phases.cpp_mutants import run_all
+
+    repo = tree.ws.repo
+    originals = {s.file: (repo / s.file).read_bytes() for s in schemas}
+    try:
+        for schema in schemas:
+            (repo / schema.file).write_text(schema.text, encoding="utf-8")
+
+        def ask(keys: list[str], number: int) -> tuple[bool, str]:
+            return _ask(ctx, tree, keys, asked.limit, ((VARIABLE, str(number)),))
+
+        broke, why = ask(asked.first, 0)
+        if broke:
+            return f"the mutant schema did not build, or changed what the patch does ({why})"
+        return run_all(chosen_native, asked.first, asked.passed, CONFIRMATIONS, ask)
+    finally:
+        for path, data in originals.items():
+            (repo / path).write_bytes(data)
 
 
 def _schema(
@@ -157,10 +214,18 @@ def _run_all(
     return results
 
 
-def _ask(ctx: GradeContext, tree: Tree, keys: list[str], limit: float) -> tuple[bool, str]:
-    """Whether a test of `keys` does not pass over the tree as it is now, and how the run
-    ended."""
-    around = Surroundings(select=tuple(keys), pytest_options="-x", timeout_s=limit)
+def _ask(
+    ctx: GradeContext,
+    tree: Tree,
+    keys: list[str],
+    limit: float,
+    variables: tuple[tuple[str, str], ...] = (),
+) -> tuple[bool, str]:
+    """Whether a test of `keys` does not pass over the tree as it is now (with `variables`: a
+    schema's chosen mutant), and how the run ended."""
+    around = Surroundings(
+        select=tuple(keys), pytest_options="-x", timeout_s=limit, variables=variables
+    )
     run = ctx.suite.run(tree.ws.repo, tree.ws.new_dir("mutant"), around=around)
     if run.timed_out:
         return True, "timed out"
