@@ -268,12 +268,7 @@ def _comparisons(code: str, starts: list[int], wanted: set[int]) -> list[_Compar
     `wanted` line outside a directive other than `#define`: the operator and its two operands,
     each run out to the first token of lower precedence or unmatched bracket on its line."""
     out = []
-    for number in sorted(wanted):
-        if number < 1 or number > len(starts):
-            continue
-        begin = starts[number - 1]
-        finish = starts[number] - 1 if number < len(starts) else len(code)
-        line = code[begin:finish]
+    for begin, line in _lines(code, starts, wanted):
         if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
             continue
         if _CONSTANT_CONTEXT.search(line):
@@ -382,12 +377,7 @@ def _statements(code: str, starts: list[int], wanted: set[int]) -> list[tuple[in
     """Expression statements wholly on one `wanted` line: (start, end) of the statement, its
     `;` included."""
     out = []
-    for number in sorted(wanted):
-        if number < 1 or number > len(starts):
-            continue
-        begin = starts[number - 1]
-        finish = starts[number] - 1 if number < len(starts) else len(code)
-        line = code[begin:finish]
+    for begin, line in _lines(code, starts, wanted):
         stripped = line.strip()
         if not stripped.endswith(";") or stripped.count(";") != 1 or "{" in line or "}" in line:
             continue
@@ -404,6 +394,16 @@ def _statements(code: str, starts: list[int], wanted: set[int]) -> list[tuple[in
         start = begin + len(line) - len(line.lstrip())
         end = begin + line.rindex(";") + 1
         out.append((start, end))
+    return out
+
+
+def _lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[int, str]]:
+    """(offset, text) of each `wanted` line of `code`, in order, its newline left out."""
+    out = []
+    for number in sorted(n for n in wanted if 1 <= n <= len(starts)):
+        begin = starts[number - 1]
+        finish = starts[number] - 1 if number < len(starts) else len(code)
+        out.append((begin, code[begin:finish]))
     return out
 
 

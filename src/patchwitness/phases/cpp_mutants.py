@@ -167,11 +167,4 @@ def _ask(
         slot=tree.slot,
         built=measured.built,
     )
-    if run.timed_out:
-        return True, "timed out"
-    if run.build_failed or not run.started:
-        return True, "the run did not start: " + "; ".join(run.problems[:1])
-    failed = [k for k in keys if run.outcomes.get(k) != "passed"]
-    if failed:
-        return True, f"{failed[0]} {run.outcomes.get(failed[0]) or 'not run'}"
-    return False, f"{len(keys)} tests passed"
+    return run.fails_any(keys)

@@ -22,7 +22,7 @@ from patchwitness import mutants as mutation
 from patchwitness.classify import PRODUCTION
 from patchwitness.cpp_mutants import CppMutant, Schema
 from patchwitness.facts import HiddenCollected, MutantsCollected
-from patchwitness.model import MutantResult, Outcome
+from patchwitness.model import MutantResult
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied
@@ -227,18 +227,7 @@ def _ask(
         select=tuple(keys), pytest_options="-x", timeout_s=limit, variables=variables
     )
     run = ctx.suite.run(tree.ws.repo, tree.ws.new_dir("mutant"), around=around)
-    if run.timed_out:
-        return True, "timed out"
-    if run.build_failed or not run.started:
-        return True, "the run did not start"
-    failed = [k for k in keys if run.outcomes.get(k) != "passed"]
-    if failed:
-        return True, f"{failed[0]} {_outcome(run.outcomes.get(failed[0]))}"
-    return False, f"{len(keys)} tests passed"
-
-
-def _outcome(outcome: Outcome | None) -> str:
-    return outcome or "not run (the run stopped at an earlier failure)"
+    return run.fails_any(keys)
 
 
 def _time_limit(ctx: GradeContext, measured: SuiteRun) -> float:

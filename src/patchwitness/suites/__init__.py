@@ -148,6 +148,22 @@ class SuiteRun:
     def problems(self) -> list[str]:
         return self.run.report_problems
 
+    def fails_any(self, keys: list[str]) -> tuple[bool, str]:
+        """Whether a test of `keys` did not pass in this run (it failed, went missing, or the
+        run did not start or finish), and how the run ended: a mutant's question."""
+        if self.timed_out:
+            return True, "timed out"
+        if self.build_failed or not self.started:
+            return True, "the run did not start: " + "; ".join(self.problems[:1])
+        failed = [k for k in keys if self.outcomes.get(k) != "passed"]
+        if failed:
+            outcome = self.outcomes.get(failed[0])
+            return (
+                True,
+                f"{failed[0]} {outcome or 'not run (the run stopped at an earlier failure)'}",
+            )
+        return False, f"{len(keys)} tests passed"
+
 
 @dataclass(frozen=True)
 class Instrumentation:
