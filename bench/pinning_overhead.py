@@ -10,9 +10,11 @@ in other surroundings) against the patched run of the same grade:
     mutants         = (time(all) - time(decisions)) / time(grade, neither)  budget: 1 grade
     run elsewhere   = time(elsewhere phase) / time(the patched run)       budget: 1 extra run
 
-On the demo task `checkout-coupon-tax` (its honest patch) and on a generated suite (40 files x
-50 tests; --quick: 8 x 25) whose one-line fix has one mutant. The baseline is cached and shared
-by all three, as for every patch of a bag after its first.
+On the demo task `checkout-coupon-tax` (its honest patch), on a generated suite (40 files x
+50 tests; --quick: 8 x 25) whose one-line fix has one mutant, and on the demo's C++ `stats-fix`
+(ringlib: CMake and GoogleTest) with an honest fix that holds a comparison, so that its mutants
+(one schema, one rebuild) run: the C++ budget is 2 grades. The baseline is cached and shared by
+all three, as for every patch of a bag after its first.
 
     .venv/bin/python bench/pinning_overhead.py [--quick] [--reps N]
 """
@@ -64,7 +66,8 @@ def report(case: Case, verdicts: dict[str, list]) -> None:
     extra = took["all"] - took["decisions"]
     line(
         f"mutants ({ran} run of {made}): +{secs(max(extra, 0.0))} = {extra / base:.2f} grades "
-        "(budget <= 1 grade, Python)"
+        f"(budget <= {2 if 'C++' in case.name else 1} grade(s), "
+        f"{'C++' if 'C++' in case.name else 'Python'})"
     )
     phases = [v.timings.phases for v in verdicts["all"]]
     elsewhere = median([p.get("elsewhere", 0.0) for p in phases])
@@ -75,6 +78,41 @@ def report(case: Case, verdicts: dict[str, list]) -> None:
             f"run elsewhere / patched run: {secs(elsewhere)} / {secs(tests)} = {ratio:.2f}x "
             "(budget <= 1 run)"
         )
+
+
+# The demo's median fix, written with a comparison (the count's parity): mutants to run.
+CPP_BUG = "  const std::size_t lower = values.size() / 2;\n"
+CPP_FIX = (
+    "  const std::size_t lower =\n"
+    "      values.size() % 2 == 0 ? values.size() / 2 - 1 : values.size() / 2;\n"
+)
+
+
+def make_cpp_case(root: Path) -> Case | None:
+    """The demo's C++ stats-fix task and an honest fix with mutants; None without a C++
+    toolchain (said on stderr)."""
+    from patchwitness.demo.cpp_run import available, build_cpp
+
+    ok, why = available()
+    if not ok:
+        print(f"C++ case skipped: {why}", file=sys.stderr)
+        return None
+    bag = build_cpp(root)
+    job = next(j for j in bag.jobs if j.agent == "honest" and j.task_dir.name == "stats-fix")
+    repo = next((root / "repos").iterdir())
+    source = (repo / "src" / "stats.cpp").read_text()
+    assert CPP_BUG in source, "the demo's stats.cpp moved: update CPP_BUG"
+    patch = root / "patches" / "with-mutants.diff"
+    patch.write_text("--- a/src/stats.cpp\n+++ b/src/stats.cpp\n" + _hunk(source, CPP_BUG, CPP_FIX))
+    return Case("demo stats-fix (C++) / a fix with a comparison", job.task_dir, patch)
+
+
+def _hunk(text: str, old: str, new: str) -> str:
+    """One hunk replacing `old` (whole lines) by `new` in `text`, no context."""
+    start = text[: text.index(old)].count("\n") + 1
+    olds, news = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    head = f"@@ -{start},{len(olds)} +{start},{len(news)} @@\n"
+    return head + "".join("-" + x for x in olds) + "".join("+" + x for x in news)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,7 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings()
         suite = make_suite_case(root / "suite", files, tests)
         suite.name += f", {files * tests} tests"
-        for case in (make_demo_case(root / "demo"), suite):
+        cases = [make_demo_case(root / "demo"), suite]
+        cpp = make_cpp_case(root / "cpp")
+        if cpp is not None:
+            cases.append(cpp)
+        for case in cases:
             report(case, measure(case, settings, args.reps))
     return 0
 

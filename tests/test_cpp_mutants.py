@@ -184,3 +184,26 @@ def test_a_cpp_patch_is_mutated_in_one_schema_and_its_unpinned_condition_found(t
     [deleted] = honest.gates.pinning.facts.survivors or [None]
     assert deleted is None
     assert honest.gates.pinning.facts.mutants_run == 1  # `r -= 1;` deleted, and killed
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # a template's argument list is part of its operand
+        (
+            "bool f() {\n  return std::is_signed<T>::value != std::is_signed<U>::value;\n}\n",
+            "`std::is_signed<T>::value != std::is_signed<U>::value` replaced by true",
+        ),
+        # a brace-initialized operand, and a character literal kept whole
+        ("bool f(int u) {\n  return u < U{};\n}\n", "`u < U{}` replaced by true"),
+        ("bool f(char c) {\n  return c >= 'a';\n}\n", "`c >= 'a'` replaced by true"),
+    ],
+)
+def test_an_operand_runs_over_templates_braces_and_literals(text, shown):
+    schema = schema_of("a.hpp", text, [2])
+    assert schema is not None and shown in [m.description for m in schema.mutants]
+
+
+def test_a_constant_expression_begun_on_the_line_above_is_left_alone():
+    text = "constexpr T f() {\n  constexpr const bool d =\n      (sizeof(T) != sizeof(U));\n}\n"
+    assert schema_of("a.hpp", text, [3]) is None

@@ -140,7 +140,7 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     numbers = _Numbers(first)
     site = _Site(path, text, starts, numbers)
     conditions = _conditions(code, starts, wanted)
-    comparisons = _innermost(_comparisons(code, starts, wanted))
+    comparisons = _innermost(_comparisons(code, text, starts, wanted))
     edits: list[_Edit] = []
     for start, end in conditions:
         inside = [c for c in comparisons if start <= c.start and c.end <= end]
@@ -260,10 +260,10 @@ def _clamps(text: str, end: int, found: _Comparison) -> bool:
 
 # The operators a comparison's operand runs to (lower precedence than it, or a delimiter).
 _STOPS = ("&&", "||", "==", "!=", "<=", ">=", "<<=", ">>=", "+=", "-=", "*=", "/=", "%=")
-_STOPS_ONE = frozenset(",;?{}=&|^<>")
+_STOPS_ONE = frozenset(",;?=&|^<>")
 
 
-def _comparisons(code: str, starts: list[int], wanted: set[int]) -> list[_Comparison]:
+def _comparisons(code: str, text: str, starts: list[int], wanted: set[int]) -> list[_Comparison]:
     """Every comparison written with spaces around its operator (`a < b`, `n == 0`) on a
     `wanted` line outside a directive other than `#define`: the operator and its two operands,
     each run out to the first token of lower precedence or unmatched bracket on its line."""
@@ -271,11 +271,14 @@ def _comparisons(code: str, starts: list[int], wanted: set[int]) -> list[_Compar
     for begin, line in _lines(code, starts, wanted):
         if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
             continue
-        if _CONSTANT_CONTEXT.search(line):
+        if _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line)):
             continue  # a constant expression takes no choice made at run time
         for match in _SPACED.finditer(line):
-            left = _operand_start(line, match.start())
-            right = _operand_end(line, match.end())
+            # Stops are found in the code (a literal's `>` is none); ends are trimmed in the
+            # text (a literal's blanked content is no space: `'a'` keeps its closing quote).
+            written = text[begin : begin + len(line)]
+            left = _operand_start(line, written, match.start())
+            right = _operand_end(line, written, match.end())
             if left is None or right is None:
                 continue
             out.append(
@@ -294,49 +297,101 @@ _CONSTANT_CONTEXT = re.compile(
 _SPACED = re.compile(r"(?<=\s)(<=|>=|==|!=|<|>)(?=\s)")
 
 
-def _operand_start(line: str, at: int) -> int | None:
-    """Where the left operand of an operator at `at` begins; None when it is empty."""
+def _statement_so_far(code: str, begin: int, line: str) -> str:
+    """The statement a line belongs to, from its start (after the last `;`, `{` or `}` before
+    the line) to the line's end: `constexpr bool b =` on the line above counts."""
+    head = max(code.rfind(c, 0, begin) for c in ";{}") + 1
+    return code[head : begin + len(line)]
+
+
+def _operand_start(line: str, written: str, at: int) -> int | None:
+    """Where the left operand of an operator at `at` begins; None when it is empty. Brackets
+    and braces are skipped whole, and so is a template's argument list (`is_signed<T>`)."""
     depth, i = 0, at
     while i > 0:
         ch = line[i - 1]
-        if ch in ")]":
+        opened = _template_open(line, i - 1) if ch == ">" and depth == 0 else None
+        if opened is not None:
+            i = opened
+            continue
+        if ch in ")]}":
             depth += 1
-        elif ch in "([":
+        elif ch in "([{":
             if depth == 0:
                 break
             depth -= 1
-        elif depth == 0 and (
-            (ch in _STOPS_ONE and not _arrow(line, i - 1)) or line[max(0, i - 2) : i] in _STOPS
-        ):
+        elif depth == 0 and (_stop(line, i - 1) or line[max(0, i - 2) : i] in _STOPS):
             break
         i -= 1
-    while i < at and line[i].isspace():
+    while i < at and written[i].isspace():
         i += 1
     word = re.match(r"(return|case)\b\s*", line[i:at])
     if word:
         i += word.end()
-    return i if line[i:at].strip() else None
+    return i if written[i:at].strip() else None
 
 
-def _operand_end(line: str, at: int) -> int | None:
+def _operand_end(line: str, written: str, at: int) -> int | None:
     """Where the right operand of an operator ending at `at` ends; None when it is empty."""
     depth, i = 0, at
     while i < len(line):
         ch = line[i]
-        if ch in "([":
+        closed = _template_close(line, i) if ch == "<" and depth == 0 else None
+        if closed is not None:
+            i = closed + 1
+            continue
+        if ch in "([{":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]}":
             if depth == 0:
                 break
             depth -= 1
-        elif depth == 0 and (
-            (ch in _STOPS_ONE and not _arrow(line, i)) or line[i : i + 2] in _STOPS
-        ):
+        elif depth == 0 and (_stop(line, i) or line[i : i + 2] in _STOPS):
             break
         i += 1
-    while i > at and line[i - 1].isspace():
+    while i > at and written[i - 1].isspace():
         i -= 1
-    return i if line[at:i].strip() else None
+    return i if written[at:i].strip() else None
+
+
+def _stop(line: str, i: int) -> bool:
+    return line[i] in _STOPS_ONE and not _arrow(line, i)
+
+
+def _template_open(line: str, close: int) -> int | None:
+    """The `<` that opens a template's argument list closed by the `>` at `close`, written
+    against its name (`is_signed<T>`); None when that `>` is no such thing."""
+    if close == 0 or line[close - 1] in " ->":
+        return None
+    depth = 0
+    for i in range(close, -1, -1):
+        if line[i] == ">":
+            depth += 1
+        elif line[i] == "<":
+            depth -= 1
+            if depth == 0:
+                return i if i > 0 and (line[i - 1].isalnum() or line[i - 1] == "_") else None
+        elif line[i] in ";{}":
+            return None
+    return None
+
+
+def _template_close(line: str, open_at: int) -> int | None:
+    """The `>` that closes a template's argument list opened by the `<` at `open_at`, written
+    against its name; None when that `<` is no such thing."""
+    if open_at == 0 or not (line[open_at - 1].isalnum() or line[open_at - 1] == "_"):
+        return None
+    depth = 0
+    for i in range(open_at, len(line)):
+        if line[i] == "<":
+            depth += 1
+        elif line[i] == ">" and line[i - 1] != "-":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif line[i] in ";{}":
+            return None
+    return None
 
 
 def _arrow(line: str, i: int) -> bool:
