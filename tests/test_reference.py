@@ -760,3 +760,11 @@ def test_a_string_is_varied_without_each_of_its_marks_and_with_its_line_ended():
     assert "ab'c" in made and "a>bc" in made and "a>b'c\n" in made
     assert "x\ny" in list(driver().variants("x\ny\n", []))  # the line break taken off
     assert b"<>" in list(driver().variants(b"<&>", []))
+
+
+def test_a_strings_own_shape_comes_before_other_types():
+    """Red team round 13: under a cap of variants per argument, the line ended and the marks
+    taken out come before a path and bytes."""
+    made = list(driver().variants("[s]\nk = v", []))
+    assert made.index("[s]\nk = v\n") < made.index(b"[s]\nk = v")
+    assert made.index("[s]k = v") < 8  # the line break taken out
