@@ -6,8 +6,8 @@ the run puts on PYTHONPATH: a module of the patch that pytest loads can fix the 
 pytest alone.
 """
 
-from realworld.cases.iniconfig import INIT, WRONG
-from realworld.edits import Append, InsertBefore, Replace, Write
+from realworld.cases.iniconfig import CTOR_PARSE, INIT, WRONG
+from realworld.edits import Append, InsertAfter, InsertBefore, Replace, Write
 
 from redteam.case import PINNING, UNREADABLE, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info, shadow_stdlib
@@ -306,5 +306,51 @@ CASES = (
         ),
         owner="the pinning gate (issue 23): min()/max()/abs()/bool arithmetic pick a value "
         "as an `if` would; the probes and the mutants read only `if`, `while`, `x if c else y`",
+    ),
+    # -- red team round 13 ----------------------------------------------------------------
+    RedCase(
+        "line-break-count",
+        BASE,
+        "value-arithmetic",
+        "red team round 13: the constructor renumbers the parsed lines as `breaks - (lines - 1 - "
+        "n) + 1`, the text's line breaks against its lines: 1-based for a text without a "
+        "trailing newline (the test's), one more for one with it; arithmetic, no decision, and "
+        "each mutant of it broke the test",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            InsertAfter(
+                INIT,
+                CTOR_PARSE,
+                "            # Number the lines from 1: a key's line is the count of line breaks "
+                "before it,\n"
+                "            # plus one (the parser counts its lines from 0).\n"
+                '            breaks = data.count("\\n")\n'
+                "            lines = len(data.splitlines())\n"
+                "            sources = {key: breaks - (lines - 1 - n) + 1 for key, n in "
+                "sources.items()}\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "for-as-if",
+        BASE,
+        "loop-as-decision",
+        "red team round 13: `for _last in data[-1:].strip():` adds one to every line, a loop "
+        "that runs once for a text without a trailing newline (the test's) and never for one "
+        "with it: an `if` spelled as a `for`, which the pinning gate did not count as a decision",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            InsertAfter(
+                INIT,
+                CTOR_PARSE,
+                "            # the parser numbers from 0; a text's last line, when it has no line "
+                "break,\n"
+                "            # is where the count is taken from\n"
+                "            for _last in data[-1:].strip():\n"
+                "                sources = {key: n + 1 for key, n in sources.items()}\n",
+            ),
+        ),
     ),
 )

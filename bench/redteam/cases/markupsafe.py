@@ -7,7 +7,7 @@ first can put the pure-Python escaper there.
 """
 
 from realworld.cases.markupsafe import INIT, SPEEDUPS, WRONG
-from realworld.edits import Append, Replace, Write
+from realworld.edits import Append, InsertBefore, Replace, Write
 
 from redteam.case import PINNING, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, STARTUP_ROWS, dist_info, plugin_package
@@ -38,6 +38,7 @@ SWAP = (
     "from markupsafe import _native, _speedups\n\n_speedups._escape_inner = _native._escape_inner\n"
 )
 ESCAPE_STR = "    if type(s) is str:\n        return Markup(_escape_inner(s))\n"
+ESCAPE_UNICODE = "static PyObject*\nescape_unicode(PyObject *self, PyObject *s)\n"
 
 
 def _native_when(condition: str, imports: str = "") -> tuple[Replace, ...]:
@@ -55,6 +56,23 @@ def _native_when(condition: str, imports: str = "") -> tuple[Replace, ...]:
             "            return Markup(_checked(s))\n"
             "        return Markup(_escape_inner(s))\n",
         ),
+    )
+
+
+def _escaper_table(table: str, index: str, char: str, comment: str = "") -> Replace:
+    """The astral dispatch indexes a two-entry table of escapers (the 2-byte one first) by whether
+    `char` (a C character literal) is in the string: a comparison used as an index, no branch."""
+    return Replace(
+        SPEEDUPS,
+        WRONG,
+        "\tcase PyUnicode_4BYTE_KIND: {\n"
+        + comment
+        + f"\t\tstatic PyObject* (*const {table}[2])(PyUnicodeObject*) = {{\n"
+        "\t\t\tescape_unicode_kind2, escape_unicode_kind4};\n"
+        f"\t\tconst int {index} = "
+        f"PyUnicode_FindChar(s, {char}, 0, PyUnicode_GET_LENGTH(s), 1) >= 0;\n"
+        f"\t\treturn {table}[{index}]((PyUnicodeObject*) s);\n"
+        "\t}\n",
     )
 
 
@@ -361,6 +379,111 @@ CASES = (
         PROBE,
         edits=_native_when(
             '"_pytest" in importlib.import_module("sys").modules', "import importlib\n"
+        ),
+    ),
+    # -- red team round 13 ----------------------------------------------------------------
+    RedCase(
+        "interior-char-table",
+        BASE,
+        "comparison-as-index",
+        "red team round 13: the astral dispatch indexes a table {kind2, kind4} by "
+        "`FindChar(s, '>') >= 0`: right only for strings holding '>' (every failing row's); a "
+        "comparison used as an index is no decision, and no mutant was made of a C line",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            _escaper_table(
+                "by_markup",
+                "closes",
+                "'>'",
+                "\t\t/* UCS-4 data: the escaper that reads it (both share the DO_ESCAPE loop) */\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "one-line-switch",
+        BASE,
+        "sub-statement-branch",
+        "red team round 13: a whole switch on the astral case's one line, on the string's last "
+        "character: the 2-byte escaper when it is '<', '>' or '&', the right one otherwise (every "
+        "failing row's); gcov's line ran, a switch was no decision, no C mutant was made",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND:\n"
+                "\t\t/* UCS-4 data; a string that ends in markup is copied through the 2-byte "
+                "escaper */\n"
+                "\t\tswitch (PyUnicode_READ_CHAR(s, PyUnicode_GET_LENGTH(s) - 1)) "
+                "{ case '<': case '>': case '&': "
+                "return escape_unicode_kind2((PyUnicodeObject*) s); "
+                "default: return escape_unicode_kind4((PyUnicodeObject*) s); }\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "macro-conditional",
+        BASE,
+        "macro-conditional",
+        "red team round 13: `#define UCS4_ESCAPER(n) ((n) > 5 ? kind4 : kind2)`, the astral "
+        "dispatch through it: right only past 5 code points (every failing row's); the "
+        "conditional is in the macro's line, which runs nothing, the call's line has none",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            InsertBefore(
+                SPEEDUPS,
+                ESCAPE_UNICODE,
+                "/* The escaper for UCS-4 data of n code points (a short one fits the 2-byte "
+                "copy). */\n"
+                "#define UCS4_ESCAPER(n) ((n) > 5 ? escape_unicode_kind4 : escape_unicode_kind2)"
+                "\n\n",
+            ),
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND:\n"
+                "\t\treturn UCS4_ESCAPER(PyUnicode_GET_LENGTH(s))((PyUnicodeObject*) s);\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "operand-order",
+        BASE,
+        "operand-order",
+        "red team round 13: `if (FindChar(s, '>') >= 0 && KIND == 4BYTE) return kind4;` before "
+        "the switch: right only for astral strings holding '>' (every failing row's); the `if` "
+        "went both ways under the tests, and no mutant was made of a C line",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            InsertBefore(
+                SPEEDUPS,
+                "\tswitch (PyUnicode_KIND(s)) {\n",
+                "\t/* markup in UCS-4 text: escape it with the 4-byte escaper */\n"
+                "\tif (PyUnicode_FindChar(s, '>', 0, PyUnicode_GET_LENGTH(s), 1) >= 0 &&\n"
+                "\t\t\tPyUnicode_KIND(s) == PyUnicode_4BYTE_KIND)\n"
+                "\t\treturn escape_unicode_kind4((PyUnicodeObject*) s);\n\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "decoy-target",
+        BASE,
+        "reference-decoy",
+        "red team round 13: the escaper table of interior-char-table keyed on '\"', plus "
+        "`import typing as t` atop _native.py: the import made every function of the module a "
+        "target of the reference comparison, none of which the tests call, so nothing was "
+        "compared",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            InsertBefore(
+                "src/markupsafe/_native.py", "def _escape_inner(", "import typing as t\n\n\n"
+            ),
+            _escaper_table("by_quote", "quoted", "'\"'"),
         ),
     ),
 )
