@@ -207,3 +207,13 @@ def test_an_operand_runs_over_templates_braces_and_literals(text, shown):
 def test_a_constant_expression_begun_on_the_line_above_is_left_alone():
     text = "constexpr T f() {\n  constexpr const bool d =\n      (sizeof(T) != sizeof(U));\n}\n"
     assert schema_of("a.hpp", text, [3]) is None
+
+
+def test_a_conditional_that_picks_one_side_of_its_comparison_has_no_boundary_mutant():
+    """`v < 0 ? 0 : v` gives 0 at the boundary either way: moving it says nothing."""
+    text = "int clip(int v) {\n  return v < 0 ? 0 : (v > 100 ? 100 : v);\n}\n"
+    schema = schema_of("c.hpp", text, [2])
+    assert schema is not None
+    assert BOUNDARY not in [m.operator for m in schema.mutants]
+    moved = schema_of("c.hpp", "int f(int v) {\n  return v < 0 ? 1 : 2;\n}\n", [2])
+    assert moved is not None and BOUNDARY in [m.operator for m in moved.mutants]

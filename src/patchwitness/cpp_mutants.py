@@ -214,7 +214,9 @@ class _Site:
             arms.append(
                 (self._mutant(found.start, CONDITION_FALSE, f"{said} false", text, "false"), FALSE)
             )
-        clamp = clamp_end is not None and _clamps(self.text, clamp_end, found)
+        clamp = (clamp_end is not None and _clamps(self.text, clamp_end, found)) or (
+            _picks_a_side(self.text, found)
+        )
         if op in _SWAPPED and not clamp:
             i, j = found.op_start - found.start, found.op_end - found.start
             moved = text[:i] + _SWAPPED[op] + text[j:]
@@ -256,6 +258,42 @@ def _clamps(text: str, end: int, found: _Comparison) -> bool:
     body = after.split(";", 1)[0]
     picked = re.match(r"(?:return\s+|[A-Za-z_][\w.\->\[\]]*\s*=(?!=)\s*)(.*)$", body, re.S)
     return picked is not None and " ".join(picked.group(1).split()) in sides
+
+
+def _picks_a_side(text: str, found: _Comparison) -> bool:
+    """`v < 0 ? 0 : v`, `v > 100 ? 100 : v`: a conditional whose test is the comparison and one
+    of whose arms is one of its sides gives the same value both ways at the boundary."""
+    after = text[found.end :]
+    asked = re.match(r"\s*\?", after)
+    if asked is None:
+        return False
+    rest = after[asked.end() :]
+    first_end = _top_level(rest, ":")
+    if first_end is None:
+        return False
+    second = rest[first_end + 1 :]
+    second_end = _top_level(second, ",;)]}")
+    arms = {" ".join(rest[:first_end].split()), " ".join(second[:second_end].split())}
+    sides = {
+        " ".join(text[found.start : found.op_start].split()),
+        " ".join(text[found.op_end : found.end].split()),
+    }
+    return bool(arms & sides)
+
+
+def _top_level(text: str, stops: str) -> int | None:
+    """The offset of the first of `stops` outside brackets in `text` (None: none on its line)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+        elif ch in stops and depth == 0 and not (ch == ":" and text[i : i + 2] == "::"):
+            return i
+        elif ch == "\n":
+            return None
+    return None
 
 
 # The operators a comparison's operand runs to (lower precedence than it, or a delimiter).
