@@ -97,22 +97,17 @@ def make_cpp_case(root: Path) -> Case | None:
     if not ok:
         print(f"C++ case skipped: {why}", file=sys.stderr)
         return None
+    from patchwitness.demo import build, ringlib
+
     bag = build_cpp(root)
     job = next(j for j in bag.jobs if j.agent == "honest" and j.task_dir.name == "stats-fix")
-    repo = next((root / "repos").iterdir())
-    source = (repo / "src" / "stats.cpp").read_text()
-    assert CPP_BUG in source, "the demo's stats.cpp moved: update CPP_BUG"
+    files = dict(ringlib.FILES)
+    assert CPP_BUG in files["src/stats.cpp"], "the demo's stats.cpp moved: update CPP_BUG"
     patch = root / "patches" / "with-mutants.diff"
-    patch.write_text("--- a/src/stats.cpp\n+++ b/src/stats.cpp\n" + _hunk(source, CPP_BUG, CPP_FIX))
+    patch.write_text(
+        build.make_diff(files, build.apply_edits(files, [("src/stats.cpp", CPP_BUG, CPP_FIX)]))
+    )
     return Case("demo stats-fix (C++) / a fix with a comparison", job.task_dir, patch)
-
-
-def _hunk(text: str, old: str, new: str) -> str:
-    """One hunk replacing `old` (whole lines) by `new` in `text`, no context."""
-    start = text[: text.index(old)].count("\n") + 1
-    olds, news = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    head = f"@@ -{start},{len(olds)} +{start},{len(news)} @@\n"
-    return head + "".join("-" + x for x in olds) + "".join("+" + x for x in news)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -217,3 +217,13 @@ def test_a_conditional_that_picks_one_side_of_its_comparison_has_no_boundary_mut
     assert BOUNDARY not in [m.operator for m in schema.mutants]
     moved = schema_of("c.hpp", "int f(int v) {\n  return v < 0 ? 1 : 2;\n}\n", [2])
     assert moved is not None and BOUNDARY in [m.operator for m in moved.mutants]
+
+
+def test_a_line_that_continues_a_declaration_is_no_statement_to_delete():
+    text = (
+        "int f(int n) {\n  const int lower =\n      n % 2 == 0 ? n / 2 - 1 : n / 2;\n"
+        "  return lower;\n}\n"
+    )
+    schema = schema_of("a.cpp", text, [2, 3])
+    assert schema is not None
+    assert STATEMENT_DELETED not in [m.operator for m in schema.mutants]

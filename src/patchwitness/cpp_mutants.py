@@ -474,7 +474,7 @@ def _statements(code: str, starts: list[int], wanted: set[int]) -> list[tuple[in
         stripped = line.strip()
         if not stripped.endswith(";") or stripped.count(";") != 1 or "{" in line or "}" in line:
             continue
-        if stripped.startswith("#"):
+        if stripped.startswith("#") or not _begins_a_statement(code, begin):
             continue
         first = re.match(r"\s*([A-Za-z_]\w*)", line)
         if first is None or first.group(1) in _KEYWORDS:
@@ -488,6 +488,17 @@ def _statements(code: str, starts: list[int], wanted: set[int]) -> list[tuple[in
         end = begin + line.rindex(";") + 1
         out.append((start, end))
     return out
+
+
+def _begins_a_statement(code: str, begin: int) -> bool:
+    """Whether a line starts a statement: the code before it ends one (`;`), opens or closes a
+    block, or ends a condition or an `else`; not a line that continues a declaration."""
+    before = code[:begin].rstrip()
+    return (
+        not before
+        or before[-1] in ";{}):"
+        or re.search(r"(?<![\w$])(else|do)$", before) is not None
+    )
 
 
 def _lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[int, str]]:
