@@ -408,6 +408,11 @@ class Decision(Fact):
         return bool(self.went) and bool(self.never)
 
 
+# The runs that may kill a mutant, as its `killed_by` names them.
+FAILING_TESTS = "the failing tests"
+PASSING_TESTS = "the tests that passed with the patch"
+
+
 class MutantResult(Fact):
     """One mutant of an added production line (mutants.py) and what the tests made of it:
     `killed_by` names the run that failed it (the failing tests, or the tests that passed with

@@ -17,7 +17,7 @@ from patchwitness import cpp_mutants, sourcefiles
 from patchwitness.classify import PRODUCTION
 from patchwitness.facts import MutantsCollected
 from patchwitness.languages.cpp import cpp_suite
-from patchwitness.model import MutantResult
+from patchwitness.model import FAILING_TESTS, PASSING_TESTS, MutantResult
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.suites import Focus, SuiteRun, Surroundings
@@ -116,8 +116,6 @@ def run_all(
     confirmations: int,
     ask,
 ) -> list[MutantResult]:
-    from patchwitness.phases.mutants import FAILING_TESTS, PASSING_TESTS
-
     others = set(passed) - set(first)
     out, confirmed = [], 0
     for mutant in picked:

@@ -22,7 +22,7 @@ from patchwitness import mutants as mutation
 from patchwitness.classify import PRODUCTION
 from patchwitness.cpp_mutants import CppMutant, Schema
 from patchwitness.facts import HiddenCollected, MutantsCollected
-from patchwitness.model import MutantResult
+from patchwitness.model import FAILING_TESTS, PASSING_TESTS, MutantResult
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied
@@ -36,8 +36,6 @@ ONE_SCHEMA = "one schema"
 # Mutants run per patch, and how many of them may need the second, longer run.
 CAP = 12
 CONFIRMATIONS = 4
-FAILING_TESTS = "the failing tests"
-PASSING_TESTS = "the tests that passed with the patch"
 
 
 def collect_mutants(
