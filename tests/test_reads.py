@@ -507,3 +507,22 @@ def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):
 )
 def test_constants_and_instance_state_are_not_kept_state(source):
     assert read(source) == []
+
+
+def test_a_module_the_patch_names_is_never_imported_to_judge_it():
+    """Judging `isinstance(antigravity.geohash, ...)` must not run the module (it opens a
+    browser): a module the grader has not loaded is judged by the member's spelling."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom patchwitness.reads import library_function\n"
+        "assert 'antigravity' not in sys.modules\n"
+        "assert library_function('antigravity.geohash')\n"
+        "assert not library_function('antigravity.Browser')\n"
+        "assert 'antigravity' not in sys.modules and 'webbrowser' not in sys.modules\n"
+        "assert library_function('os.urandom') and not library_function('os.path')\n"
+        "assert not library_function('datetime.datetime')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -535,19 +535,28 @@ def _private_library_part(parts: list[str]) -> bool:
 
 def library_function(origin: str) -> bool:
     """Whether a dotted name is a function of the standard library (`os.urandom`, not the
-    module `os.path`, not the class `datetime.datetime`), as the grader's own interpreter has
-    it: only a test harness or a grader replaces one, so asking what it is asks who runs."""
+    module `os.path`, not the class `datetime.datetime`): only a test harness or a grader
+    replaces one, so asking what it is asks who runs. Read off the grader's interpreter where
+    it has loaded the module; a module it has not is never imported for the patch's asking (an
+    import runs code: `antigravity` opens a browser), and its member is then taken by its
+    spelling: a lower-case name that no standard module bears is a function."""
     parts = origin.split(".")
     if len(parts) < 2 or parts[0] not in sys.stdlib_module_names:
         return False
-    import importlib
     import inspect
 
+    found: object = sys.modules.get(parts[0])
+    if found is None:
+        last = parts[-1]
+        return (
+            last[:1].islower()
+            and ".".join(parts) not in sys.modules
+            and (last not in sys.stdlib_module_names)
+        )
     try:
-        found: object = importlib.import_module(parts[0])
         for part in parts[1:]:
             found = getattr(found, part)
-    except (ImportError, AttributeError):
+    except AttributeError:
         return False
     return callable(found) and not inspect.isclass(found) and not inspect.ismodule(found)
 
