@@ -441,3 +441,16 @@ def test_what_a_cap_leaves_unrun_is_not_known_to_be_pinned(made, results, skippe
     assert (gate.row, facts.mutants_unrun) == (row, unrun)
     if row == "partly-pinned":
         assert "the cap" in gate.detail and gate.effect == "review"
+
+
+def test_mutants_a_schema_could_not_run_are_not_known_to_be_pinned():
+    """A C++ schema the compiler refuses (or one that changes what the patch does with no
+    mutant chosen) runs no mutant: the gate must not say the tests pin the patch."""
+    from patchwitness.facts import MutantsCollected, PinningCollected
+    from patchwitness.gates.pinning import decide, pinning_facts, pinning_input
+
+    refused = MutantsCollected(made=5, cap=12, refused="the mutant schema did not build")
+    facts = pinning_facts(PinningCollected(), refused)
+    gate = decide(facts, pinning_input(facts))
+    assert (gate.row, gate.effect, facts.mutants_unrun) == ("partly-pinned", "review", 5)
+    assert "5 mutants could not run: the mutant schema did not build" in gate.detail

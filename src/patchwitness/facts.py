@@ -203,6 +203,9 @@ class MutantsCollected(Fact):
     made: int = 0
     cap: int = 0
     skipped: str = ""
+    # Why mutants that were made could not run (a schema the compiler refuses): they are not
+    # known, and the pinning gate never counts them as pinned.
+    refused: str = ""
 
 
 class MovedLines(Fact):

@@ -251,9 +251,10 @@ PINNING_TABLE: list[Row] = [
         "same way every time the tests reached it: nothing shows the patch right on its other "
         "way, and a fix gated on what is always so under the tests looks like this",
         "one-way", "review", lambda f: f.one_way > 0),
-    Row("partly-pinned", "a cap left mutants of the added lines unknown (never run, or run "
-        "against the failing tests alone and outliving them): what was not asked is not "
-        "evidence that the tests pin the patch", "partly-pinned", "review",
+    Row("partly-pinned", "a cap, or a mutant schema that could not build, left mutants of the "
+        "added lines unknown (never run, or run against the failing tests alone and outliving "
+        "them): what was not asked is not evidence that the tests pin the patch",
+        "partly-pinned", "review",
         lambda f: f.unrun > 0),
     Row("not-measured", "the decisions of the hunk were not measured (the run was traced by "
         "coverage.py, or coverage was not measured at all): nothing said either way",

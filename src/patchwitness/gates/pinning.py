@@ -54,8 +54,9 @@ def pinning_facts(
 
 
 def _unrun(mutants: MutantsCollected) -> int:
-    """Mutants whose hold the tests were never asked about because of a cap: not run at all,
-    or run against the failing tests alone and outliving them."""
+    """Mutants whose hold the tests were never asked about: left unrun by a cap or by a schema
+    that could not run (`refused`), or run against the failing tests alone and outliving them.
+    A mutant that could not run is not known to be pinned: the gate fails closed."""
     if mutants.skipped:
         return 0
     never = max(0, mutants.made - len(mutants.mutants))
@@ -64,7 +65,11 @@ def _unrun(mutants: MutantsCollected) -> int:
 
 def _capped(mutants: MutantsCollected) -> str:
     said = []
-    if mutants.made > len(mutants.mutants):
+    if mutants.refused:
+        said.append(
+            f"{mutants.made - len(mutants.mutants)} mutants could not run: {mutants.refused}"
+        )
+    elif mutants.made > len(mutants.mutants):
         said.append(f"{len(mutants.mutants)} of {mutants.made} mutants run (the cap)")
     unasked = sum(1 for m in mutants.mutants if m.unconfirmed)
     if unasked:

@@ -11,7 +11,9 @@ tree from the slot's snapshot (warm.py) or builds in a fresh one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from patchwitness import cpp_mutants, sourcefiles
 from patchwitness.classify import PRODUCTION
@@ -77,7 +79,6 @@ def collect_schema_mutants(
     focus: Focus,
     asking: Asking,
 ) -> MutantsCollected:
-    first, passed, cap, limit = asking.first, asking.passed, asking.cap, asking.limit
     schemas = schemas_of(applied, texts)
     made = sum(len(s.mutants) for s in schemas)
     if not made:
@@ -85,28 +86,42 @@ def collect_schema_mutants(
             skipped="no mutant: the added production lines hold nothing to change"
         )
     if measured.built is None:
-        return MutantsCollected(made=made, cap=cap, skipped="the patched run left no build tree")
-    picked = chosen(schemas, cap)
-    repo = tree.ws.repo
-    originals = {s.file: (repo / s.file).read_bytes() for s in schemas}
+        return MutantsCollected(made=made, cap=asking.cap, refused="the patched run left no build")
+    picked = chosen(schemas, asking.cap)
     ctx.clock.say(f"mutants of the added lines ({len(picked)}, one schema)")
+
+    def ask(keys: list[str], number: int) -> tuple[bool, str]:
+        return _ask(ctx, tree, measured, focus, keys, number, asking.limit)
+
+    outcome = run_schemas(tree.ws.repo, schemas, picked, asking, ask)
+    ctx.clock.lap("mutants")
+    if isinstance(outcome, str):
+        return MutantsCollected(made=made, cap=asking.cap, refused=outcome)
+    return MutantsCollected(mutants=outcome, made=made, cap=asking.cap)
+
+
+def run_schemas(
+    repo: Path,
+    schemas: list[cpp_mutants.Schema],
+    picked: list[cpp_mutants.CppMutant],
+    asking: Asking,
+    ask: Callable[[list[str], int], tuple[bool, str]],
+) -> list[MutantResult] | str:
+    """The schemas written over their files, the `picked` mutants asked (`ask(keys, number)`:
+    whether a test of `keys` fails with mutant `number` chosen), the files put back whatever
+    happened; or why no mutant counts: with none chosen, the schemas must pass the failing
+    tests as the patch does (a schema the compiler refuses does not)."""
+    originals = {s.file: (repo / s.file).read_bytes() for s in schemas}
     try:
         for schema in schemas:
             (repo / schema.file).write_text(schema.text, encoding="utf-8")
-
-        def ask(keys: list[str], number: int) -> tuple[bool, str]:
-            return _ask(ctx, tree, measured, focus, keys, number, limit)
-
-        broke, why = ask(first, 0)
+        broke, why = ask(asking.first, 0)
         if broke:
-            said = f"the mutant schema did not build, or changed what the patch does ({why})"
-            return MutantsCollected(made=made, cap=cap, skipped=said)
-        results = run_all(picked, first, passed, asking.confirmations, ask)
+            return f"the mutant schema did not build, or changed what the patch does ({why})"
+        return run_all(picked, asking.first, asking.passed, asking.confirmations, ask)
     finally:
         for path, data in originals.items():
             (repo / path).write_bytes(data)
-    ctx.clock.lap("mutants")
-    return MutantsCollected(mutants=results, made=made, cap=cap)
 
 
 def run_all(

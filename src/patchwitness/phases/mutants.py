@@ -15,16 +15,22 @@ phases/cpp_mutants.py), since each C++ text would need a rebuild of its translat
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass
 
 from patchwitness import languages
 from patchwitness import mutants as mutation
 from patchwitness.classify import PRODUCTION
-from patchwitness.cpp_mutants import CppMutant, Schema
+from patchwitness.cpp_mutants import VARIABLE, CppMutant, Schema
 from patchwitness.facts import HiddenCollected, MutantsCollected
 from patchwitness.model import FAILING_TESTS, PASSING_TESTS, MutantResult
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
+from patchwitness.phases.cpp_mutants import (
+    OPERATOR_ORDER,
+    Asking,
+    collect_schema_mutants,
+    run_schemas,
+    schemas_of,
+)
 from patchwitness.phases.hidden import hidden_applied
 from patchwitness.suites import NO_FOCUS, Focus, SuiteRun, Surroundings
 
@@ -55,8 +61,6 @@ def collect_mutants(
         return MutantsCollected(skipped="this language's lines are not mutated")
     if kind == ONE_SCHEMA:
         return _schema(ctx, tree, applied, measured, texts, hidden, focus)
-    from patchwitness.phases.cpp_mutants import OPERATOR_ORDER, schemas_of
-
     made = [
         m
         for c in applied.patch.files
@@ -77,7 +81,7 @@ def collect_mutants(
         return MutantsCollected(made=len(every), cap=CAP, skipped="no failing test passed")
     # The decisions' mutants first, of either language, then the deleted statements.
     order = sorted(range(len(every)), key=lambda n: (OPERATOR_ORDER.index(every[n].operator), n))
-    picked = {n for n in order[:CAP]}
+    picked = set(order[:CAP])
     chosen = sorted((m for n, m in enumerate(made) if n in picked), key=lambda m: (m.file, m.line))
     chosen_native = [m for n, m in enumerate(native, len(made)) if n in picked]
     ctx.clock.say(f"mutants of the added lines ({len(chosen) + len(chosen_native)})")
@@ -92,20 +96,14 @@ def collect_mutants(
             return MutantsCollected(made=len(every), cap=CAP, skipped="hidden tests conflict")
         results = _run_all(ctx, tree, chosen, texts, first, passed, limit)
         if chosen_native:
-            asked = _Asked(first, passed, limit)
-            outcome = _run_schema(ctx, tree, schemas, chosen_native, asked)
+            asking = Asking(first, passed, CAP, CONFIRMATIONS, limit)
+            outcome = _run_schema(ctx, tree, schemas, chosen_native, asking)
             if isinstance(outcome, str):
-                return MutantsCollected(mutants=results, made=len(every), cap=CAP, skipped=outcome)
+                # The extension's mutants were made and cannot run: not known, never pinned.
+                return MutantsCollected(mutants=results, made=len(every), cap=CAP, refused=outcome)
             results += outcome
     ctx.clock.lap("mutants")
     return MutantsCollected(mutants=results, made=len(every), cap=CAP)
-
-
-@dataclass(frozen=True)
-class _Asked:
-    first: list[str]
-    passed: list[str]
-    limit: float
 
 
 def _run_schema(
@@ -113,30 +111,15 @@ def _run_schema(
     tree: Tree,
     schemas: list[Schema],
     chosen_native: list[CppMutant],
-    asked: _Asked,
+    asking: Asking,
 ) -> list[MutantResult] | str:
     """A compiled extension's mutants: its schemas written once (the task's build rebuilds the
-    extension on the next run), each mutant chosen by `PW_MUTANT`; the reason none counts when
-    the schema, none chosen, does not pass the failing tests as the patch does."""
-    from patchwitness.cpp_mutants import VARIABLE
-    from patchwitness.phases.cpp_mutants import run_all
+    extension on the next run), each mutant chosen by `PW_MUTANT` for pytest's run."""
 
-    repo = tree.ws.repo
-    originals = {s.file: (repo / s.file).read_bytes() for s in schemas}
-    try:
-        for schema in schemas:
-            (repo / schema.file).write_text(schema.text, encoding="utf-8")
+    def ask(keys: list[str], number: int) -> tuple[bool, str]:
+        return _ask(ctx, tree, keys, asking.limit, ((VARIABLE, str(number)),))
 
-        def ask(keys: list[str], number: int) -> tuple[bool, str]:
-            return _ask(ctx, tree, keys, asked.limit, ((VARIABLE, str(number)),))
-
-        broke, why = ask(asked.first, 0)
-        if broke:
-            return f"the mutant schema did not build, or changed what the patch does ({why})"
-        return run_all(chosen_native, asked.first, asked.passed, CONFIRMATIONS, ask)
-    finally:
-        for path, data in originals.items():
-            (repo / path).write_bytes(data)
+    return run_schemas(tree.ws.repo, schemas, chosen_native, asking, ask)
 
 
 def _schema(
@@ -148,8 +131,6 @@ def _schema(
     hidden: HiddenCollected | None,
     focus: Focus,
 ) -> MutantsCollected:
-    from patchwitness.phases.cpp_mutants import Asking, collect_schema_mutants
-
     if hidden is not None:
         return MutantsCollected(skipped="hidden tests over a warm build: not asked yet")
     first, passed = _asked(ctx, measured, None)
