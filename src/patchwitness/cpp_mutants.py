@@ -22,7 +22,9 @@ whole by the phase that runs it, and its mutants say why.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from patchwitness.census.cpp_lexer import match_close, strip_cpp
@@ -119,15 +121,6 @@ class _Comparison:
     op_end: int
 
 
-class _Numbers:
-    def __init__(self, first: int) -> None:
-        self.next = first
-
-    def take(self) -> int:
-        self.next += 1
-        return self.next - 1
-
-
 def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema | None:
     """The mutants of the `added` lines of `text`, numbered from `first`; None when there are
     none. Every condition of an `if` or `while` made true and false; every comparison (written
@@ -137,15 +130,14 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     code = strip_cpp(text, dead_if=False)
     starts = _line_starts(text)
     wanted = set(added)
-    numbers = _Numbers(first)
-    site = _Site(path, text, starts, numbers)
+    site = _Site(path, text, starts, itertools.count(first))
     conditions = _conditions(code, starts, wanted)
     comparisons = _innermost(_comparisons(code, text, starts, wanted))
     edits: list[_Edit] = []
     for start, end in conditions:
         inside = [c for c in comparisons if start <= c.start and c.end <= end]
         edits.append(site.condition(start, end, inside))
-    taken = [(s, e) for s, e in conditions]
+    taken = list(conditions)
     for start, end in _statements(code, starts, wanted):
         inside = [c for c in comparisons if start <= c.start and c.end <= end]
         edits.append(site.deletion(start, end, inside))
@@ -163,12 +155,12 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
 class _Site:
     """Makes the mutants of one file, and the text of each place that holds them."""
 
-    def __init__(self, path: str, text: str, starts: list[int], numbers: _Numbers) -> None:
+    def __init__(self, path: str, text: str, starts: list[int], numbers: Iterator[int]) -> None:
         self.path, self.text, self.starts, self.numbers = path, text, starts, numbers
         self.made: list[CppMutant] = []
 
     def _mutant(self, at: int, operator: str, said: str, old: str, new: str) -> int:
-        number = self.numbers.take()
+        number = next(self.numbers)
         line = _line_of(self.starts, at)
         original = _line_text(self.text, self.starts, line)
         mutated = original.replace(old, new, 1)
@@ -184,20 +176,9 @@ class _Site:
         false = self._mutant(
             start, CONDITION_FALSE, f"`{shown}` replaced by false", condition, "false"
         )
-        held = [true, false]
-        pieces, last = [], start
-        for comparison in inside:
-            whole = not self.text[start : comparison.start].strip() and not (
-                self.text[comparison.end : end].strip()
-            )
-            edit = self.comparison(comparison, whole=whole, clamp_end=end if whole else None)
-            pieces += [self.text[last : comparison.start], edit.replacement]
-            held += edit.numbers
-            last = comparison.end
-        pieces.append(self.text[last:end])
-        body = "".join(pieces)
+        body, held = self._within(start, end, inside, condition=True)
         chosen = f"{SELECTOR}({true}) ? {TRUE} : {SELECTOR}({false}) ? {FALSE} : !!({body})"
-        return _Edit(start, end, chosen, tuple(held))
+        return _Edit(start, end, chosen, (true, false, *held))
 
     def comparison(self, found: _Comparison, *, whole: bool, clamp_end: int | None = None) -> _Edit:
         """`A op B`: made true and false (unless it is a whole condition, whose own mutants say
@@ -235,11 +216,19 @@ class _Site:
         body, held = self._within(start, end, inside)
         return _Edit(start, end, f"if (!{SELECTOR}({number})) {{ {body} }}", (number, *held))
 
-    def _within(self, start: int, end: int, inside: list[_Comparison]) -> tuple[str, list[int]]:
-        """`text[start:end]` with each comparison of `inside` replaced by its mutants."""
+    def _within(
+        self, start: int, end: int, inside: list[_Comparison], *, condition: bool = False
+    ) -> tuple[str, list[int]]:
+        """`text[start:end]` with each comparison of `inside` replaced by its mutants. In a
+        `condition`, a comparison that is the whole of it has only its boundary mutant (the
+        condition's own are its true and false), and a clamp's boundary none."""
         pieces, last, held = [], start, []
         for comparison in inside:
-            edit = self.comparison(comparison, whole=False)
+            whole = condition and not (
+                self.text[start : comparison.start].strip()
+                or self.text[comparison.end : end].strip()
+            )
+            edit = self.comparison(comparison, whole=whole, clamp_end=end if whole else None)
             pieces += [self.text[last : comparison.start], edit.replacement]
             held += edit.numbers
             last = comparison.end
@@ -250,10 +239,7 @@ class _Site:
 def _clamps(text: str, end: int, found: _Comparison) -> bool:
     """`if (x > hi) return hi;`, `if (x < lo) r = lo;`: the statement the condition controls
     returns or assigns one side of its comparison, so at the boundary both ways agree."""
-    sides = {
-        " ".join(text[found.start : found.op_start].split()),
-        " ".join(text[found.op_end : found.end].split()),
-    }
+    sides = _sides(text, found)
     after = text[end + 1 :].lstrip().lstrip("{").strip()
     body = after.split(";", 1)[0]
     picked = re.match(r"(?:return\s+|[A-Za-z_][\w.\->\[\]]*\s*=(?!=)\s*)(.*)$", body, re.S)
@@ -274,11 +260,15 @@ def _picks_a_side(text: str, found: _Comparison) -> bool:
     second = rest[first_end + 1 :]
     second_end = _top_level(second, ",;)]}")
     arms = {" ".join(rest[:first_end].split()), " ".join(second[:second_end].split())}
-    sides = {
+    return bool(arms & _sides(text, found))
+
+
+def _sides(text: str, found: _Comparison) -> set[str]:
+    """The comparison's two operands, spaces normalized."""
+    return {
         " ".join(text[found.start : found.op_start].split()),
         " ".join(text[found.op_end : found.end].split()),
     }
-    return bool(arms & sides)
 
 
 def _top_level(text: str, stops: str) -> int | None:
@@ -348,9 +338,9 @@ def _operand_start(line: str, written: str, at: int) -> int | None:
     depth, i = 0, at
     while i > 0:
         ch = line[i - 1]
-        opened = _template_open(line, i - 1) if ch == ">" and depth == 0 else None
-        if opened is not None:
-            i = opened
+        listed = _template_list(line, i - 1) if ch == ">" and depth == 0 else None
+        if listed is not None:
+            i = listed[0]
             continue
         if ch in ")]}":
             depth += 1
@@ -374,9 +364,9 @@ def _operand_end(line: str, written: str, at: int) -> int | None:
     depth, i = 0, at
     while i < len(line):
         ch = line[i]
-        closed = _template_close(line, i) if ch == "<" and depth == 0 else None
-        if closed is not None:
-            i = closed + 1
+        listed = _template_list(line, i) if ch == "<" and depth == 0 else None
+        if listed is not None:
+            i = listed[1] + 1
             continue
         if ch in "([{":
             depth += 1
@@ -396,39 +386,20 @@ def _stop(line: str, i: int) -> bool:
     return line[i] in _STOPS_ONE and not _arrow(line, i)
 
 
-def _template_open(line: str, close: int) -> int | None:
-    """The `<` that opens a template's argument list closed by the `>` at `close`, written
-    against its name (`is_signed<T>`); None when that `>` is no such thing."""
-    if close == 0 or line[close - 1] in " ->":
-        return None
-    depth = 0
-    for i in range(close, -1, -1):
-        if line[i] == ">":
-            depth += 1
-        elif line[i] == "<":
-            depth -= 1
+def _template_list(line: str, at: int) -> tuple[int, int] | None:
+    """The `<` and `>` of the template argument list the angle at `at` opens or closes
+    (`is_signed<T>`: written against its name, and no space before its `>`); None when that
+    angle is no such thing (a comparison, a shift, `->`)."""
+    step = 1 if line[at] == "<" else -1
+    depth, i = 0, at
+    while 0 <= i < len(line) and line[i] not in ";{}":
+        if line[i] in "<>" and not _arrow(line, i):
+            depth += 1 if (line[i] == "<") == (step == 1) else -1
             if depth == 0:
-                return i if i > 0 and (line[i - 1].isalnum() or line[i - 1] == "_") else None
-        elif line[i] in ";{}":
-            return None
-    return None
-
-
-def _template_close(line: str, open_at: int) -> int | None:
-    """The `>` that closes a template's argument list opened by the `<` at `open_at`, written
-    against its name; None when that `<` is no such thing."""
-    if open_at == 0 or not (line[open_at - 1].isalnum() or line[open_at - 1] == "_"):
-        return None
-    depth = 0
-    for i in range(open_at, len(line)):
-        if line[i] == "<":
-            depth += 1
-        elif line[i] == ">" and line[i - 1] != "-":
-            depth -= 1
-            if depth == 0:
-                return i
-        elif line[i] in ";{}":
-            return None
+                low, high = sorted((at, i))
+                named = low > 0 and (line[low - 1].isalnum() or line[low - 1] == "_")
+                return (low, high) if named and not line[high - 1].isspace() else None
+        i += step
     return None
 
 
