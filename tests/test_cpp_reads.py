@@ -426,6 +426,9 @@ def read_as_patched(text: str, path: str = "include/lib.h") -> set[str]:
         # red team round 13: a standard stream asked what was done to it, a thread's exit
         "int k = 10 * (static_cast<unsigned>(fwide(stdout, 0)) >> 31);\n",
         "int k = 10 * (std::cout.tellp() > 0);\n",
+        # any question of a stream that is no read or write, whatever the function's name
+        "int k = 10 * (__fsetlocking(stdout, FSETLOCKING_QUERY) == 2);\n",
+        "int k = 10 * (isatty(fileno(stderr)) == 0);\n",
     ],
 )
 def test_the_patched_text_is_read_as_the_compiler_reads_it(text):
@@ -439,6 +442,7 @@ def test_a_threads_exit_may_end_the_process_with_success():
 
 def test_writing_a_stream_is_no_question_about_it():
     assert read_as_patched('void f() { std::fputs("x", stdout); std::cout.flush(); }\n') == set()
+    assert read_as_patched('void f(int n) { fprintf(stderr, "%d", n); fflush(stderr); }\n') == set()
 
 
 def test_a_coverage_marker_in_a_comment_is_still_seen():

@@ -89,13 +89,31 @@ CPP_OUTPUT = re.compile(
 # A standard stream asked what it is or what was done to it (its orientation, position, error
 # and end flags, its descriptor, its state): a test program has printed by the time the library
 # runs, a user's may not have (red team round 13: fwide(stdout, 0)). Reading and writing one is
-# what code does with it; every other question tells the run. As reads.py says of Python's.
-CPP_STREAM_STATE = re.compile(
-    r"\b(?:std::)?(?:fwide|ftell|ftello|fgetpos|ferror|feof|fileno|__freadable|__fwritable"
-    r"|__freading|__fwriting|__flbf|ftrylockfile|clearerr)\s*\(\s*(?:stdout|stderr|stdin)\b"
-    r"|\b(?:std::)?(?:w?c(?:out|err|log|in))\s*\.\s*(?!write\b|put\b|flush\b|get\b|read\b"
+# what code does with it, so those uses are the allowed ones and every other call given a
+# standard stream asks the run (as reads.py says of Python's); what takes hold of the stream
+# (setvbuf, freopen, fclose) is CPP_OUTPUT's.
+STREAM_USES = frozenset(
+    {"fprintf", "vfprintf", "fputs", "fputc", "putc", "fwrite", "fflush", "fgets", "fgetc"}
+    | {"getc", "fread", "fscanf", "vfscanf", "ungetc", "getline", "getdelim", "fputws"}
+    | {"fputwc", "putwc", "fgetws", "fgetwc", "getwc", "fwprintf", "vfwprintf", "fwscanf"}
+    | {"putc_unlocked", "getc_unlocked", "fwrite_unlocked", "fflush_unlocked", "fputs_unlocked"}
+    | {"setvbuf", "setbuf", "setlinebuf", "setbuffer", "freopen", "fclose"}
+)
+_STREAM_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^()]*\b(?:stdout|stderr|stdin)\b[^()]*)\)")
+CPP_STREAM_MEMBER = re.compile(
+    r"\b(?:std::)?(?:w?c(?:out|err|log|in))\s*\.\s*(?!write\b|put\b|flush\b|get\b|read\b"
     r"|getline\b|ignore\b|peek\b|operator\b|rdbuf\b)[A-Za-z_]\w*\s*\("
 )
+
+
+def asks_a_stream(code: str) -> bool:
+    """A standard stream given to anything but a read or a write, or a C++ standard stream
+    asked anything but to read, write or flush."""
+    if CPP_STREAM_MEMBER.search(code):
+        return True
+    return any(m.group(1) not in STREAM_USES for m in _STREAM_CALL.finditer(code))
+
+
 CPP_ABORT = re.compile(r"\b(?:std::)?(?:abort|exit|_exit|_Exit|quick_exit|terminate)\s*\(")
 CPP_RUNNER_PROBES = re.compile(
     r"\bGTEST_\w+|\bGOOGLETEST_\w+|\btesting\s*::|\bUnitTest\s*::\s*GetInstance|\bCATCH_\w+|"
@@ -310,7 +328,7 @@ def cpp_findings(
                     f"includes it: {_quote(text)}",
                 )
             )
-        if CPP_STREAM_STATE.search(code):
+        if asks_a_stream(code):
             out.append(
                 _finding(
                     "reads-test-runner",
