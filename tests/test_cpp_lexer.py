@@ -364,6 +364,8 @@ def test_offsets_and_newlines_survive_any_input() -> None:
     [
         # a spliced line joined on its first line; its lines and length kept
         ('int a = get\\\nenv("V");\nint b;\n', 'int a = getenv("V"); \n\nint b;\n'),
+        # the same in a file of CRLF lines (tinyxml2's)
+        ('int a = get\\\r\nenv("V");\r\n', 'int a = getenv("V");  \n\r\n'),
         # digraphs and the alternative tokens as their punctuators
         ("%:ifdef T\nx = y <: 0 :>;\n%:endif\n", "# ifdef T\nx = y [  0 ] ;\n# endif\n"),
         ("if (a and not b) {}\n", "if (a &&  !   b) {}\n"),

@@ -541,7 +541,7 @@ def digraphs_spelled(text: str) -> str:
     text at the same offsets."""
     if not _MAYBE_DIGRAPH.search(text):
         return text
-    return _DIGRAPH.sub(lambda m: _DIGRAPHS[m.group()].ljust(len(m.group())), text)
+    return _DIGRAPH.sub(_padded(_DIGRAPHS), text)
 
 
 def blank_comments(text: str) -> str:
@@ -556,7 +556,7 @@ def as_read(text: str) -> str:
     is no comment), digraphs and the alternative tokens spelled as the punctuators they are,
     and `_Pragma("x")` spelled `#pragma x`. Every line keeps its number and the text its
     length, so what a reader finds is reported where it is."""
-    text = _spliced(text)
+    text = _spliced(_PRAGMA_OPERATOR.sub(_as_pragma, text))
     out: list[str] = []
     last = 0
     for match in _LEXEME.finditer(text):
@@ -569,18 +569,26 @@ def as_read(text: str) -> str:
 
 
 def _code_read(code: str) -> str:
-    code = _DIGRAPH.sub(lambda m: _DIGRAPHS[m.group()].ljust(len(m.group())), code)
-    return _ALTERNATIVE.sub(lambda m: _ALTERNATIVES[m.group()].ljust(len(m.group())), code)
+    return _ALTERNATIVE.sub(_padded(_ALTERNATIVES), _DIGRAPH.sub(_padded(_DIGRAPHS), code))
+
+
+def _padded(table: dict[str, str]):
+    """A replacement by `table`, padded with spaces to the length of what it replaces."""
+    return lambda m: table[m.group()].ljust(len(m.group()))
+
+
+def _as_pragma(match: re.Match[str]) -> str:
+    return "#pragma " + match.group(1).ljust(len(match.group()) - 8)
 
 
 def _spliced(text: str) -> str:
     """Backslash-newlines removed, each logical line's newlines moved to its end, and a space
     in place of each backslash at the end: line numbers and length kept."""
-    text = _PRAGMA_OPERATOR.sub(lambda m: "#pragma " + m.group(1).ljust(len(m.group()) - 8), text)
     if "\\\n" not in text and "\\\r\n" not in text:
         return text
     out: list[str] = []
-    for logical in re.split(r"(?<!\\)(\r?\n)", text):
+    # A line break a backslash (or a backslash and a carriage return) does not escape.
+    for logical in re.split(r"(?<!\\)(?<!\\\r)(\r?\n)", text):
         if not _SPLICE.search(logical):
             out.append(logical)
             continue
