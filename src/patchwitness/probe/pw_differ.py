@@ -133,6 +133,13 @@ def _slots(call):
 def neighbours(call, has_self, hints, peers=None):
     """(what changed, the changed call) for each argument of a plain type: first the values
     other captured calls passed there (`peers`: slot -> values), then its variants."""
+    for _, varied, changed in _by_slot(call, has_self, hints, peers):
+        yield {}, varied, changed
+
+
+def _by_slot(call, has_self, hints, peers=None):
+    """(the argument's name, what changed, the changed call) for each variant of each plain
+    argument, argument by argument."""
     peers = peers or {}
     slots = [("pos", i) for i in range(len(call["pos"]))]
     if has_self:
@@ -142,11 +149,11 @@ def neighbours(call, has_self, hints, peers=None):
     for where, at in slots:
         value = call[where][at]
         theirs = [v for v in peers.get((where, at), []) if not _same(v, value)][:4]
+        name = at if where == "kw" else f"argument {at + 1 - int(has_self and where == 'pos')}"
         for other in [*theirs, *list(variants(value, hints))[:VARIANTS_PER_ARGUMENT]]:
             changed = {"pos": list(call["pos"]), "star": list(call["star"]), "kw": dict(call["kw"])}
             changed[where][at] = other
-            name = at if where == "kw" else f"argument {at + 1 - int(has_self and where == 'pos')}"
-            yield {}, f"{name}: {_short(value)} -> {_short(other)}", changed
+            yield name, f"{name}: {_short(value)} -> {_short(other)}", changed
 
 
 MADE_VARIANTS = 16  # each argument of the constructor in turn
@@ -161,8 +168,8 @@ def made_neighbours(captured, hints):
     # Each argument of the constructor in turn (the first's variants alone would fill the cap:
     # red team round 13 kept iniconfig's data unvaried behind its path's).
     by_slot = {}
-    for _, varied, other in neighbours(made, False, hints):
-        by_slot.setdefault(varied.split(":", 1)[0], []).append((varied, other))
+    for name, varied, other in _by_slot(made, False, hints):
+        by_slot.setdefault(name, []).append((varied, other))
     turns = _interleaved(list(by_slot.values()))
     for n, (varied, other) in enumerate(turns):
         if n >= MADE_VARIANTS:
