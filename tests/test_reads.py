@@ -482,7 +482,15 @@ SEEN_BY_TYPE = (
 )
 
 
-@pytest.mark.parametrize(("source", "line"), [(WIDEST, 8), (LIVE, 11), (SEEN_BY_TYPE, 4)])
+MATCHED = (
+    "_SEEN = {}\n\ndef f(x):\n    _SEEN[x] = 1\n    match len(_SEEN):\n        case 1:\n"
+    "            return 0\n    return x\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "line"), [(WIDEST, 8), (LIVE, 11), (SEEN_BY_TYPE, 4), (MATCHED, 5)]
+)
 def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):
     lines = set(range(1, source.count("\n") + 2))
     shared = Harness.of((), {"pytest", "pluggy"})

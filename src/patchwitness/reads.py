@@ -893,27 +893,27 @@ def _reads_of(
     return out
 
 
-# Statements that hold others: their own tests and iterables are read through `_expressions`.
-_COMPOUND = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.TryStar,
-    ast.Match,
-)
+# Statements whose own expressions hold no read of the kind (a definition, a try), or that the
+# walk reaches another way (a function's body statements one by one).
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.TryStar)
 
 
 def _expressions(statement: ast.stmt) -> list[ast.AST]:
-    """The nodes of a statement's own expressions (an if's test, a for's iterable, an
-    assignment's value), not those of the statements it holds."""
+    """The nodes of a statement's own expressions (an if's test, a for's iterable, a with's
+    context managers, a match's subject and guards, an assignment's value), not those of the
+    statements it holds."""
+    own: list[ast.AST]
     if isinstance(statement, ast.If | ast.While):
-        return list(ast.walk(statement.test))
-    if isinstance(statement, ast.For | ast.AsyncFor):
-        return list(ast.walk(statement.iter))
-    return list(ast.walk(statement))
+        own = [statement.test]
+    elif isinstance(statement, ast.For | ast.AsyncFor):
+        own = [statement.iter]
+    elif isinstance(statement, ast.With | ast.AsyncWith):
+        own = [item.context_expr for item in statement.items]
+    elif isinstance(statement, ast.Match):
+        own = [statement.subject, *(c.guard for c in statement.cases if c.guard is not None)]
+    else:
+        own = [statement]
+    return [node for part in own for node in ast.walk(part)]
 
 
 def _written_by(statement: ast.stmt) -> set[str]:
