@@ -132,7 +132,14 @@ def _schema(
     focus: Focus,
 ) -> MutantsCollected:
     if hidden is not None:
-        return MutantsCollected(skipped="hidden tests over a warm build: not asked yet")
+        # Not asked yet: the mutants a patch has are then not known to be pinned.
+        made = sum(len(s.mutants) for s in schemas_of(applied, texts))
+        why = "hidden tests over a warm build: not asked yet"
+        if made:
+            return MutantsCollected(made=made, cap=CAP, refused=why)
+        return MutantsCollected(
+            skipped="no mutant: the added production lines hold nothing to change"
+        )
     first, passed = _asked(ctx, measured, None)
     if not first:
         return MutantsCollected(cap=CAP, skipped="no failing test passed")
