@@ -227,3 +227,18 @@ def test_a_line_that_continues_a_declaration_is_no_statement_to_delete():
     schema = schema_of("a.cpp", text, [2, 3])
     assert schema is not None
     assert STATEMENT_DELETED not in [m.operator for m in schema.mutants]
+
+
+def test_the_variables_that_ask_a_mutants_question_are_the_graders():
+    """Code that reads PW_MUTANT or the selected tests could play dead for a mutant: a read of
+    either is a read of the harness's own variable (gaming), in both languages."""
+    from types import SimpleNamespace
+
+    from patchwitness.suites.cpp import ONLY, CppSuite
+    from patchwitness.suites.python import PythonSuite
+
+    env = SimpleNamespace(surface=SimpleNamespace(plugin_variables=lambda: {}), path=None)
+    cpp = CppSuite.run_variables(SimpleNamespace(build_variables=lambda *a: {}))
+    assert {VARIABLE, ONLY} <= cpp
+    python = PythonSuite.run_variables(SimpleNamespace(env=env))
+    assert {VARIABLE, "PW_SELECT", "PW_FIRST", "PW_CALLS"} <= python

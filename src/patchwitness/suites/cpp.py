@@ -274,13 +274,16 @@ class CppSuite:
         return coverage_ladder(self.task.options.coverage.cxx_flags)
 
     def run_variables(self) -> set[str]:
+        from patchwitness.cpp_mutants import VARIABLE as MUTANT_VARIABLE
         from patchwitness.runner import grader_variables
 
         root = Path("/")
         instrumented = self.build_variables(
             Instrumentation("any", (KEEP_INLINE,)), NO_FOCUS, root, root
         )
-        return grader_variables() | set(run_env(root, root, root)) | set(instrumented)
+        # A mutant's run names its tests and its mutant: code that reads either knows it.
+        questions = {ONLY, MUTANT_VARIABLE}
+        return grader_variables() | set(run_env(root, root, root)) | set(instrumented) | questions
 
     def coverage_problem(self, run: SuiteRun, tree: Path, scratch: Path) -> str:
         """gcovr over the run's build: a project whose data gcovr cannot read (or that wrote

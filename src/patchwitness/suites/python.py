@@ -279,11 +279,15 @@ class PythonSuite:
         return dict(self.env.versions)
 
     def run_variables(self) -> set[str]:
+        from patchwitness.cpp_mutants import VARIABLE as MUTANT_VARIABLE
         from patchwitness.hits.python import VARIABLES
         from patchwitness.runner import REPORT_FD, REPORT_FILE, grader_variables
 
         ours = set(run_env(Path("/"), self.env)) | {REPORT_FD, REPORT_FILE, "VIRTUAL_ENV"}
-        return grader_variables() | ours | VARIABLES
+        # The grader's questions of a run (a mutant's, the tests it selects or puts first, the
+        # calls it records): code that reads one knows which question it is asked.
+        questions = {"PW_SELECT", "PW_FIRST", "PW_CALLS", MUTANT_VARIABLE}
+        return grader_variables() | ours | VARIABLES | questions
 
     def instrumentations(self) -> list[Instrumentation]:
         if self.task.options.python.build:
