@@ -317,3 +317,34 @@ def test_what_a_patch_added_decides_whether_the_dependency_log_stays(tmp_path):
     assert not (warm.restore_build(slot, "plain") / ".ninja_deps").exists()
     warm.note_added(slot, [])
     assert (warm.restore_build(slot, "plain") / ".ninja_deps").exists()
+
+
+@needs_cpp
+def test_the_baselines_builds_are_the_snapshots_every_grade_starts_from(limits, tmp_path):
+    from patchwitness import baseline as baselines
+    from patchwitness.phases.prepare import prepare
+    from patchwitness.task import load_task
+
+    task = load_task(limits.task_dir)
+    warm_settings = Settings(cache=tmp_path / "warm-cache")
+    suite = prepare(task, warm_settings).suite
+    hot = baselines.obtain(task, suite, warm_settings)
+    # A first grade's baseline built the SHA once per instrumentation, in the slot, and kept
+    # each build as the snapshot a grade's priming would otherwise build again.
+    kept = {
+        p.parent.name
+        for p in (tmp_path / "warm-cache" / "warm").glob("*/slot-*/snapshots/*/.pw-complete")
+    }
+    assert hot.instrumentation is not None
+    assert kept == {"plain", suite.warm_name(hot.instrumentation)}
+    # Built there or in a fresh checkout, the SHA's tests say the same.
+    cold_settings = Settings(cache=tmp_path / "cold-cache", warm=False)
+    cold = baselines.obtain(task, prepare(task, cold_settings).suite, cold_settings)
+    assert hot.outcomes == cold.outcomes
+    assert hot.instrumented_outcomes == cold.instrumented_outcomes
+    assert hot.instrumentation == cold.instrumentation
+    assert hot.graph == cold.graph
+    assert not list((tmp_path / "cold-cache").glob("warm/*/slot-*/snapshots/*"))
+    # The grade that follows finds its snapshots made, and grades as a cold grade does.
+    verdict = run(limits, [(HEADER, "return 7;", "return 8;")], "after-baseline", warm_settings)
+    assert verdict.label == "passed"

@@ -8,23 +8,25 @@ varies as flaky; a flaky test never makes a transition on its own.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import atomic, history, identity
+from patchwitness import atomic, history, identity, languages
 from patchwitness.build_id import grader_build
 from patchwitness.buildgraph import BuildGraph
 from patchwitness.cachedir import cache_root
-from patchwitness.census.items import Inventory
+from patchwitness.census.items import Inventory, is_test
 from patchwitness.census.scan import ScanOptions, read_root_config, scan_tree
 from patchwitness.errors import FailedAtSha, InvalidTask
 from patchwitness.model import Cases, Outcome, TestRun
 from patchwitness.outcomes import cases as test_cases
 from patchwitness.pytest_config import PytestConfig
 from patchwitness.settings import Settings
-from patchwitness.suites import Instrumentation, RunSurface, Suite, SuiteRun
+from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, Suite, SuiteRun
 from patchwitness.task import Task
 from patchwitness.workspace import Workspace
 
@@ -219,6 +221,45 @@ def scan_options(task: Task, config: PytestConfig) -> ScanOptions:
     )
 
 
+@dataclass
+class ShaTree:
+    """Where the SHA's runs happen: a fresh checkout (`slot` None), or a warm slot, where each
+    run starts from the slot's pristine tree and its build is kept as the slot's snapshot."""
+
+    ws: Workspace
+    suite: Suite
+    slot: object | None = None
+    focus: Focus = NO_FOCUS
+
+    def run(self, name: str, instrument: Instrumentation | None = None) -> SuiteRun:
+        scratch = self.ws.new_dir(name)
+        if self.slot is None:
+            return self.suite.run(self.ws.repo, scratch, instrument=instrument)
+        from patchwitness.warm_checkout import warm_run
+
+        return warm_run(self.suite, self.slot, scratch, instrument, self.focus)
+
+
+@contextlib.contextmanager
+def _sha_tree(
+    task: Task, suite: Suite, cache: Path | None, warm: Settings | None
+) -> Iterator[ShaTree]:
+    if warm is None:
+        with history.checkout(task, cache) as ws:
+            yield ShaTree(ws, suite)
+        return
+    from patchwitness.warm_checkout import warm_checkout
+
+    with warm_checkout(task, suite, warm) as (ws, slot):
+        yield ShaTree(ws, suite, slot)
+
+
+def test_focus(inventory: Inventory) -> Focus:
+    """What a C++ coverage build is told of the tests: their sources (suites/cpp.py keeps their
+    inline functions); the same for the baseline's builds and every grade's."""
+    return Focus(test_sources=frozenset(it.file for it in inventory.items if is_test(it.kind)))
+
+
 def compute(
     task: Task,
     suite: Suite,
@@ -226,20 +267,24 @@ def compute(
     runs: int = 1,
     coverage: bool = True,
     cache: Path | None = None,
+    warm: Settings | None = None,
 ) -> Baseline:
-    with history.checkout(task, cache) as ws:
-        config = read_root_config(ws.repo)
+    """The baseline, run in a fresh checkout; or, with `warm` (the settings of a language with
+    warm build trees), in the task's warm slot, whose builds then become the snapshots every
+    grade of the task starts from (warm_checkout.py)."""
+    with _sha_tree(task, suite, cache, warm) as where:
+        config = read_root_config(where.ws.repo)
         # The census is taken before anything runs: tests may write files into the tree.
-        inventory = scan_tree(ws.repo, scan_options(task, config))
+        inventory = scan_tree(where.ws.repo, scan_options(task, config))
+        where.focus = test_focus(inventory)
         results: list[SuiteRun] = []
         for index in range(max(1, runs)):
-            scratch = ws.new_dir(f"baseline-{index}")
-            result = suite.run(ws.repo, scratch)
+            result = where.run(f"baseline-{index}")
             validate_run(task, result, log_dir(cache, key))
             results.append(result)
         chosen, chosen_run, trials = None, None, []
         if coverage and task.options.coverage.enabled:
-            chosen, chosen_run, trials = choose_instrumentation(ws, suite, results)
+            chosen, chosen_run, trials = choose_instrumentation(where, results)
     instrumented = chosen_run.run if chosen_run is not None else None
     first = results[0]
     # Cases that differ between the SHA's runs are flaky, never judged (outcomes/cases.py).
@@ -283,7 +328,7 @@ def compute(
 
 
 def choose_instrumentation(
-    ws: Workspace, suite: Suite, plain: list[SuiteRun]
+    where: ShaTree, plain: list[SuiteRun]
 ) -> tuple[Instrumentation | None, SuiteRun | None, list[str]]:
     """The richest instrumentation under which the SHA builds, its tests do what they do in
     the plain run, and the coverage tool reads what the run left. The grader's own flags must
@@ -296,11 +341,13 @@ def choose_instrumentation(
         if r.outcomes.get(k) != plain[0].outcomes.get(k)
     }
     trials: list[str] = []
-    for variant in suite.instrumentations():
-        run = suite.run(ws.repo, ws.new_dir("instrumented"), instrument=variant)
+    for variant in where.suite.instrumentations():
+        run = where.run("instrumented", variant)
         why = instrumented_differs(run, plain[0], varying)
         if not why:
-            unread = suite.coverage_problem(run, ws.repo, ws.new_dir("coverage-check"))
+            unread = where.suite.coverage_problem(
+                run, where.ws.repo, where.ws.new_dir("coverage-check")
+            )
             if unread:
                 # The tool, not the flags: a lesser variant leaves data of the same kind.
                 trials.append(f"{variant.describe()}: the coverage tool cannot read it: {unread}")
@@ -434,6 +481,7 @@ def obtain(task: Task, suite: Suite, settings: Settings) -> Baseline:
     if cached is not None:
         validate_failing(task, cached)
         return cached
-    baseline = compute(task, suite, key, settings.baseline_runs, coverage, settings.cache)
+    warm = settings if settings.warm and languages.of(task).warm_trees else None
+    baseline = compute(task, suite, key, settings.baseline_runs, coverage, settings.cache, warm)
     cache.put(baseline)
     return baseline
