@@ -53,7 +53,7 @@ def test_pristine_sources_are_older_than_any_build(tmp_path):
     (tree / "src").mkdir(parents=True)
     (tree / "src" / "x.cpp").write_text("int x;\n")
     slot = warm.Slot(tmp_path / "slot")
-    warm.make_pristine(slot, tree)
+    warm.make_pristine(slot, tree, "a" * 40)
     assert slot.ready()
     assert (slot.pristine / "src" / "x.cpp").stat().st_mtime == warm.FIXED_MTIME
 
@@ -63,7 +63,7 @@ def test_concurrent_grades_get_different_slots(tmp_path):
     inside = threading.Barrier(2)
 
     def hold():
-        with warm.acquire(tmp_path, "key") as slot:
+        with warm.acquire(tmp_path, "key", "a" * 40) as slot:
             seen.append(slot.root)
             inside.wait(timeout=10)
 
@@ -73,6 +73,62 @@ def test_concurrent_grades_get_different_slots(tmp_path):
     for thread in threads:
         thread.join()
     assert len(set(seen)) == 2
+
+
+def _slot_at(tmp_path: Path, name: str, files: dict[str, str], sha: str) -> warm.Slot:
+    tree = tmp_path / f"checkout-{sha}"
+    for path, text in files.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    slot = warm.Slot(tmp_path / name)
+    warm.make_pristine(slot, tree, sha)
+    return slot
+
+
+def test_a_slot_prefers_its_commit_then_a_near_one_then_a_new_one(tmp_path):
+    for index, sha in enumerate(("a", "b")):
+        _slot_at(tmp_path / "warm" / "key", f"slot-{index}", {"x": sha}, sha)
+    with warm.acquire(tmp_path, "key", "b") as slot:
+        assert slot.sha() == "b"
+    with warm.acquire(tmp_path, "key", "c", near=lambda other: other == "a") as slot:
+        assert slot.sha() == "a"
+    # Nothing near: a slot never made, before any slot of another commit is moved.
+    with warm.acquire(tmp_path, "key", "c") as slot:
+        assert not slot.ready()
+
+
+def test_a_moved_slot_takes_exactly_the_new_commits_files(tmp_path):
+    slot = _slot_at(
+        tmp_path,
+        "slot",
+        {"keep.hpp": "same\n", "edit.hpp": "old\n", "src/gone.cpp": "bye\n", "src/a.cpp": "a\n"},
+        "a",
+    )
+    snapshot = slot.snapshot("plain")
+    snapshot.mkdir(parents=True)
+    (snapshot / ".ninja_deps").write_text("deps")
+    (snapshot / ".pw-complete").write_text("built\n")
+    fresh = tmp_path / "checkout-b"
+    for path, text in {"keep.hpp": "same\n", "edit.hpp": "new\n", "src/a.cpp": "a\n"}.items():
+        (fresh / path).parent.mkdir(parents=True, exist_ok=True)
+        (fresh / path).write_text(text)
+    changed = warm.move(slot, fresh, "b")
+    assert sorted(changed) == ["edit.hpp", "src/gone.cpp"]
+    assert slot.sha() == "b" and slot.ready()
+    assert not (slot.pristine / "src" / "gone.cpp").exists()
+    assert (slot.pristine / "edit.hpp").read_text() == "new\n"
+    # What did not change keeps the fixed instant, older than any build; what changed is newer.
+    assert (slot.pristine / "keep.hpp").stat().st_mtime == warm.FIXED_MTIME
+    assert (slot.pristine / "edit.hpp").stat().st_mtime > warm.FIXED_MTIME
+    # The snapshot is a start for the next build of its name, never a finished one; a removed
+    # source leaves its dependency log (ninja sees a missing input), a removed header would not.
+    assert not slot.has_snapshot("plain") and slot.has_stale("plain")
+    build = warm.start_build(slot, "plain")
+    assert (build / ".ninja_deps").exists() and not (build / warm.STALE).exists()
+    # A header the move adds could shadow one an include found before: the log goes.
+    (fresh / "new.hpp").write_text("shadow\n")
+    warm.move(slot, fresh, "c")
+    assert not (slot.snapshot("plain") / ".ninja_deps").exists()
 
 
 # -- end to end ---------------------------------------------------------------------------------
@@ -348,3 +404,120 @@ def test_the_baselines_builds_are_the_snapshots_every_grade_starts_from(limits, 
     # The grade that follows finds its snapshots made, and grades as a cold grade does.
     verdict = run(limits, [(HEADER, "return 7;", "return 8;")], "after-baseline", warm_settings)
     assert verdict.label == "passed"
+
+
+# Commit A and its child B: B changes a header, a compile definition in CMakeLists.txt, and
+# removes a header a source only asks about (`__has_include`), which no dependency log lists.
+MOVE_A = {
+    "CMakeLists.txt": """\
+cmake_minimum_required(VERSION 3.20)
+project(moving CXX)
+enable_testing()
+add_library(moving src/moving.cpp)
+target_include_directories(moving PUBLIC include)
+target_compile_definitions(moving PRIVATE BONUS=0)
+add_library(probing src/probe.cpp)
+target_include_directories(probing PUBLIC include)
+foreach(name value bonus probe)
+  add_executable(golden_${name} tests/golden_${name}.cpp)
+  target_link_libraries(golden_${name} moving probing)
+  add_test(NAME golden_${name} COMMAND golden_${name})
+endforeach()
+""",
+    "include/moving.hpp": "#pragma once\ninline int value() { return 7; }\n"
+    "int bonus();\nint probe();\n",
+    "include/extra.hpp": "#pragma once\n",
+    "src/moving.cpp": '#include "moving.hpp"\n\nint bonus() { return BONUS; }\n',
+    # Its own target, reading no header: neither the changed definition nor the changed header
+    # recompiles it, only the removed header may (and no dependency log names that one).
+    "src/probe.cpp": '#if __has_include("../include/extra.hpp")\n'
+    "int probe() { return 1; }\n#else\nint probe() { return 0; }\n#endif\n",
+    "tests/golden_value.cpp": '#include "moving.hpp"\n'
+    "int main() { return value() == 6 ? 0 : 1; }\n",
+    "tests/golden_bonus.cpp": '#include "moving.hpp"\n'
+    "int main() { return bonus() == 1 ? 0 : 1; }\n",
+    "tests/golden_probe.cpp": '#include "moving.hpp"\n'
+    "int main() { return probe() == 0 ? 0 : 1; }\n",
+}
+MOVE_B = {
+    **MOVE_A,
+    "CMakeLists.txt": MOVE_A["CMakeLists.txt"].replace("BONUS=0", "BONUS=1"),
+    "include/moving.hpp": MOVE_A["include/moving.hpp"].replace("return 7", "return 6"),
+    "tests/golden_value.cpp": MOVE_A["tests/golden_value.cpp"].replace("== 6", "== 5"),
+}
+del MOVE_B["include/extra.hpp"]
+
+
+@needs_cpp
+def test_a_slot_moved_to_the_next_commit_sees_every_change_a_fresh_build_sees(tmp_path):
+    import subprocess
+
+    from patchwitness import baseline as baselines
+    from patchwitness.phases.prepare import prepare
+    from patchwitness.task import load_task
+
+    repo = tmp_path / "repo"
+    sha_a = build.make_repo(repo, MOVE_A)
+    for path in set(MOVE_A) - set(MOVE_B):
+        (repo / path).unlink()
+    build.write_files(repo, MOVE_B)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "B"], cwd=repo, check=True)
+    sha_b = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+    def baseline_at(sha: str, failing: str, settings: Settings):
+        task_dir = tmp_path / "tasks" / f"{sha[:8]}-{settings.warm}"
+        build.write_task(
+            task_dir,
+            sha=sha,
+            test_cmd='ctest --test-dir "$PW_BUILD"',
+            allow_test_edits=False,
+            failing=[failing],
+            toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
+            "[matrix]\nenabled = false\n",
+        )
+        task = load_task(task_dir)
+        return baselines.obtain(task, prepare(task, settings).suite, settings)
+
+    warm_settings = Settings(cache=tmp_path / "cache")
+    at_a = baseline_at(sha_a, "golden_value", warm_settings)
+    assert at_a.outcomes["golden_probe"] != "passed"  # extra.hpp is there at A
+    slots = list((tmp_path / "cache" / "warm").glob("*/slot-*/.pw-sha"))
+    assert [p.read_text() for p in slots] == [sha_a]
+    moved = baseline_at(sha_b, "golden_value", warm_settings)
+    # The one slot moved to B, in place: no second slot was made from nothing.
+    assert [p.read_text() for p in slots] == [sha_b]
+    assert len(list((tmp_path / "cache" / "warm").glob("*/slot-*/.pw-sha"))) == 1
+    fresh = baseline_at(sha_b, "golden_value", Settings(cache=tmp_path / "cold", warm=False))
+    # The changed header, the changed definition and the removed header are all seen.
+    assert moved.outcomes == fresh.outcomes
+    assert moved.outcomes["golden_bonus"] == "passed"
+    assert moved.outcomes["golden_probe"] == "passed"
+    assert moved.instrumented_outcomes == fresh.instrumented_outcomes
+    assert moved.graph == fresh.graph
+
+
+@needs_cpp
+def test_a_patch_that_removes_a_header_a_build_only_asked_about_is_built_again(tmp_path):
+    sha = build.make_repo(tmp_path / "repo", MOVE_A)
+    task_dir = tmp_path / "tasks" / "probe"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_probe"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    after = dict(MOVE_A)
+    del after["include/extra.hpp"]
+    patch = tmp_path / "remove.diff"
+    patch.write_text(build.make_diff(MOVE_A, after))
+    settings = Settings(cache=tmp_path / "cache", coverage=False)
+    grade(task_dir, patch, agent="first", settings=settings)  # the slot's snapshots are made
+    hot = grade(task_dir, patch, agent="warm", settings=settings)
+    cold = grade(task_dir, patch, agent="cold", settings=settings.but(warm=False))
+    assert hot.gates.drift.facts.after == cold.gates.drift.facts.after
+    assert hot.gates.drift.facts.after["golden_probe"] == "passed"

@@ -156,13 +156,15 @@ def env_key(task: Task) -> str:
     digest.update((task.options.setup or "").encode())
     digest.update(b"\0")
     depends = task.options.setup_depends_on
-    if depends is None:
-        digest.update(task.sha.encode())
-    else:
+    if depends is not None:
         for rel in sorted(depends):
             digest.update(rel.encode() + b"\0")
             digest.update(show_at(task.repo, task.sha, rel) or b"<missing>")
             digest.update(b"\0")
+    elif task.options.setup:
+        # A setup reads the tree as it likes: every commit has its own environment. Without one
+        # nothing of the tree goes in, and the commits of a repository share it (warm.py).
+        digest.update(task.sha.encode())
     digest.update(base_python_bin().encode())
     # A setup that ran without the history (say, before the task had a store) built another
     # environment: a version read from git differs.

@@ -30,19 +30,28 @@ Ninja's dependency log lists the files each object read, never the files it did 
 header the patch adds that an include now resolves to (a `gtest/gtest.h` earlier on the include
 path than the system's, an `"x.h"` beside the including file) leaves every object clean. So a
 patch that adds a file any compile could include (`note_added`) makes `restore_build` drop the
-log: ninja then rebuilds every object, and nothing is trusted stale.
+log: ninja then rebuilds every object, and nothing is trusted stale. A removed one too: a build
+that only asked whether it was there (`__has_include`) never logged it.
+
+Slots follow the branch. The key holds no commit: the slots of one key hold commits of one
+repository, and a grade at a commit no slot holds takes a slot at a commit near it (`acquire`)
+and `move`s it: the pristine tree takes the files that differ, at the current time, and each
+snapshot becomes a stale start for its next build, which rebuilds what the move dirtied. A slot's
+paths never change, so its build trees stay valid; the baseline at the new commit is built
+there (warm_checkout.py) and its builds are the new snapshots.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import filecmp
 import hashlib
 import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,42 +89,164 @@ class Slot:
     def ready(self) -> bool:
         return (self.root / ".pw-pristine").exists()
 
+    def sha(self) -> str:
+        try:
+            return (self.root / SHA_FILE).read_text().strip()
+        except OSError:
+            return ""
+
+    def has_stale(self, name: str) -> bool:
+        return (self.snapshot(name) / STALE).exists()
+
+
+SHA_FILE = ".pw-sha"  # the commit the slot's pristine tree holds
+USED_FILE = ".pw-used"  # touched by every grade that takes the slot: the least used moves first
+STALE = ".pw-stale"  # a snapshot of the slot's previous commit: a start for the build, no more
+
 
 @contextlib.contextmanager
-def acquire(cache: Path, key: str) -> Iterator[Slot]:
-    """A slot of `key` no other grade holds, locked until the block ends (waiting when all
-    are taken)."""
-    home = cache / "warm" / key
+def acquire(
+    cache: Path, family: str, sha: str, near: Callable[[str], bool] = lambda other: False
+) -> Iterator[Slot]:
+    """A slot of `family` no other grade holds, locked until the block ends (waiting when all
+    are taken). Preferred in turn: a slot at `sha`; a slot at a commit `near` says is close
+    (the most recently used first: it follows the branch); a slot never made; the least
+    recently used slot. A slot at another commit is the caller's to `move`."""
+    home = cache / "warm" / family
     home.mkdir(parents=True, exist_ok=True)
+    order = _preference([Slot(home / f"slot-{i}") for i in range(SLOTS)], sha, near)
     handles = []
     try:
-        for index in range(SLOTS):
-            handle = open(home / f"slot-{index}.lock", "w")  # noqa: SIM115 - held across yield
+        for slot in order:
+            handle = open(slot.root.with_suffix(".lock"), "w")  # noqa: SIM115 - held across yield
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 handle.close()
                 continue
             handles.append(handle)
-            yield Slot(home / f"slot-{index}")
+            _touch(slot)
+            yield slot
             return
-        handle = open(home / "slot-0.lock", "w")  # noqa: SIM115
+        slot = order[0]
+        handle = open(slot.root.with_suffix(".lock"), "w")  # noqa: SIM115
         fcntl.flock(handle, fcntl.LOCK_EX)
         handles.append(handle)
-        yield Slot(home / "slot-0")
+        _touch(slot)
+        yield slot
     finally:
         for handle in handles:
             handle.close()
 
 
-def make_pristine(slot: Slot, tree: Path) -> None:
+def _preference(slots: list[Slot], sha: str, near: Callable[[str], bool]) -> list[Slot]:
+    made = [s for s in slots if s.ready()]
+    here = [s for s in made if s.sha() == sha]
+    others = sorted((s for s in made if s.sha() != sha), key=_last_used)
+    close = [s for s in reversed(others) if near(s.sha())]
+    empty = [s for s in slots if not s.ready()]
+    return here + close + empty + [s for s in others if s not in close]
+
+
+def _last_used(slot: Slot) -> float:
+    try:
+        return (slot.root / USED_FILE).stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _touch(slot: Slot) -> None:
+    if slot.root.is_dir():
+        (slot.root / USED_FILE).write_text("")
+
+
+def make_pristine(slot: Slot, tree: Path, sha: str) -> None:
     """Fill the slot's pristine tree from a fresh checkout of the SHA (`tree`), every file at the
     fixed mtime."""
     shutil.rmtree(slot.root, ignore_errors=True)
     slot.root.mkdir(parents=True)
     shutil.copytree(tree, slot.pristine, symlinks=True)
     fix_mtimes(slot.pristine)
+    (slot.root / SHA_FILE).write_text(sha)
     (slot.root / ".pw-pristine").write_text("ready\n")
+    _touch(slot)
+
+
+def move(slot: Slot, tree: Path, sha: str) -> list[str]:
+    """Bring a slot made at another commit to `tree` (a fresh checkout of `sha`) without
+    building anything: the pristine tree takes every file that differs, at the current time (so
+    every object that read one is older and rebuilt), loses every file `tree` does not have (an
+    object whose dependency log names one is rebuilt), and each snapshot becomes a stale start
+    for the next build of its name. A file the move adds or removes that an include could
+    resolve to drops the stale snapshots' dependency logs, as a patch's does. Returns the files
+    that differed."""
+    (slot.root / ".pw-pristine").unlink(missing_ok=True)
+    snapshots = slot.root / "snapshots"
+    for snapshot in sorted(snapshots.iterdir()) if snapshots.is_dir() else []:
+        if (snapshot / ".pw-complete").exists():
+            (snapshot / ".pw-complete").unlink()
+            (snapshot / STALE).write_text("")
+        elif not (snapshot / STALE).exists():
+            _remove(snapshot)  # an interrupted copy: never a start
+    changed, added = sync_tree(tree, slot.pristine)
+    removed = [path for path in changed if not (slot.pristine / path).exists()]
+    if any(includable(path) for path in added + removed):
+        for snapshot in snapshots.glob("*"):
+            for log in (".ninja_deps", ".ninja_log"):
+                (snapshot / log).unlink(missing_ok=True)
+    (slot.root / SHA_FILE).write_text(sha)
+    (slot.root / ".pw-pristine").write_text("ready\n")
+    return changed
+
+
+def sync_tree(source: Path, target: Path) -> tuple[list[str], list[str]]:
+    """Make `target` hold exactly `source`'s files, by content (both are the grader's own trees,
+    never touched by code under grade). A file that differs is copied and given the current
+    time; one `target` has alone is removed; the rest keep their mtimes. Returns the paths that
+    differed and, of those, the ones `target` did not have."""
+    changed: list[str] = []
+    added: list[str] = []
+    wanted = set()
+    for path in _files(source):
+        wanted.add(path)
+        here, there = source / path, target / path
+        if _same(here, there):
+            continue
+        existed = there.exists() or there.is_symlink()
+        _remove(there)
+        there.parent.mkdir(parents=True, exist_ok=True)
+        if here.is_symlink():
+            os.symlink(os.readlink(here), there)
+        else:
+            shutil.copy2(here, there)
+            os.utime(there)
+        changed.append(path)
+        if not existed:
+            added.append(path)
+    for path in _files(target):
+        if path not in wanted:
+            _remove(target / path)
+            changed.append(path)
+    return changed, added
+
+
+def _files(root: Path) -> list[str]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            found.append(os.path.relpath(os.path.join(dirpath, name), root))
+    return found
+
+
+def _same(here: Path, there: Path) -> bool:
+    if here.is_symlink() or there.is_symlink():
+        return here.is_symlink() and there.is_symlink() and os.readlink(here) == os.readlink(there)
+    if not there.is_file():
+        return False
+    a, b = here.stat(), there.stat()
+    if a.st_size != b.st_size or (a.st_mode & 0o111) != (b.st_mode & 0o111):
+        return False
+    return filecmp.cmp(here, there, shallow=False)
 
 
 def fix_mtimes(root: Path) -> None:
@@ -127,14 +258,16 @@ def fix_mtimes(root: Path) -> None:
                 )
 
 
-ADDED = "added.txt"  # the files the grade's patch added, one per line (note_added)
+ADDED = "added.txt"  # the files the grade's patch added or removed, one per line (note_added)
 # Sources a patch adds are compiled by an edge of their own (a CMake edit makes it); every other
 # file a patch adds could be found by an include.
 COMPILED = (".c", ".cc", ".cpp", ".cxx", ".c++")
 
 
 def note_added(slot: Slot, paths: list[str]) -> None:
-    """Say which files this grade's patch added (none, at the start of every grade)."""
+    """Say which files this grade's patch added or removed (none, at the start of every grade).
+    A removed header is as unseen by the dependency log as an added one when a build only asked
+    whether it was there (`__has_include`)."""
     (slot.root / ADDED).write_text("".join(f"{p}\n" for p in paths))
 
 
@@ -143,7 +276,13 @@ def includable_added(slot: Slot) -> list[str]:
         added = (slot.root / ADDED).read_text().splitlines()
     except OSError:
         return []
-    return [p for p in added if p and not p.endswith(COMPILED) and not _cmake(p)]
+    return [p for p in added if p and includable(p)]
+
+
+def includable(path: str) -> bool:
+    """A file an include could resolve to: not a source compiled by an edge of its own, not
+    CMake's."""
+    return not path.endswith(COMPILED) and not _cmake(path)
 
 
 def _cmake(path: str) -> bool:
@@ -159,6 +298,18 @@ def restore_build(slot: Slot, name: str) -> Path:
     if includable_added(slot):
         for log in (".ninja_deps", ".ninja_log"):
             (build / log).unlink(missing_ok=True)
+    return build
+
+
+def start_build(slot: Slot, name: str) -> Path:
+    """The build tree to make snapshot `name` in: the stale snapshot of the slot's previous
+    commit when it has one (the build system then rebuilds what the move changed), else empty."""
+    build = slot.build(name)
+    if slot.has_stale(name):
+        restore(slot.snapshot(name), build)
+        (build / STALE).unlink(missing_ok=True)
+    else:
+        _remove(build)
     return build
 
 

@@ -9,6 +9,7 @@ prime the warm trees."""
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,17 +19,18 @@ from patchwitness.languages.cpp import cpp_suite
 from patchwitness.settings import Settings
 from patchwitness.suites import Focus, Suite, SuiteRun
 from patchwitness.task import Task
-from patchwitness.workspace import Workspace
+from patchwitness.workspace import Workspace, git
 
 
 def warm_key(task: Task, suite: Suite, settings: Settings) -> str:
-    """What a warm build depends on besides the sources (warm.py)."""
+    """What a warm build depends on besides the sources (warm.py): the slots of one key hold
+    the repository's commits, each moved to the next commit it is asked for."""
     from patchwitness.suites.cpp import toolchain_versions
 
     return warm.slot_key(
         {
             "grader": grader_build(),
-            "sha": task.sha,
+            "repo": str(task.repo.resolve()),
             "cpp": task.options.cpp.model_dump(),
             "cwd": task.options.cwd,
             "env": cpp_suite(suite).env.key,
@@ -38,15 +40,41 @@ def warm_key(task: Task, suite: Suite, settings: Settings) -> str:
     )
 
 
+NEAR_FILES = 64
+
+
+def near(task: Task, other: str) -> bool:
+    """Whether a slot at commit `other` is worth moving to the task's SHA rather than building
+    from nothing: git knows both, and they differ in at most a quarter of the SHA's files (or
+    in at most NEAR_FILES, however small the project)."""
+    if not other:
+        return False
+    return _near(task.repo.resolve(), other, task.sha)
+
+
+@functools.lru_cache(maxsize=64)
+def _near(repo: Path, other: str, sha: str) -> bool:
+    changed = git(repo, "diff", "--no-renames", "--name-only", "-z", other, sha)
+    files = git(repo, "ls-tree", "-r", "--name-only", "-z", sha)
+    if changed.returncode != 0 or files.returncode != 0:
+        return False
+    differ = changed.stdout.count(b"\0")
+    return differ <= max(NEAR_FILES, files.stdout.count(b"\0") // 4)
+
+
 @contextlib.contextmanager
 def warm_checkout(
     task: Task, suite: Suite, settings: Settings
 ) -> Iterator[tuple[Workspace, warm.Slot]]:
     """The slot of the task's key, its repository at the SHA, held until the block ends."""
-    with warm.acquire(settings.cache, warm_key(task, suite, settings)) as slot:
-        if not slot.ready():
+    key = warm_key(task, suite, settings)
+    with warm.acquire(settings.cache, key, task.sha, functools.partial(near, task)) as slot:
+        if not (slot.ready() and slot.sha() == task.sha):
             with history.checkout(task, settings.cache) as fresh:
-                warm.make_pristine(slot, fresh.repo)
+                if slot.ready() and near(task, slot.sha()):
+                    warm.move(slot, fresh.repo, task.sha)
+                else:
+                    warm.make_pristine(slot, fresh.repo, task.sha)
         warm.restore(slot.pristine, slot.repo)
         warm.note_added(slot, [])
         ws = Workspace(slot.root, task.sha)

@@ -226,7 +226,7 @@ def prime_envelope(suite: CppSuite, envelope: Envelope, slot, scratch: Path) -> 
         limits=Limits(address_space=not envelope.sanitizer),
         tree_writable=False,
         tools=toolchain.parent,
-        build=slot.build(name),
+        build=warm.start_build(slot, name),
         test=False,
     )
     done = suite.execute(slot.repo, base, how)

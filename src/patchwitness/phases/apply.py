@@ -42,7 +42,7 @@ def apply(ctx: GradeContext, tree: Tree) -> Applied:
     task, base, ws = ctx.task, ctx.base, tree.ws
     patch = ws.apply(ctx.data, allow_binary=task.options.patch.allow_binary)
     if tree.slot is not None:
-        warm.note_added(tree.slot, [c.path for c in patch.files if c.status == "added"])
+        warm.note_added(tree.slot, [c.path for c in patch.files if c.status != "modified"])
     ctx.clock.lap("apply")
     ctx.clock.say("the census of the touched files")
     touched = sorted(patch.touched())

@@ -416,7 +416,8 @@ class CppSuite:
             return name
         tools = slot.root / "tools"
         variables = self.build_variables(instrument, focus, slot.repo, tools)
-        how = Execution(variables=variables, build=slot.build(name), test=False, tools=tools)
+        build = warm.start_build(slot, name)
+        how = Execution(variables=variables, build=build, test=False, tools=tools)
         done = self.execute(slot.repo, scratch, how)
         if done.failed_step:
             return ""
