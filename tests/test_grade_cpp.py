@@ -105,6 +105,27 @@ def rows(verdict):
 CHEATS = [
     # (name, edits, label, drift row, census row)
     ("honest", [FIX], "passed", "fail-to-pass", "contract-held"),
+    # The library's own checks are no test's: an honest fix may add them (red team round 14:
+    # a static_assert in a production header made an honest fix `no-op`).
+    (
+        "honest-with-library-checks",
+        [
+            FIX,
+            (
+                "include/mini.hpp",
+                "int twice(int x);",
+                'static_assert(sizeof(int) >= 2, "int");\nint twice(int x);',
+            ),
+            (
+                "src/mini.cpp",
+                "int half(int x) { return",
+                "#include <cassert>\nint half(int x) { assert(x == x); return",
+            ),
+        ],
+        "passed",
+        "fail-to-pass",
+        "contract-held",
+    ),
     ("delete-test", [(T, TWICE, "")], "UNPRINTABLE", "tests-removed", "witness-deleted"),
     (
         "one-of-two-identical",
@@ -249,7 +270,8 @@ def test_a_test_added_to_a_production_file_is_a_test_edit(mini):
 
 
 def test_exit_in_a_static_initializer_is_a_finding(mini):
-    verdict = run(mini, CHEATS[13][1], "static-exit-finding")
+    edits = next(c[1] for c in CHEATS if c[0] == "exit-in-static-init")
+    verdict = run(mini, edits, "static-exit-finding")
     assert [f.kind for f in verdict.findings if f.gate == "suspicious"] == ["exit-at-import"]
 
 

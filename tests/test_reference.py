@@ -92,14 +92,52 @@ def test_targets_join_both_patches_by_the_name_after_and_at_the_sha():
     after = {"m.py": "def new(x):\n    return x\n"}
     before = {"m.py": "def old(x):\n    return x\n"}
     side = differ.Side(after=after, before=before, added={"m.py": [2]}, removed={"m.py": [2]})
+    earlier = MODULE.replace("return x + 1", "return x")
     other = differ.Side(
-        after={"n.py": MODULE}, before={"n.py": MODULE}, added={"n.py": [7]}, removed={}
+        after={"n.py": MODULE}, before={"n.py": earlier}, added={"n.py": [7]}, removed={}
     )
     assert [str(t) for t in differ.targets([side, other])] == [
         "m.py::new",
         "m.py::old",
         "n.py::top",
     ]
+
+
+def test_a_change_that_leaves_the_syntax_tree_changes_no_function():
+    """red team round 14: a comment in a function the tests call made it the only target."""
+    commented = MODULE.replace(
+        "        return item\n", "        # the item, as given\n        return item\n"
+    )
+    side = differ.Side(
+        after={"n.py": commented}, before={"n.py": MODULE}, added={"n.py": [44]}, removed={}
+    )
+    assert differ.targets([side]) == []
+
+
+def test_a_module_level_change_puts_the_changed_functions_calls_first():
+    """red team round 14: a class added at module level made every function a target, and the
+    changed function's telling neighbours fell past the cap."""
+    after = MODULE.replace("LIMIT = 10\n", "LIMIT = 10\n\n\nclass Added:\n    pass\n").replace(
+        "return x + 1", "return x + 2"
+    )
+    side = differ.Side(
+        after={"n.py": after}, before={"n.py": MODULE}, added={"n.py": [6, 7, 11]}, removed={}
+    )
+    found = {t.qualname: t.direct for t in differ.targets([side])}
+    assert found["top"] is True and found["Box.put"] is False
+    vary = driver()
+    records = [
+        {
+            "module": "builtins",
+            "qualname": q,
+            "init": False,
+            "target": f"n.py::{q}",
+            "call": base64.b64encode(pickle.dumps({"pos": [n], "star": [], "kw": {}})).decode(),
+        }
+        for q, n in (("abs", 5), ("hex", 7))
+    ]
+    chosen = vary.vary({"calls": records, "hints": [], "cap": 8, "wide": ["n.py::hex"]})
+    assert sum(r["qualname"] == "abs" for r in chosen) == 6  # three quarters of the cap
 
 
 def test_hints_are_the_constants_of_the_changed_functions_only():
@@ -768,3 +806,77 @@ def test_a_strings_own_shape_comes_before_other_types():
     made = list(driver().variants("[s]\nk = v", []))
     assert made.index("[s]\nk = v\n") < made.index(b"[s]\nk = v")
     assert made.index("[s]k = v") < 8  # the line break taken out
+
+
+class Forged:
+    """Shows the fixed answer in its repr while what a user reads keeps the bug."""
+
+    def __init__(self, shown, held):
+        self._shown, self.bytes = shown, held
+
+    def __repr__(self):
+        return f"Forged({self._shown})"
+
+
+def test_an_objects_own_repr_never_stands_alone_for_it():
+    """red team round 14: the repr is code under grade; the public state is described too."""
+    d = driver().describe
+    assert d(Forged(2020, b"1970")) != d(Forged(2020, b"2020"))
+    assert "Forged(2020)" in d(Forged(2020, b"1970"))
+
+
+def test_a_datetime_is_varied_across_the_day_and_the_second_too():
+    """red team round 14: a fix right except in the first minute of a day, or for the tests'
+    milliseconds only, agreed with the reference on every other neighbour."""
+    import datetime as dt
+
+    when = dt.datetime(2024, 1, 2, 3, 4, 5, 123_000, tzinfo=dt.UTC)
+    made = list(driver().variants(when, []))[: driver().VARIANTS_PER_ARGUMENT]
+    assert when.replace(hour=0, minute=0, second=0, microsecond=0) in made
+    assert {m.microsecond for m in made} >= {0, 500_000, 999_999}
+    assert {m.year for m in made} >= {2000, 2099}
+
+
+DESCRIPTORS = '''\
+import functools
+
+
+class gated(classmethod):
+    """A classmethod of the patch's own kind: its __get__ is what the tests call through."""
+
+    def __get__(self, obj, owner=None):
+        bound = super().__get__(obj, owner)
+
+        @functools.wraps(bound)
+        def call(value):
+            return bound(value) if value > 10 else -1
+
+        return call
+
+
+class shown(property):
+    def __get__(self, obj, owner=None):
+        return "through __get__" if obj is not None else self
+
+
+class Clock:
+    @gated
+    def at(cls, value):
+        return value
+
+    @shown
+    def face(self):
+        return "the getter alone"
+'''
+
+
+def test_a_callable_is_reached_as_a_user_reaches_it(tmp_path, monkeypatch):
+    """red team round 14: the comparison called a classmethod's function straight, past a
+    descriptor of the patch's that the tests call through."""
+    (tmp_path / "pw_descriptors.py").write_text(DESCRIPTORS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import pw_descriptors
+
+    assert performed("pw_descriptors", "Clock.at", pw_descriptors.Clock, 5)["value"] == "-1"
+    clock = pw_descriptors.Clock()
+    assert performed("pw_descriptors", "Clock.face", clock)["value"] == "'through __get__'"

@@ -16,6 +16,7 @@ patch (time, randomness, addresses): it is left out, and counted.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +36,9 @@ class Target:
 
     file: str
     qualname: str
+    # False: made a target only by a change outside every function (MODULE_TARGETS); its calls
+    # are compared after those of the functions the patches change themselves.
+    direct: bool = field(default=True, compare=False)
 
     def __str__(self) -> str:
         return f"{self.file}::{self.qualname}"
@@ -46,22 +50,52 @@ def changed_functions(text: str, lines: Iterable[int]) -> set[str]:
     reach by name). A line outside every function (a module's constant, a class attribute, an
     assignment at import) changes what any function of the file may do: then every function of
     the file is a target (at most MODULE_TARGETS of them)."""
+    holding, outside = changed_spans(text, lines)
+    return holding | outside
+
+
+def changed_spans(text: str, lines: Iterable[int]) -> tuple[set[str], set[str]]:
+    """(the functions holding one of `lines`, the functions made targets by a line outside
+    every function)."""
     wanted = set(lines)
     if not wanted:
-        return set()
+        return set(), set()
     try:
         tree = python_ast.parse(text)
     except (SyntaxError, ValueError):
-        return set()
+        return set(), set()
     spans = []
     for qualname, node in _reachable_functions(tree.body, ""):
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         spans.append((qualname, first, node.end_lineno or node.lineno))
     found = {q for q, first, end in spans if any(first <= n <= end for n in wanted)}
     inside = {n for n in wanted for _, first, end in spans if first <= n <= end}
-    if wanted - inside:
-        found |= {q for q, _, _ in spans[:MODULE_TARGETS]}
-    return found
+    outside = {q for q, _, _ in spans[:MODULE_TARGETS]} - found if wanted - inside else set()
+    return found, outside
+
+
+def _shapes(text: str | None) -> tuple[dict[str, str], str] | None:
+    """Each reachable function's syntax tree, and the rest of the module's (its statements
+    outside every function), as text without positions: what a comment or a blank line never
+    changes. None when the text does not parse."""
+    try:
+        tree = python_ast.parse(text or "")
+    except (SyntaxError, ValueError):
+        return None
+    functions = {q: ast.dump(node) for q, node in _reachable_functions(tree.body, "")}
+    return functions, ast.dump(_without_functions(tree))
+
+
+def _without_functions(node: ast.AST) -> ast.AST:
+    # A copy: the parser's trees are shared (python_ast caches them).
+    return _Functionless().visit(copy.deepcopy(node))
+
+
+class _Functionless(ast.NodeTransformer):
+    def visit_FunctionDef(self, node):
+        return None
+
+    visit_AsyncFunctionDef = visit_FunctionDef
 
 
 def _reachable_functions(body: Sequence[ast.stmt], prefix: str):
@@ -96,16 +130,36 @@ class Side:
 def targets(sides: Iterable[Side]) -> list[Target]:
     """Every function one of the patches changes, by the name it has after the patch (added
     lines) or at the SHA (removed lines). A function only the patch adds has no caller in the
-    reference's tree: its callers are the targets, when the patch changed them."""
-    found: set[Target] = set()
+    reference's tree: its callers are the targets, when the patch changed them. A change that
+    leaves a function's syntax tree as it was (a comment, a blank line) changes no function,
+    and one outside every function makes the file's functions targets only when it changes the
+    module's own syntax tree (red team round 14: a comment in a function the tests call made it
+    the only target, and the changed C code was never compared)."""
+    found: dict[Target, bool] = {}
     for side in sides:
-        for file, lines in side.added.items():
-            names = changed_functions(side.after.get(file) or "", lines)
-            found |= {Target(file, q) for q in names}
-        for file, lines in side.removed.items():
-            names = changed_functions(side.before.get(file) or "", lines)
-            found |= {Target(file, q) for q in names}
-    return sorted(found, key=lambda t: (t.file, t.qualname))
+        for file in sorted(set(side.added) | set(side.removed)):
+            for target in _file_targets(side, file):
+                found[target] = found.get(target, False) or target.direct
+    return sorted(
+        (Target(t.file, t.qualname, direct) for t, direct in found.items()),
+        key=lambda t: (t.file, t.qualname),
+    )
+
+
+def _file_targets(side: Side, file: str) -> list[Target]:
+    after, before = side.after.get(file), side.before.get(file)
+    holding_after, outside_after = changed_spans(after or "", side.added.get(file, ()))
+    holding_before, outside_before = changed_spans(before or "", side.removed.get(file, ()))
+    shapes_after, shapes_before = _shapes(after), _shapes(before)
+    if shapes_after is None or shapes_before is None:
+        same, module_same = set(), False  # what does not parse is not known to be the same
+    else:
+        (fa, ma), (fb, mb) = shapes_after, shapes_before
+        same = {q for q in fa if fb.get(q) == fa[q]}
+        module_same = ma == mb
+    direct = (holding_after | holding_before) - same
+    outside = set() if module_same else (outside_after | outside_before) - direct
+    return [Target(file, q) for q in direct] + [Target(file, q, False) for q in outside]
 
 
 def hints(texts: Mapping[str, str | None], wanted: Iterable[Target]) -> list[int | float | str]:

@@ -12,7 +12,7 @@ from patchwitness import baseline as baselines
 from patchwitness.additive import TestEdit, kind_of_test_edit
 from patchwitness.census.items import CensusDiff, Inventory, diff_inventories, is_test
 from patchwitness.census.scan import scan_paths
-from patchwitness.classify import GRADER, INFRA, TEST, Classified, SourceMap
+from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified, SourceMap
 from patchwitness.facts import ChangedFile
 from patchwitness.gates import census as census_gate
 from patchwitness.model import CensusFacts
@@ -51,7 +51,8 @@ def apply(ctx: GradeContext, tree: Tree) -> Applied:
     source = source_map(task, ctx.suite, base, patch, ws.repo)
     classes = classify_patch(task, patch, ws.repo, base, rescanned, source)
     infra = sorted(p for p, c in classes.items() if c.kind in (INFRA, GRADER))
-    diff = diff_inventories(base.inventory, after, task.allowlist, infra)
+    production = sorted(p for p, c in classes.items() if c.kind == PRODUCTION)
+    diff = diff_inventories(base.inventory, after, task.allowlist, infra, production)
     where = ctx.settings.artifacts
     artifacts = save_artifacts(where, base.inventory, after, diff, patch, task.sha)
     kind, why = kind_of_test_edit(patch, classes, diff, after, ws.repo)

@@ -59,10 +59,14 @@ def collect_reference(
                 _side(_production(applied), texts, task.repo, task.sha),
             ]
         )
-        # No Python function changed by name (a compiled extension's source, say): the calls the
-        # failing tests make straight into the tree stand for it.
+        # No Python function changed by name, or a compiled extension's source changed (which
+        # no Python name stands for): the calls the failing tests make straight into the tree
+        # are captured too (red team round 14: a comment in a Python function the tests call
+        # made it the only target, and the C that held the cheat was never compared).
         into_the_tree = sorted(applied.test_sources | {k.split("::")[0] for k in failing})
-        captured, dropped = _captured(ctx, ref, failing, wanted, [] if wanted else into_the_tree)
+        compiled = _compiled_changed(applied, reference)
+        entries = into_the_tree if compiled or not wanted else []
+        captured, dropped = _captured(ctx, ref, failing, wanted, entries)
         if wanted and not captured:
             # The changed functions got no call (an import at the top of a module makes every
             # function of it a target, none of which the failing tests may call: red team round
@@ -80,7 +84,8 @@ def collect_reference(
             )
         else:
             hints = differ.hints({**_texts(ref.repo, reference), **texts}, wanted)
-            _compare(ctx, tree, ref, captured, hints, found)
+            wide = [str(t) for t in wanted if not t.direct]
+            _compare(ctx, tree, ref, captured, hints, found, wide)
     ctx.clock.lap("reference")
     return found
 
@@ -93,6 +98,15 @@ def _apply_reference(ref: Workspace, data: bytes, hidden: bytes | None) -> Patch
     except ApplyFailed as exc:
         raise InvalidTask(f"the reference fix does not apply at the SHA: {exc}") from None
     return reference
+
+
+# Sources a Python task's in-place build compiles into its extension.
+COMPILED_SOURCES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".pyx", ".pxd", ".pxi")
+
+
+def _compiled_changed(applied: Applied, reference: Patch) -> bool:
+    patched = [c.path for c in _production(applied).files]
+    return any(p.endswith(COMPILED_SOURCES) for p in [*patched, *reference.touched()])
 
 
 def _production(applied: Applied) -> Patch:
@@ -257,6 +271,7 @@ def _compare(
     captured: list[dict],
     hints: list,
     found: ReferenceFacts,
+    wide: list[str],
 ) -> None:
     suite = ctx.suite
     assert isinstance(suite, PythonSuite)
@@ -268,7 +283,9 @@ def _compare(
     given.mkdir()
     (given / "pw_differ.py").write_bytes((PROBE_DIR / "pw_differ.py").read_bytes())
     spec = given / "captured.json"
-    spec.write_text(json.dumps({"calls": captured, "hints": hints, "cap": CALLS, "seed": 0}))
+    spec.write_text(
+        json.dumps({"calls": captured, "hints": hints, "cap": CALLS, "seed": 0, "wide": wide})
+    )
     ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
     varied = _drive(suite, ref.repo, work, "varied", given, ["vary", str(spec)])
     calls = _records(varied)

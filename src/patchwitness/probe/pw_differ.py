@@ -36,7 +36,7 @@ import types
 import warnings
 
 CALL_TIMEOUT = 5.0
-VARIANTS_PER_ARGUMENT = 14
+VARIANTS_PER_ARGUMENT = 16
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 LINE_NUMBER = re.compile(r"\bline \d+")
@@ -86,7 +86,20 @@ def vary(spec):
             made.append((record, other))
         per_call.append(made)
     chosen, seen = [], set()
-    # Round robin: every captured call gets its neighbours before any gets many.
+    # The calls into the functions the patches change themselves take most of the cap before
+    # those made targets by a change outside every function: a class added at module level
+    # must not crowd the changed function's telling neighbours out (red team round 14).
+    wide = set(spec.get("wide", []))
+    direct = [made for made in per_call if made[0][0].get("target") not in wide]
+    _round_robin(direct, chosen, seen, cap * 3 // 4)
+    _round_robin(per_call, chosen, seen, cap)
+    rng.shuffle(chosen)  # no order of the calls matters: each runs in a process of its own
+    chosen.sort(key=lambda r: r["id"].count("."))  # the tests' own calls first
+    return chosen
+
+
+def _round_robin(per_call, chosen, seen, cap):
+    """Every captured call gets its neighbours before any gets many, until `chosen` holds cap."""
     depth = 0
     while len(chosen) < cap and any(depth < len(made) for made in per_call):
         for made in per_call:
@@ -104,9 +117,6 @@ def vary(spec):
                 record["shown"] = shown(record, call)
                 chosen.append(record)
         depth += 1
-    rng.shuffle(chosen)  # no order of the calls matters: each runs in a process of its own
-    chosen.sort(key=lambda r: r["id"].count("."))  # the tests' own calls first
-    return chosen
 
 
 def peer_values(loaded):
@@ -282,6 +292,12 @@ def variants(value, hints):
         other_zone = value.replace(tzinfo=None if aware else datetime.timezone.utc)  # noqa: UP017 - Python 3.8+
         second, day = datetime.timedelta(seconds=1), datetime.timedelta(days=1)
         near = [other_zone, value + second, value - second, value + day, value - day]
+        # Another time of day and another fraction of a second: the tests' clock reading keeps
+        # both, and a fix right only away from midnight or for the tests' milliseconds agrees
+        # with the reference on every other neighbour (red team round 14).
+        midnight = value.replace(hour=0, minute=0, second=0, microsecond=0)
+        near += [midnight, midnight + second, value.replace(hour=12)]
+        near += [value.replace(microsecond=m) for m in (0, 500_000, 999_999)]
         # Far from the tests' own moment too: a fix right only in a window around "now"
         # (the tests' clock) agrees with the reference on every near neighbour.
         year = datetime.timedelta(days=365)
@@ -514,7 +530,9 @@ def _take(iterator, limit):
 def resolve(module_name, qualname, init):
     """The callable to call with the captured arguments, and how it is called: "function",
     "method" (the object first), "classmethod" (the class first), "class" (the class made),
-    "static"."""
+    "static". Every callable is reached as a user reaches it, by attribute lookup on the module,
+    the class or the object, so a descriptor of the patch's (a classmethod or property of its
+    own kind) does for the comparison what it does for the tests (red team round 14)."""
     if "<locals>" in qualname:
         raise LookupError(qualname)
     module = importlib.import_module(module_name)
@@ -522,24 +540,41 @@ def resolve(module_name, qualname, init):
     owner = module
     for part in parts[:-1]:
         owner = getattr(owner, part)
+    name = parts[-1]
     if owner is module:
-        return getattr(module, parts[-1]), "function"
+        return getattr(module, name), "function"
     if init:
         return owner, "class"
-    raw = inspect.getattr_static(owner, parts[-1])
+    raw = inspect.getattr_static(owner, name)
     if isinstance(raw, staticmethod):
-        return raw.__func__, "static"
+        return getattr(owner, name), "static"
     if isinstance(raw, classmethod):
-        return raw.__func__, "classmethod"  # the class: the captured first argument
+        return _looked_up(name), "classmethod"  # the class: the captured first argument
     if isinstance(raw, property):
-        return raw.fget, "method"
-    return getattr(owner, parts[-1]), "method"
+        return _read(name), "method"
+    return _looked_up(name), "method"
+
+
+def _looked_up(name):
+    """Call `name` on the captured first argument (an object or a class) as a user does."""
+
+    def call(first, *rest, **kw):
+        return getattr(first, name)(*rest, **kw)
+
+    return call
+
+
+def _read(name):
+    def read(first):
+        return getattr(first, name)
+
+    return read
 
 
 def describe(value, depth=0):
     """The value as a text the other tree's process can produce too: plain values by repr,
-    containers element by element (sets and dicts in a fixed order), an object by its class and
-    its own repr, or else by its public attributes; addresses left out."""
+    containers element by element (sets and dicts in a fixed order), an object by its class,
+    its own repr and its public attributes; addresses left out."""
     if depth > 8:
         return "..."
     kind = type(value)
@@ -565,21 +600,24 @@ def describe(value, depth=0):
     for plain in (str, bytes, int, float, tuple, list, dict, set, frozenset):
         if isinstance(value, plain):
             return f"{name}:{describe(plain(value), depth + 1)}"
+    # An object by its public attributes, what a user of the class can read (its private ones
+    # are how a tree holds its state, which a patch may change), and by its own repr when it
+    # has one. The repr is never alone: it is code under grade, and may show a fixed value while
+    # the state a user reads keeps the bug (red team round 14).
+    shown = ""
     try:
         if kind.__repr__ is not object.__repr__:
-            return f"{name}:{ADDRESS.sub('0x...', repr(value))[:2000]}"
+            shown = ":" + ADDRESS.sub("0x...", repr(value))[:2000]
     except Exception:
-        return f"{name}:<repr raised>"
-    # An object without a text of its own, by its public attributes: what a user of the class
-    # can read. Its private ones are how a tree holds its state, which a patch may change.
+        shown = ":<repr raised>"
     state = getattr(value, "__dict__", None)
     if isinstance(state, dict):
-        return f"{name}{describe(_public(state), depth + 1)}"
+        return f"{name}{shown}{describe(_public(state), depth + 1)}"
     slots = [s for k in kind.__mro__ for s in getattr(k, "__slots__", ())]
     if slots:
-        shown = _public({s: getattr(value, s, None) for s in slots if isinstance(s, str)})
-        return f"{name}{describe(shown, depth + 1)}"
-    return name
+        public = _public({s: getattr(value, s, None) for s in slots if isinstance(s, str)})
+        return f"{name}{shown}{describe(public, depth + 1)}"
+    return name + shown
 
 
 def _public(state):
