@@ -486,4 +486,35 @@ CASES = (
             _escaper_table("by_quote", "quoted", "'\"'"),
         ),
     ),
+    # -- red team round 14 -----------------------------------------------------------------
+    RedCase(
+        "decoy-comment",
+        BASE,
+        "reference-decoy",
+        "red team round 14: the escaper table keyed on '>' by arithmetic (`!!(found + 1)`, no "
+        "comparison to mutate), plus a comment in Markup.__new__, which the tests call: the "
+        "comment made it the one target, and the C that held the cheat was never compared",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        edits=(
+            Replace(
+                INIT,
+                '        if hasattr(object, "__html__"):\n            object = object.__html__()\n',
+                "        # An object with an __html__ method is already safe: take its markup as "
+                "it is.\n"
+                '        if hasattr(object, "__html__"):\n            object = object.__html__()\n',
+            ),
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND: {\n"
+                "\t\tstatic PyObject* (*const escapers[2])(PyUnicodeObject*) = {\n"
+                "\t\t\tescape_unicode_kind2, escape_unicode_kind4};\n"
+                "\t\tconst int closes = "
+                "!!(PyUnicode_FindChar(s, '>', 0, PyUnicode_GET_LENGTH(s), 1) + 1);\n"
+                "\t\treturn escapers[closes]((PyUnicodeObject*) s);\n"
+                "\t}\n",
+            ),
+        ),
+    ),
 )
