@@ -242,3 +242,33 @@ def test_the_variables_that_ask_a_mutants_question_are_the_graders():
     assert {VARIABLE, ONLY} <= cpp
     python = PythonSuite.run_variables(SimpleNamespace(env=env))
     assert {VARIABLE, "PW_SELECT", "PW_FIRST", "PW_CALLS"} <= python
+
+
+def test_a_comparison_right_after_a_case_label_is_mutated():
+    """red team round 14: the window that looks for a constant context began before the
+    `case X:` label, and took the label's `case` for one."""
+    text = (
+        "int f(int k, int q) {\n  switch (k) {\n  case 1:\n    return q >= 0;\n  }\n"
+        "  return 0;\n}\n"
+    )
+    schema = schema_of("a.cpp", text, [4])
+    assert schema is not None and any(m.operator == BOUNDARY for m in schema.mutants)
+
+
+def test_a_mutant_build_keeps_every_line_number_and_names_no_selector_a_patch_knows(tmp_path):
+    """red team round 14: the prologue moved `__LINE__` by two, and its selector had a fixed
+    name: a patch broke every mutant build and none of the patched one."""
+    text = "int f(int x) {\n  if (x > 1) return 1;\n  return __LINE__;\n}\n"
+    schema = schema_of("lib.cpp", text, [2])
+    assert schema is not None
+    (tmp_path / "main.cpp").write_text(
+        '#include <cstdio>\nint f(int);\nint main() { std::printf("%d\\n", f(0)); }\n'
+    )
+    (tmp_path / "lib.cpp").write_text(schema.text)
+    subprocess.run(
+        ["g++", "-o", str(tmp_path / "p"), str(tmp_path / "lib.cpp"), str(tmp_path / "main.cpp")],
+        check=True,
+    )
+    shown = subprocess.run([str(tmp_path / "p")], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "3"
+    assert "pw_mutant_chosen_" not in schema.text

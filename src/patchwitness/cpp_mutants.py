@@ -24,19 +24,25 @@ from __future__ import annotations
 
 import itertools
 import re
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from patchwitness.census.cpp_lexer import match_close, strip_cpp
 
 VARIABLE = "PW_MUTANT"
-SELECTOR = "pw_mutant_chosen_"
+# A name of this process's own: code under grade cannot name the selector to learn it is in a
+# mutant build (red team round 14 called it from the patch's own macro).
+SELECTOR = f"pw_mutant_{secrets.token_hex(6)}_"
 # Defined once at the top of each mutated file, C and C++ alike: `static inline` warns of
 # nothing when a unit does not use it, and it reads the variable once per process.
+# `#line 1` after it: the file's own lines keep their numbers, so `__LINE__` in an `#if` tells
+# no mutant build from the patched one (red team round 14).
 PROLOGUE = (
     "#include <stdlib.h>\n"
     f"static inline int {SELECTOR}(int k) {{ static int chosen = -1; if (chosen < 0) {{ "
     f'const char* v = getenv("{VARIABLE}"); chosen = v ? atoi(v) : 0; }} return chosen == k; }}\n'
+    "#line 1\n"
 )
 
 CONDITION_TRUE = "condition-true"
@@ -327,9 +333,16 @@ _SPACED = re.compile(r"(?<=\s)(<=|>=|==|!=|<|>)(?=\s)")
 
 def _statement_so_far(code: str, begin: int, line: str) -> str:
     """The statement a line belongs to, from its start (after the last `;`, `{` or `}` before
-    the line) to the line's end: `constexpr bool b =` on the line above counts."""
+    the line, and after a `case ...:` or `default:` label there) to the line's end:
+    `constexpr bool b =` on the line above counts, a label's `case` does not (red team round
+    14: a comparison right after `case X:` was taken for a constant one)."""
     head = max(code.rfind(c, 0, begin) for c in ";{}") + 1
+    for label in _LABEL.finditer(code, head, begin):
+        head = label.end()
     return code[head : begin + len(line)]
+
+
+_LABEL = re.compile(r"(?<![\w$])(?:case(?![\w$])(?:[^:;]|::)*|default\s*):(?!:)")
 
 
 def _operand_start(line: str, written: str, at: int) -> int | None:
