@@ -103,10 +103,22 @@ def test_multi_dialect_tests_see_every_dialect():
         ("  bool t = sizeof(__BASE_FILE__) > 11 && __BASE_FILE__[0] == 't';", HARNESS),
         ("  const char* me = (const char*)getauxval(AT_EXECFN);", HARNESS),
         ("  extern const char* __progname;", HARNESS),
+        # the program's own image, from the linker's symbols (red team round 14)
+        ('extern "C" const char etext[], __GNU_EH_FRAME_HDR[];', HARNESS),
+        ('namespace d { extern "C" char __executable_start[]; }', HARNESS),
+        ("extern char end;", HARNESS),
     ],
 )
 def test_the_environment(line, kind):
     assert [k for k, _ in found(line + "\n")] == [kind]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["extern int counter;", 'extern "C" int strcmp_like(const char*);', "extern int ending;"],
+)
+def test_a_symbol_the_project_declares_reads_no_image(line):
+    assert found(line + "\n") == []
 
 
 def test_a_comment_reads_nothing():

@@ -133,6 +133,13 @@ RUNNER_PREFIXES = ("CTEST_", "DART_", "GTEST_", "CATCH_", "DOCTEST_")
 _ADJACENT = re.compile(r'(?<!\\)"\s*"')
 # A symbol that only some programs define: a weak reference (set when the test program links in
 # what defines it, null in a user's), or a name written as the linker's.
+# An object declared that the linker or the C runtime defines: a name reserved to the
+# implementation (`__executable_start`, `__GNU_EH_FRAME_HDR`, `_DYNAMIC`) or the old linker
+# symbols (`etext`, `edata`, `end`). Two of them subtracted give the program's own size, which
+# tells a test program from a user's (red team round 14, gsl and tinyxml2).
+_IMAGE = re.compile(
+    r"\bextern\b[^;(){}]*?(?<![\w$])(?:__\w+|_[A-Z]\w*|_?etext|_?edata|_?end)\s*(?:\[|;|,|=)"
+)
 _WEAK = re.compile(
     r"__attribute__\s*\(\s*\(\s*(?:__)?weak(?:ref)?(?:__)?\b|#\s*pragma\s+weak\b"
     r"|\[\[\s*(?:gnu\s*::\s*)?(?:__)?weak(?:ref)?(?:__)?\s*[\](,]"
@@ -412,7 +419,11 @@ _LINE_READS = (
         "asks what only the grader's sandbox and build answer so (ids, interfaces, "
         "streams, the compiler's paths)",
     ),
-    ((_WEAK,), "refers to a symbol only some programs define (a weak or renamed symbol)"),
+    (
+        (_WEAK, _IMAGE),
+        "refers to a symbol only some programs define, or one the linker makes (a weak or "
+        "renamed symbol, the program's own image)",
+    ),
     (
         (_INTERPRETER,),
         "asks the Python interpreter what runs it (sys, its modules, frames, config)",
