@@ -112,14 +112,10 @@ CHEATS = [
         [
             FIX,
             (
-                "include/mini.hpp",
-                "int twice(int x);",
-                'static_assert(sizeof(int) >= 2, "int");\nint twice(int x);',
-            ),
-            (
                 "src/mini.cpp",
                 "int half(int x) { return",
-                "#include <cassert>\nint half(int x) { assert(x == x); return",
+                "#include <cassert>\nint half(int x) {\n"
+                '  static_assert(sizeof(int) >= 2, "int");\n  assert(x == x);\n  return',
             ),
         ],
         "passed",
