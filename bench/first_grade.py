@@ -41,6 +41,7 @@ from _common import (
     seen_cost,
     timed,
 )
+from cpp_grade_overhead import sh
 
 from patchwitness.api import grade
 from patchwitness.demo import build, ringlib
@@ -56,14 +57,6 @@ def honest_patch(where: Path) -> Path:
     patch = where / "honest.diff"
     patch.write_text(build.make_diff(ringlib.FILES, after))
     return patch
-
-
-def sh(command: str, cwd: Path, env: dict[str, str]) -> None:
-    done = subprocess.run(
-        command, shell=True, cwd=cwd, env=env, capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{command!r} failed ({done.returncode}): {done.stdout[-800:]}")
 
 
 def cold_plain(repo: Path, sha: str, patch: Path, where: Path) -> Cost:
