@@ -105,3 +105,21 @@ def test_multiset_minus():
     from collections import Counter
 
     assert multiset_minus(Counter({"a": 3, "b": 1}), Counter({"a": 1})) == ["a", "a", "b"]
+
+
+def test_a_production_files_asserts_are_no_tests_but_its_macro_redefinitions_are_facts():
+    lib = "include/lib.h"
+    own_assert = item(file=lib, scope="", name="static_assert", fp="sa")
+    redefined = item(kind="define", file=lib, scope="", name="#undef EXPECT_EQ", fp="d")
+    lost_assert = item(file=lib, scope="f", name="assert", fp="old")
+    before = Inventory([lost_assert])
+    after = Inventory([own_assert, redefined])
+    diff = diff_inventories(before, after, production=[lib])
+    assert diff.added == [redefined.key]
+    assert diff.removed == []
+    assert diff.before_assertions == diff.after_assertions == 0
+    assert diff.macro_redefinitions == [redefined.key]
+    # The same file, not production: its asserts count.
+    plain = diff_inventories(before, after)
+    assert plain.removed == [lost_assert.key]
+    assert plain.after_assertions == 1

@@ -77,17 +77,14 @@ class Inventory:
     def assertion_count(self) -> int:
         return sum(1 for item in self.items if item.kind == "assert")
 
-    def without_files(self, files: Iterable[str]) -> Inventory:
-        """This inventory without the items of `files` (their hashes and unreadability too)."""
+    def without_asserts_of(self, files: Iterable[str]) -> Inventory:
+        """This inventory without the assertions of `files`. Only assertions: a test macro
+        (re)defined, a skip or a test in a production file stays a fact about the run."""
         gone = set(files)
         if not gone:
             return self
-        return Inventory(
-            [it for it in self.items if it.file not in gone],
-            {p: h for p, h in self.test_files.items() if p not in gone},
-            [p for p in self.unreadable if p not in gone],
-            self.root,
-        )
+        kept = [it for it in self.items if not (it.kind == "assert" and it.file in gone)]
+        return Inventory(kept, self.test_files, self.unreadable, self.root)
 
     def replace_files(self, other: Inventory, files: Iterable[str]) -> Inventory:
         """This inventory with the items and hashes of `files` taken from `other`.
@@ -216,10 +213,11 @@ def diff_inventories(
     production: Iterable[str] = (),
 ) -> CensusDiff:
     """Compare two inventories. `infra_edits` are test-infrastructure files edited without leave.
-    `production`: touched files that are the code under test, whose items are no test's: an
+    `production`: touched files that are the code under test, whose assertions are no test's: an
     `assert` or `static_assert` a fix adds to or takes from a library is not a test assertion
-    gained or lost (red team round 14: an honest fix with a `static_assert` was `no-op`)."""
-    before, after = before.without_files(production), after.without_files(production)
+    gained or lost; a test macro the file redefines still is a redefinition
+    (red team round 14: an honest fix with a `static_assert` was `no-op`)."""
+    before, after = before.without_asserts_of(production), after.without_asserts_of(production)
     b, a = before.counts(), after.counts()
     removed = multiset_minus(b, a)
     added = multiset_minus(a, b)
