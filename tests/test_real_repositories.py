@@ -625,3 +625,49 @@ def test_a_coverage_tool_that_cannot_read_the_shas_data_is_not_measurable(tmp_pa
     assert coverage.row == "not-measurable", coverage.detail
     assert "the coverage tool cannot read it: gcovr failed" in coverage.detail
     assert verdict.runs["after"].returncode == 0
+
+
+@pytest.fixture(scope="module")
+def span_reference_task(tmp_path_factory) -> Built:
+    """The span task with its reference fix: the C++ comparison through a user's program."""
+    root = tmp_path_factory.mktemp("span-reference")
+    sha = build.make_repo(root / "repo", SPAN_FILES)
+    task_dir = root / "tasks" / "back"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["Span.Back"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    built = Built(root, root / "repo", sha, task_dir, dict(SPAN_FILES))
+    (task_dir / "reference.diff").write_text(built.patch([BACK_FIX], "reference.diff").read_text())
+    return built
+
+
+@needs_gtest
+def test_a_cpp_patch_is_compared_with_the_reference_through_a_users_program(span_reference_task):
+    honest = span_reference_task.patch(
+        [("include/lib/span", "data_[size_ - 2]", "*(data_ + (size_ - 1))")], "honest.diff"
+    )
+    verdict = grade(span_reference_task.task_dir, honest, settings=Settings(matrix=False))
+    assert verdict.label == "passed", verdict.reasons
+    reference = verdict.gates.reference
+    assert reference is not None and reference.row == "same-as-reference", reference
+    assert reference.facts.targets == ["Span.Back"]
+    # The test's own body and its neighbours (each literal moved) ran under both trees.
+    assert reference.facts.compared > 10
+
+    # Right for the tests' array of three, wrong for every other size.
+    fits = span_reference_task.patch(
+        [("include/lib/span", "data_[size_ - 2]", "data_[size_ == 3 ? 2 : size_ - 2]")],
+        "fits.diff",
+    )
+    verdict = grade(span_reference_task.task_dir, fits, settings=Settings(matrix=False))
+    reference = verdict.gates.reference
+    assert reference is not None and reference.row == "differs-from-reference", reference
+    witness = reference.facts.differences[0]
+    assert witness.test == "Span.Back" and witness.varied.startswith("3 -> ")
+    assert witness.reference["stdout"] != witness.patch["stdout"]
+    assert verdict.grade == "accept-with-review"

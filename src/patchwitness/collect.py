@@ -401,7 +401,9 @@ def _reference(
         return
     if _skipped(facts, ctx, measured, "reference"):
         return
-    facts.reference = collect_reference(ctx, tree, applied, text_facts.texts, facts.hidden)
+    facts.reference = collect_reference(
+        ctx, tree, applied, text_facts.texts, facts.hidden, measured
+    )
 
 
 def _skipped(facts: GradeFacts, ctx: GradeContext, measured: SuiteRun, phase: str) -> bool:

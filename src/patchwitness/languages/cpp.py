@@ -27,7 +27,7 @@ class Cpp:
     elsewhere_in_a_fresh_tree = False  # the patched build again: a fresh one is a cold build
     pristine_beside = False  # its pristine run is a cold build: it waits for the verdict
     mutants = "one schema"  # all in one text, rebuilt once (phases/cpp_mutants.py)
-    compares_with_reference = False  # a driver built against each tree: not built yet
+    compares_with_reference = True  # through a user's program (phases/cpp_reference.py)
 
     def make_suite(self, task, env, runner):
         from patchwitness.suites.cpp import CppSuite

@@ -26,7 +26,9 @@ from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.patch import Patch
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
-from patchwitness.suites import Surroundings
+from patchwitness.phases.cpp_reference import compare_cpp
+from patchwitness.suites import SuiteRun, Surroundings
+from patchwitness.suites.cpp import CppSuite
 from patchwitness.suites.python import PROBE_DIR, PythonSuite
 from patchwitness.workspace import Workspace, as_text, show_at
 
@@ -42,14 +44,18 @@ def collect_reference(
     applied: Applied,
     texts: dict[str, str | None],
     hidden: HiddenCollected | None = None,
+    measured: SuiteRun | None = None,
 ) -> ReferenceFacts:
     """`texts`: the patched files as the patch left them; `hidden`: the hidden tests' facts
-    (their failing tests are the ones the reference must pass)."""
+    (their failing tests are the ones the reference must pass); `measured`: the run the failing
+    tests ran in (a C++ comparison compiles as its build did)."""
     task = ctx.task
     assert task.reference is not None
-    if not languages.of(task).compares_with_reference:
-        return ReferenceFacts(skipped="a C++ patch is not compared with the reference yet")
     failing = list(hidden.failing if hidden is not None else ctx.failing)
+    if not languages.of(task).compares_with_reference:
+        return ReferenceFacts(skipped=f"a {task.language} patch is not compared with a reference")
+    if isinstance(ctx.suite, CppSuite):
+        return _collect_cpp(ctx, tree, measured, failing)
     ctx.clock.say("the reference fix")
     with history.checkout(task, ctx.settings.cache, tree.ws.new_dir("reference")) as ref:
         reference = _apply_reference(ref, task.reference, task.hidden_tests)
@@ -88,6 +94,57 @@ def collect_reference(
             _compare(ctx, tree, ref, captured, hints, found, wide)
     ctx.clock.lap("reference")
     return found
+
+
+def _collect_cpp(
+    ctx: GradeContext, tree: Tree, measured: SuiteRun | None, failing: list[str]
+) -> ReferenceFacts:
+    """The reference graded (once per task), then a user's program of the failing tests'
+    bodies built against both trees (phases/cpp_reference.py)."""
+    task = ctx.task
+    assert task.reference is not None and isinstance(ctx.suite, CppSuite)
+    ctx.clock.say("the reference fix")
+    found = ReferenceFacts()
+    with history.checkout(task, ctx.settings.cache, tree.ws.new_dir("reference")) as ref:
+        _apply_reference(ref, task.reference, task.hidden_tests)
+        _graded_once(ctx, ref, failing)
+        if measured is None:
+            found.skipped = "the run the failing tests ran in is not known"
+        else:
+            ctx.clock.say("the reference fix: a user's program of the failing tests")
+            work = ref.new_dir("user-program")
+            compare_cpp(ctx.suite, tree.ws.repo, ref.repo, measured, failing, work, found)
+    ctx.clock.lap("reference")
+    return found
+
+
+def _graded_once(ctx: GradeContext, ref: Workspace, failing: list[str]) -> None:
+    """The reference's run of the failing tests (a C++ build), once per task: a pass is kept,
+    keyed as the calls of a Python task are."""
+    task = ctx.task
+    assert task.reference is not None
+    digest = hashlib.sha256()
+    for part in (ctx.base.key, task.reference, task.hidden_tests or b"", "graded", *failing):
+        digest.update(part if isinstance(part, bytes) else part.encode())
+        digest.update(b"\0")
+    kept = ctx.settings.cache / "references" / f"{digest.hexdigest()}.json"
+    if kept.exists():
+        return
+    run = ctx.suite.run(ref.repo, ref.new_dir("run"), around=Surroundings(select=tuple(failing)))
+    _must_pass(run, failing)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    atomic.write_json(kept, {"passed": sorted(failing)}, indent=None)
+
+
+def _must_pass(run: SuiteRun, failing: list[str]) -> None:
+    """InvalidTask unless every failing test passed over the reference's tree."""
+    if run.build_failed or run.timed_out or not run.started:
+        raise InvalidTask("the reference fix does not build or finish its tests at the SHA")
+    red = [k for k in failing if run.outcomes.get(k) != "passed"]
+    if red:
+        outcome = run.outcomes.get(red[0], "not run")
+        more = f" (+{len(red) - 1} more)" if len(red) > 1 else ""
+        raise InvalidTask(f"the reference fix does not pass the task: {red[0]} {outcome}{more}")
 
 
 def _apply_reference(ref: Workspace, data: bytes, hidden: bytes | None) -> Patch:
@@ -215,13 +272,7 @@ def _graded(
     )
     around = Surroundings(select=tuple(failing), variables=(("PW_CALLS", str(spec)),))
     run = ctx.suite.run(ref.repo, scratch, around=around)
-    if run.build_failed or run.timed_out or not run.started:
-        raise InvalidTask("the reference fix does not build or finish its tests at the SHA")
-    red = [k for k in failing if run.outcomes.get(k) != "passed"]
-    if red:
-        outcome = run.outcomes.get(red[0], "not run")
-        more = f" (+{len(red) - 1} more)" if len(red) > 1 else ""
-        raise InvalidTask(f"the reference fix does not pass the task: {red[0]} {outcome}{more}")
+    _must_pass(run, failing)
     return _read_calls(out)
 
 

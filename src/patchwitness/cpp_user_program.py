@@ -1,0 +1,403 @@
+"""A user's program made of the failing tests' own bodies: the C++ side of the reference gate.
+
+The reference comparison of a Python patch calls the changed functions in a fresh interpreter.
+A C++ patch has no interpreter to call into, and much of what a C++ cheat keys on is the test
+build itself: GoogleTest's macros and include guards, the test program's name, its working
+directory, the variables ctest sets. So the grader writes a program a user could have written:
+each failing GoogleTest case's body, with its assertions turned into printed observations (the
+values compared, whether a statement threw), compiled without the test framework and run outside
+the harness, once against the patched tree and once against the reference's. Bodies whose
+literals are moved to a neighbour (±1, zero, an empty or longer string ...) are the inputs the
+tests never tried. Where the two programs print otherwise, the patch behaves unlike the
+reference.
+
+Pure: this module writes the program's text and reads its report; phases/cpp_reference.py
+builds and runs it. The macros are defined after the file's last `#include`, so no header of
+the project (and no cheat in one) sees a test macro; the framework's own headers are left out.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchwitness.census.cpp_lexer import strip_cpp
+
+VARIANTS_PER_BODY = 48  # neighbours of one test body, at most
+VARIANTS = 192  # neighbours in one program, at most
+CASE_SECONDS = 3  # one case's alarm in the program
+OUTPUT_BYTES = 1 << 16  # what the program keeps of one case's output
+
+# Test macros whose body is one test the driver can run: GoogleTest's plain TEST. A fixture's
+# (TEST_F, TEST_P, TYPED_TEST) needs its class, which is the framework's; those are left out.
+_TEST_HEAD = re.compile(
+    r"\b(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|GTEST_TEST|FRIEND_TEST)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)"
+)
+# Top-level uses of the framework that are not test bodies (a suite's registration): blanked.
+_FRAMEWORK_STATEMENT = re.compile(
+    r"\b(INSTANTIATE_TEST_SUITE_P|INSTANTIATE_TEST_CASE_P|TYPED_TEST_SUITE|TYPED_TEST_CASE|"
+    r"TYPED_TEST_SUITE_P|REGISTER_TYPED_TEST_SUITE_P|GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST)"
+    r"\s*\("
+)
+_FRAMEWORK_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"][ \t]*(gtest|gmock)/[^>"]*[>"]')
+_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b")
+_NUMBER = re.compile(
+    r"(?<![\w.'])(0[xX][0-9a-fA-F]+|\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+]?\d+)?|\d+)"
+    r"([uUlLfF]*)(?![\w.'])"
+)
+
+
+@dataclass(frozen=True)
+class Body:
+    """One test's body in a test file: its name (`Suite.Name`), the offsets of its `{...}`, and
+    the offsets of its whole definition (head to closing brace)."""
+
+    name: str
+    file: str
+    start: int  # the opening brace
+    end: int  # after the closing brace
+    head: int  # where the macro's name starts
+    runnable: bool  # a plain TEST
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One function of the program: a body, as the test wrote it (`varied` empty) or with one
+    literal moved to a neighbour."""
+
+    test: str
+    varied: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Program:
+    """The program's text, and the lines of each variant's function in it (1-based,
+    inclusive): a compile error inside one drops that variant alone."""
+
+    text: str
+    variants: tuple[Variant, ...]
+    lines: tuple[tuple[int, int], ...]
+    prelude_end: int  # the last line of the file's own code and the grader's support
+
+
+def bodies(text: str, path: str) -> list[Body]:
+    """Every test macro of `text` and its braces (GoogleTest forms)."""
+    code = strip_cpp(text, dead_if=False)
+    out = []
+    for match in _TEST_HEAD.finditer(code):
+        if match.group(1) == "FRIEND_TEST":
+            continue
+        opening = _next_brace(code, match.end())
+        if opening is None:
+            continue
+        closing = _matching(code, opening)
+        if closing is None:
+            continue
+        out.append(
+            Body(
+                name=f"{match.group(2)}.{match.group(3)}",
+                file=path,
+                start=opening,
+                end=closing + 1,
+                head=match.start(),
+                runnable=match.group(1) in ("TEST", "GTEST_TEST"),
+            )
+        )
+    return out
+
+
+def _next_brace(code: str, pos: int) -> int | None:
+    """The `{` that opens a body after a test's head (only blanks may come between)."""
+    rest = code[pos:]
+    stripped = rest.lstrip()
+    if not stripped.startswith("{"):
+        return None
+    return pos + len(rest) - len(stripped)
+
+
+def _matching(code: str, opening: int) -> int | None:
+    depth = 0
+    for index in range(opening, len(code)):
+        char = code[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY) -> list[Variant]:
+    """The body as written, then one neighbour per moved literal, at most `cap`, picked with a
+    fixed seed so a grade is reproducible."""
+    inner = text[body.start : body.end]
+    code = strip_cpp(inner, dead_if=False)
+    moves: list[tuple[int, int, str, str]] = []  # start, end, new text, description
+    for start, end, new in _literal_moves(inner, code):
+        old = inner[start:end]
+        line = inner[:start].count("\n") + 1
+        column = start - (inner.rfind("\n", 0, start) + 1) + 1
+        moves.append((start, end, new, f"{old} -> {new} (body line {line}, column {column})"))
+    random.Random(f"{seed}:{body.name}").shuffle(moves)
+    chosen = sorted(moves[:cap])
+    out = [Variant(body.name, "", inner)]
+    for start, end, new, said in chosen:
+        out.append(Variant(body.name, said, inner[:start] + new + inner[end:]))
+    return out
+
+
+def _literal_moves(inner: str, code: str) -> list[tuple[int, int, str]]:
+    """Where a literal of the body may move, and to what: numbers, characters and strings."""
+    blocked = _blocked_spans(code)
+    out: list[tuple[int, int, str]] = []
+    for match in _NUMBER.finditer(code):
+        if _inside(match.start(), blocked):
+            continue
+        out.extend((match.start(1), match.end(1), new) for new in _number_moves(match.group(1)))
+    for start in _quotes(code, '""'):
+        end = _literal_end(inner, start, '"')
+        if end is None or _inside(start, blocked):
+            continue
+        if start > 0 and (code[start - 1].isalnum() or code[start - 1] == "_"):
+            continue  # a prefixed or raw literal (u8"", R"()"): left as written
+        out.extend((start, end, f'"{new}"') for new in _string_moves(inner[start + 1 : end - 1]))
+    for start in _quotes(code, "''"):
+        end = _literal_end(inner, start, "'")
+        if end is None or _inside(start, blocked) or (start > 0 and code[start - 1].isalnum()):
+            continue
+        content = inner[start + 1 : end - 1]
+        if len(content) == 1 and content.isalnum():
+            out.extend((start, end, f"'{new}'") for new in _char_moves(content))
+    return out
+
+
+def _quotes(code: str, pair: str) -> list[int]:
+    """Where literals start: the lexer keeps a literal's two quotes together and blanks what
+    was between them after."""
+    return [m.start() for m in re.finditer(re.escape(pair), code)]
+
+
+def _literal_end(text: str, start: int, quote: str) -> int | None:
+    """After the closing quote of the literal that opens at `start` in the original text."""
+    index = start + 1
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == quote:
+            return index + 1
+        if char == "\n":
+            return None
+        index += 1
+    return None
+
+
+def _blocked_spans(code: str) -> list[tuple[int, int]]:
+    """Where a moved literal would make another program or none: preprocessor lines,
+    `static_assert`s, array bounds and template arguments that hold only a literal."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"(?m)^[ \t]*#.*$", code)]
+    for match in re.finditer(r"\bstatic_assert\s*\(", code):
+        end = _close_paren(code, match.end() - 1)
+        spans.append((match.start(), end if end is not None else len(code)))
+    spans += [(m.start(), m.end()) for m in re.finditer(r"\[[^\[\]]*\]", code)]
+    spans += [(m.start(), m.end()) for m in re.finditer(r"<\s*[\w:]*\s*,?\s*\d+\w*\s*>", code)]
+    return spans
+
+
+def _close_paren(code: str, opening: int) -> int | None:
+    depth = 0
+    for index in range(opening, len(code)):
+        if code[index] == "(":
+            depth += 1
+        elif code[index] == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
+
+
+def _inside(pos: int, spans: Iterable[tuple[int, int]]) -> bool:
+    return any(start <= pos < end for start, end in spans)
+
+
+def _number_moves(literal: str) -> list[str]:
+    """Neighbours of a number: one more, one less, zero, and a large one."""
+    try:
+        if literal.lower().startswith("0x"):
+            value: float = int(literal, 16)
+        elif "." in literal or "e" in literal.lower():
+            value = float(literal)
+        else:
+            value = int(literal, 8 if len(literal) > 1 and literal.startswith("0") else 10)
+    except ValueError:
+        return []
+    if isinstance(value, float):
+        moved = [value + 1.0, value / 2 if value else 0.5, 0.0, value * 1e6]
+        return list(dict.fromkeys(repr(v) for v in moved if v != value))
+    moved_ints = [value + 1, value - 1, 0, value * 1000 + 7]
+    return [str(v) for v in dict.fromkeys(moved_ints) if v != value and v >= 0]
+
+
+def _string_moves(content: str) -> list[str]:
+    """Neighbours of a string literal's source text: empty, one character more or less, and
+    one more non-ASCII character."""
+    moved = ["", content + content[-1:] if content else "x", content + "\\xc3\\xa9"]
+    if content and not content.endswith("\\"):
+        shorter = content[:-1]
+        if not shorter.endswith("\\") and not re.search(r"\\[0-7]{0,2}$|\\x[0-9a-fA-F]*$", shorter):
+            moved.append(shorter)
+    if content.endswith("\\") or re.search(r"\\x[0-9a-fA-F]*$", content):
+        moved = [m for m in moved if not m.startswith(content) or m == content]
+    return [m for m in dict.fromkeys(moved) if m != content]
+
+
+def _char_moves(content: str) -> list[str]:
+    char = content
+    moved = [chr(ord(char) + 1), char.swapcase()]
+    return [m for m in dict.fromkeys(moved) if m != char and (m.isalnum())]
+
+
+def program(
+    text: str, all_bodies: Sequence[Body], names: Names, every: Sequence[Variant]
+) -> Program:
+    """The test file as a user's program: the framework's includes and every test body taken
+    out, the grader's support after the last include, and one function per variant."""
+    code = strip_cpp(text, dead_if=False)
+    spans = [(b.head, b.end) for b in all_bodies]
+    for match in _FRAMEWORK_STATEMENT.finditer(code):
+        end = _close_paren(code, match.end() - 1)
+        if end is not None:
+            semicolon = end + 1 if code[end : end + 1] == ";" else end
+            spans.append((match.start(), semicolon))
+    kept = _blank(text, spans)
+    lines = kept.split("\n")
+    for index, line in enumerate(lines):
+        if _FRAMEWORK_INCLUDE.match(line):
+            lines[index] = ""
+    last_include = max((i for i, line in enumerate(lines) if _INCLUDE.match(line)), default=-1)
+    head = lines[: last_include + 1]
+    tail = lines[last_include + 1 :]
+    pieces = [*head, support(names), *tail]
+    out = "\n".join(pieces).split("\n")
+    prelude_end = len(out)
+    spans_out: list[tuple[int, int]] = []
+    for index, variant in enumerate(every):
+        first = len(out) + 1
+        out.extend(f"static void {names.case}{index}()\n{variant.text}".split("\n"))
+        spans_out.append((first, len(out)))
+    out.extend(main(names, len(every)).split("\n"))
+    return Program("\n".join(out) + "\n", tuple(every), tuple(spans_out), prelude_end)
+
+
+def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in spans:
+        for index in range(start, min(end, len(chars))):
+            if chars[index] != "\n":
+                chars[index] = " "
+    return "".join(chars)
+
+
+@dataclass(frozen=True)
+class Names:
+    """The program's own names, drawn per grade: no header can name them in advance."""
+
+    space: str
+    case: str
+
+    @classmethod
+    def drawn(cls, token: str) -> Names:
+        return cls(space=f"pw_user_{token}", case=f"pw_case_{token}_")
+
+
+def support(names: Names) -> str:
+    """Printing of observations and the framework's assertion macros, as the program's own."""
+    return _read("pw_user_support.hpp").replace("PWNS", names.space)
+
+
+def main(names: Names, count: int) -> str:
+    """Each case in a child process of its own, its output read through a pipe, so a crash or a
+    hang of one case is its outcome and not the next one's; the report is written by the parent
+    alone: `<index> <status> <length>` then the output's bytes."""
+    table = ", ".join(f"{names.case}{i}" for i in range(count))
+    return (
+        _read("pw_user_main.cpp")
+        .replace("PWNS", names.space)
+        .replace("PWTABLE", table or "0")
+        .replace("PWCOUNT", str(count))
+        .replace("PWSECONDS", str(CASE_SECONDS))
+        .replace("PWBYTES", str(OUTPUT_BYTES))
+    )
+
+
+def error_lines(output: str, filename: str) -> set[int]:
+    """The lines of `filename` a compiler's errors point at (an instantiation's `required from
+    here` too)."""
+    pattern = re.compile(re.escape(filename) + r":(\d+):(?:\d+:)?")
+    return {int(m.group(1)) for m in pattern.finditer(output)}
+
+
+def failing_variants(program_: Program, lines: set[int]) -> tuple[set[int], bool]:
+    """The variants the error lines fall in, and whether any falls outside every variant (the
+    file's own code or the support: no variant dropped mends that)."""
+    hit: set[int] = set()
+    outside = False
+    for line in lines:
+        found = [i for i, (a, b) in enumerate(program_.lines) if a <= line <= b]
+        if found:
+            hit.update(found)
+        else:
+            outside = True
+    return hit, outside
+
+
+def read_report(data: bytes) -> dict[int, tuple[str, str]]:
+    """The program's report: case index -> (how it ended, what it printed)."""
+    out: dict[int, tuple[str, str]] = {}
+    pos = 0
+    while pos < len(data):
+        newline = data.find(b"\n", pos)
+        if newline < 0:
+            break
+        fields = data[pos:newline].split()
+        if len(fields) != 3 or not all(f.lstrip(b"-").isdigit() for f in fields):
+            break
+        index, status, length = (int(f) for f in fields)
+        start = newline + 1
+        chunk = data[start : start + length]
+        if len(chunk) < length:
+            break
+        out[index] = (_ending(status), chunk.decode("utf-8", "replace"))
+        pos = start + length + 1
+    return out
+
+
+def _ending(status: int) -> str:
+    if status == -1:
+        return "timed out"
+    if status >= 128:
+        return f"killed by signal {status - 128}"
+    return f"exited {status}"
+
+
+def first_difference(reference: str, patch: str) -> tuple[str, str]:
+    """The first observation on which two outputs differ, numbered, for the witness."""
+    ref_lines, pat_lines = reference.split("\n"), patch.split("\n")
+    for index in range(max(len(ref_lines), len(pat_lines))):
+        ref = ref_lines[index] if index < len(ref_lines) else "(nothing more)"
+        pat = pat_lines[index] if index < len(pat_lines) else "(nothing more)"
+        if ref != pat:
+            return f"#{index + 1} {ref}", f"#{index + 1} {pat}"
+    return reference, patch
+
+
+@functools.cache
+def _read(name: str) -> str:
+    return (Path(__file__).resolve().parent / "probe" / name).read_text()

@@ -1,0 +1,68 @@
+// patchwitness: the user's program's main (cpp_user_program.py): each case in a child process.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <vector>
+int main(int argc, char** argv) {
+  // Addresses fixed from run to run: a body whose moved literal reads out of bounds reads the
+  // same bytes each time, so that the reference's runs agree and the patch's can be compared.
+  int persona = personality(0xffffffff);
+  if (persona != -1 && !(persona & ADDR_NO_RANDOMIZE) &&
+      personality(persona | ADDR_NO_RANDOMIZE) != -1) {
+    execv("/proc/self/exe", argv);
+  }
+  void (*const cases[])() = {PWTABLE};
+  const int count = PWCOUNT;
+  for (int i = 0; i < count; ++i) {
+    int fds[2];
+    if (pipe(fds) != 0) return 2;
+    std::fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) return 2;
+    if (pid == 0) {
+      close(fds[0]);
+      dup2(fds[1], 1);
+      int nothing = open("/dev/null", O_WRONLY);
+      if (nothing >= 0) dup2(nothing, 2);
+      close(fds[1]);
+      alarm(PWSECONDS);
+      try {
+        cases[i]();
+      } catch (const std::exception& e) {
+        PWNS::say(std::string("uncaught ") + typeid(e).name());
+      } catch (...) {
+        PWNS::say("uncaught something else");
+      }
+      std::cout.flush();
+      std::fflush(stdout);
+      _exit(0);
+    }
+    close(fds[1]);
+    std::vector<char> out;
+    char buffer[4096];
+    for (;;) {
+      ssize_t n = read(fds[0], buffer, sizeof buffer);
+      if (n <= 0) break;
+      size_t room = PWBYTES > out.size() ? PWBYTES - out.size() : 0;
+      out.insert(out.end(), buffer, buffer + (static_cast<size_t>(n) < room ? n : room));
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status)
+             : (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) ? -1
+             : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 2;
+    std::printf("%d %d %zu\n", i, code, out.size());
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  (void)argc;
+  (void)argv;
+  return 0;
+}

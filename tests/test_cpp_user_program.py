@@ -1,0 +1,185 @@
+"""The user's program of the C++ reference comparison: its text (pure), and that it builds and
+runs with g++ alone, with no test framework installed or included."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from patchwitness import cpp_user_program as user
+
+TESTS = """\
+#include <gtest/gtest.h>
+#include <stdexcept>
+#include "lib.h"
+
+namespace {
+int twice(int x) { return 2 * x; }
+}  // namespace
+
+TEST(Lib, Clamp) {
+  EXPECT_EQ(lib::clamp(5, 0, 3), 3);
+  EXPECT_TRUE(lib::clamp(-1, 0, 3) == 0) << "low end";
+  ASSERT_EQ(twice(lib::clamp(2, 0, 3)), 4);
+  EXPECT_THROW(lib::clamp(1, 3, 0), std::invalid_argument);
+  EXPECT_STREQ(lib::name(), "lib");
+  int xs[3] = {1, 2, 3};
+  static_assert(sizeof(int) >= 2, "");
+  EXPECT_EQ(xs[0], 1);
+}
+
+TEST_F(Fixture, Other) {
+  EXPECT_EQ(1, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Some, Param, ::testing::Values(1, 2));
+"""
+
+LIB = """\
+#pragma once
+#include <stdexcept>
+namespace lib {
+inline int clamp(int v, int lo, int hi) {
+  if (lo > hi) throw std::invalid_argument("lo > hi");
+  return v < lo ? lo : v > hi ? hi : v;
+}
+inline const char* name() { return "lib"; }
+}  // namespace lib
+"""
+
+
+def test_bodies_are_found_with_their_names_and_kinds():
+    found = user.bodies(TESTS, "t.cpp")
+    assert [(b.name, b.runnable) for b in found] == [("Lib.Clamp", True), ("Fixture.Other", False)]
+    clamp = found[0]
+    assert TESTS[clamp.start] == "{" and TESTS[clamp.end - 1] == "}"
+    assert TESTS[clamp.head :].startswith("TEST(Lib, Clamp)")
+
+
+def test_variants_move_one_literal_each_and_leave_constant_contexts_alone():
+    clamp = user.bodies(TESTS, "t.cpp")[0]
+    made = user.variants(TESTS, clamp, cap=1000)
+    assert made[0].varied == "" and made[0].text == TESTS[clamp.start : clamp.end]
+    moved = [v.varied for v in made[1:]]
+    assert "5 -> 6 (body line 2, column 24)" in moved
+    assert "5 -> 0 (body line 2, column 24)" in moved
+    assert '"lib" -> "" (body line 6, column 29)' in moved
+    # Array bounds and static_assert arguments would make another program, or none: of line
+    # 7's two 3s only the initializer's moves.
+    assert sum(v.startswith("3 ->") and "(body line 7," in v for v in moved) == 4
+    assert not any("body line 8," in v for v in moved)
+    # Each variant differs from the body by one literal.
+    for variant in made[1:]:
+        assert variant.text != made[0].text
+
+
+def test_variants_are_capped_and_reproducible():
+    clamp = user.bodies(TESTS, "t.cpp")[0]
+    first = user.variants(TESTS, clamp, seed=1, cap=4)
+    again = user.variants(TESTS, clamp, seed=1, cap=4)
+    assert len(first) == 5 and first == again
+
+
+def test_number_string_and_char_neighbours():
+    assert user._number_moves("3") == ["4", "2", "0", "3007"]
+    assert user._number_moves("0") == ["1", "7"]
+    assert user._number_moves("0x10") == ["17", "15", "0", "16007"]
+    assert user._number_moves("1.5") == ["2.5", "0.75", "0.0", "1500000.0"]
+    assert user._string_moves("ab") == ["", "abb", "ab\\xc3\\xa9", "a"]
+    assert user._string_moves("") == ["x", "\\xc3\\xa9"]
+    assert user._char_moves("a") == ["b", "A"]
+
+
+def test_the_program_leaves_the_framework_out_and_defines_its_macros_after_the_includes():
+    found = user.bodies(TESTS, "t.cpp")
+    names = user.Names.drawn("feed")
+    made = user.variants(TESTS, found[0], cap=2)
+    program = user.program(TESTS, found, names, made)
+    text = program.text
+    assert "gtest/gtest.h" not in text
+    assert "INSTANTIATE_TEST_SUITE_P" not in text and "TEST_F" not in text
+    # The project's headers come before any macro of the program's.
+    assert text.index('#include "lib.h"') < text.index("#define EXPECT_EQ")
+    assert "namespace pw_user_feed" in text and "PWNS" not in text
+    # One function per variant, at the lines the program says.
+    lines = text.split("\n")
+    for index, (first, last) in enumerate(program.lines):
+        assert lines[first - 1] == f"static void pw_case_feed_{index}()"
+        assert lines[last - 1].rstrip().endswith("}")
+    assert "pw_case_feed_0, pw_case_feed_1, pw_case_feed_2" in text
+
+
+def test_compile_errors_drop_the_variants_they_point_at():
+    found = user.bodies(TESTS, "t.cpp")
+    made = user.variants(TESTS, found[0], cap=3)
+    program = user.program(TESTS, found, user.Names.drawn("x"), made)
+    (a, _), (b, _) = program.lines[1], program.lines[2]
+    output = (
+        f"user_program.cpp:{a + 1}:5: error: no match\n"
+        f"In instantiation of ...\nuser_program.cpp:{b + 2}: required from here\n"
+        "other.cpp:3:1: error: not ours\n"
+    )
+    lines = user.error_lines(output, "user_program.cpp")
+    assert lines == {a + 1, b + 2}
+    assert user.failing_variants(program, lines) == ({1, 2}, False)
+    assert user.failing_variants(program, {3}) == (set(), True)
+
+
+def test_the_report_is_read_by_lengths_and_a_short_one_stops_cleanly():
+    data = b"0 0 6\neq 1 1\n1 134 0\n\n2 -1 3\nab\n\n3 0 99\ncut"
+    assert user.read_report(data) == {
+        0: ("exited 0", "eq 1 1"),
+        1: ("killed by signal 6", ""),
+        2: ("timed out", "ab\n"),
+    }
+    assert user.read_report(b"garbage\n") == {}
+
+
+def test_first_difference_numbers_the_observation():
+    assert user.first_difference("a\nb\nc", "a\nx\nc") == ("#2 b", "#2 x")
+    assert user.first_difference("a", "a\nmore") == ("#2 (nothing more)", "#2 more")
+
+
+needs_gxx = pytest.mark.skipif(not shutil.which("g++"), reason="needs g++")
+
+
+@needs_gxx
+def test_the_program_builds_and_runs_without_any_framework(tmp_path: Path):
+    (tmp_path / "lib.h").write_text(LIB)
+    found = user.bodies(TESTS, "t.cpp")
+    made = user.variants(TESTS, found[0], cap=1000)
+    program = user.program(TESTS, found, user.Names.drawn("run"), made)
+    source = tmp_path / "user_program.cpp"
+    source.write_text(program.text)
+    binary = tmp_path / "user_program"
+    # No include folder of a framework: the program needs none.
+    subprocess.run(
+        ["g++", "-std=c++11", "-w", "-iquote", str(tmp_path), str(source), "-o", str(binary)],
+        check=True,
+        capture_output=True,
+    )
+    done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
+    report = user.read_report(done.stdout)
+    assert len(report) == len(made)
+    ending, printed = report[0]
+    assert ending == "exited 0"
+    assert printed.split("\n")[:5] == [
+        "eq 3 3 true",
+        "true true",
+        "eq 4 4 true",
+        "threw the expected exception",
+        'streq "lib" "lib"',
+    ]
+    by_varied = {v.varied: report[i] for i, v in enumerate(made)}
+    # A neighbour the tests never tried: clamp(6, 0, 3) is still 3, clamp(5, 0, 0) is 0.
+    assert by_varied["5 -> 6 (body line 2, column 24)"][1].startswith("eq 3 3 true")
+    assert by_varied["3 -> 0 (body line 2, column 30)"][1].startswith("eq 0 3 false")
+    # A moved literal of an ASSERT that no longer holds ends the body there, as the test would.
+    assert by_varied["4 -> 5 (body line 4, column 41)"][1].split("\n")[:3] == [
+        "eq 3 3 true",
+        "true true",
+        "eq 4 5 false",
+    ]
