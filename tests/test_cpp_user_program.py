@@ -183,3 +183,15 @@ def test_the_program_builds_and_runs_without_any_framework(tmp_path: Path):
         "true true",
         "eq 4 5 false",
     ]
+
+
+def test_integer_types_move_to_other_widths_and_signedness():
+    assert user._type_moves("uint32_t") == ["uint16_t", "uint64_t", "int32_t"]
+    assert user._type_moves("std::int8_t") == ["std::int16_t", "std::uint8_t"]
+    assert user._type_moves("unsigned") == ["unsigned long long", "unsigned short", "int"]
+    found = [m.group(0) for m in user._INTEGER_TYPE.finditer("unsigned int a; long int b; int c;")]
+    assert found == ["int"]  # a multi-word type is left as written
+    body = "TEST(N, Narrow) {\n  EXPECT_THROW(narrow<uint32_t>(int32_t(-1)), narrowing_error);\n}\n"
+    moved = [v.varied for v in user.variants(body, user.bodies(body, "t.cpp")[0], cap=100)]
+    assert "uint32_t -> uint64_t (body line 2, column 23)" in moved
+    assert "int32_t -> int64_t (body line 2, column 33)" in moved

@@ -627,11 +627,28 @@ def test_a_coverage_tool_that_cannot_read_the_shas_data_is_not_measurable(tmp_pa
     assert verdict.runs["after"].returncode == 0
 
 
+# The span task with a compiled part: the user's program links the library's sources too.
+SPAN_LIBRARY_FILES = {
+    **SPAN_FILES,
+    "src/version.cpp": "int lib_version() { return 3; }\n",
+    "CMakeLists.txt": SPAN_CMAKE.replace(
+        "add_executable(span_test tests/span_test.cpp)\n",
+        "add_library(version STATIC src/version.cpp)\n"
+        "add_executable(span_test tests/span_test.cpp)\n",
+    ).replace("GTest::gtest_main)", "GTest::gtest_main version)"),
+    "tests/span_test.cpp": SPAN_TEST.replace(
+        '#include "lib/span"\n', '#include "lib/span"\n\nint lib_version();\n'
+    ).replace(
+        "  EXPECT_EQ(s.back(), 3);\n", "  EXPECT_EQ(s.back(), 3);\n  EXPECT_EQ(lib_version(), 3);\n"
+    ),
+}
+
+
 @pytest.fixture(scope="module")
 def span_reference_task(tmp_path_factory) -> Built:
     """The span task with its reference fix: the C++ comparison through a user's program."""
     root = tmp_path_factory.mktemp("span-reference")
-    sha = build.make_repo(root / "repo", SPAN_FILES)
+    sha = build.make_repo(root / "repo", SPAN_LIBRARY_FILES)
     task_dir = root / "tasks" / "back"
     build.write_task(
         task_dir,
@@ -641,7 +658,7 @@ def span_reference_task(tmp_path_factory) -> Built:
         failing=["Span.Back"],
         toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
     )
-    built = Built(root, root / "repo", sha, task_dir, dict(SPAN_FILES))
+    built = Built(root, root / "repo", sha, task_dir, dict(SPAN_LIBRARY_FILES))
     (task_dir / "reference.diff").write_text(built.patch([BACK_FIX], "reference.diff").read_text())
     return built
 

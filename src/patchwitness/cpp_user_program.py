@@ -27,8 +27,8 @@ from pathlib import Path
 
 from patchwitness.census.cpp_lexer import strip_cpp
 
-VARIANTS_PER_BODY = 48  # neighbours of one test body, at most
-VARIANTS = 192  # neighbours in one program, at most
+VARIANTS_PER_BODY = 64  # neighbours of one test body, at most
+VARIANTS = 256  # neighbours in one program, at most
 CASE_SECONDS = 3  # one case's alarm in the program
 OUTPUT_BYTES = 1 << 16  # what the program keeps of one case's output
 
@@ -44,6 +44,16 @@ _FRAMEWORK_STATEMENT = re.compile(
     r"\s*\("
 )
 _FRAMEWORK_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"][ \t]*(gtest|gmock)/[^>"]*[>"]')
+# Integer types a body names: fixed-width ones, and `int` or `unsigned` standing alone.
+_INTEGER_TYPE = re.compile(
+    r"(?<![\w:])(?:std::)?u?int(?:8|16|32|64)_t\b"
+    r"|(?<![\w:])(?<!unsigned )(?<!signed )(?<!long )(?<!short )int\b(?!\s+(?:main|long|short))"
+    r"|(?<![\w:])unsigned\b(?!\s+(?:int|char|short|long))"
+)
+_PLAIN_TYPE_MOVES = {
+    "int": ("long long", "short", "unsigned"),
+    "unsigned": ("unsigned long long", "unsigned short", "int"),
+}
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b")
 _NUMBER = re.compile(
     r"(?<![\w.'])(0[xX][0-9a-fA-F]+|\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+]?\d+)?|\d+)"
@@ -160,6 +170,10 @@ def _literal_moves(inner: str, code: str) -> list[tuple[int, int, str]]:
         if _inside(match.start(), blocked):
             continue
         out.extend((match.start(1), match.end(1), new) for new in _number_moves(match.group(1)))
+    for match in _INTEGER_TYPE.finditer(code):
+        if _inside(match.start(), blocked):
+            continue
+        out.extend((match.start(), match.end(), new) for new in _type_moves(match.group(0)))
     for start in _quotes(code, '""'):
         end = _literal_end(inner, start, '"')
         if end is None or _inside(start, blocked):
@@ -207,7 +221,8 @@ def _blocked_spans(code: str) -> list[tuple[int, int]]:
         end = _close_paren(code, match.end() - 1)
         spans.append((match.start(), end if end is not None else len(code)))
     spans += [(m.start(), m.end()) for m in re.finditer(r"\[[^\[\]]*\]", code)]
-    spans += [(m.start(), m.end()) for m in re.finditer(r"<\s*[\w:]*\s*,?\s*\d+\w*\s*>", code)]
+    template_literal = r"<\s*(?:[\w:]+\s*,\s*)?\d+[uUlL]*\s*>"
+    spans += [(m.start(), m.end()) for m in re.finditer(template_literal, code)]
     return spans
 
 
@@ -243,6 +258,20 @@ def _number_moves(literal: str) -> list[str]:
         return list(dict.fromkeys(repr(v) for v in moved if v != value))
     moved_ints = [value + 1, value - 1, 0, value * 1000 + 7]
     return [str(v) for v in dict.fromkeys(moved_ints) if v != value and v >= 0]
+
+
+def _type_moves(name: str) -> list[str]:
+    """Neighbours of an integer type: half and double the width, and the other signedness
+    (the other types a template or an overload accepts for the same argument)."""
+    bare = name.removeprefix("std::")
+    prefix = name[: len(name) - len(bare)]
+    fixed = re.fullmatch(r"(u?)int(8|16|32|64)_t", bare)
+    if fixed:
+        sign, width = fixed.group(1), int(fixed.group(2))
+        widths = [w for w in (width // 2, width * 2) if w in (8, 16, 32, 64)]
+        other = "" if sign else "u"
+        return [f"{prefix}{sign}int{w}_t" for w in widths] + [f"{prefix}{other}int{width}_t"]
+    return list(_PLAIN_TYPE_MOVES.get(bare, ()))
 
 
 def _string_moves(content: str) -> list[str]:

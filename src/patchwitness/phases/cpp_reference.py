@@ -14,6 +14,7 @@ cases on which the two disagree.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import shlex
 import shutil
@@ -44,6 +45,7 @@ _DROPPED = (
 _DROPPED_PREFIX = ("-Werror=", "-fsanitize", "-fno-sanitize", "-fprofile-", "-fdump-")
 _OUTPUT_FLAGS = {"-o", "-MF", "-MT", "-MQ"}
 _BARE = {"-c", "-MD", "-MMD"}
+_MAIN = re.compile(r"^\s*(?:int|auto)\s+main\s*\(", re.MULTILINE)
 
 
 class NotComparable(Exception):
@@ -194,7 +196,7 @@ def _defines_tests(path: Path) -> bool:
         text = path.read_text(errors="replace")
     except OSError:
         return True
-    return bool(user.bodies(text, ""))
+    return bool(_MAIN.search(text)) or bool(user.bodies(text, ""))
 
 
 def _test_file(
@@ -268,8 +270,10 @@ def _build(
         if not errors:
             break
         lines = set().union(*(user.error_lines(e, "user_program.cpp") for e in errors.values()))
-        hit, outside = user.failing_variants(program, lines)
-        if outside or not hit:
+        # An error in the support or a header is an instantiation one of the variants asked
+        # for: the variants named go first; an error that names none fails the program.
+        hit, _ = user.failing_variants(program, lines)
+        if not hit:
             first = next(iter(errors.values())).strip().splitlines()[:1]
             raise NotComparable(
                 "the failing tests' file does not build as a program without its framework: "
@@ -286,7 +290,8 @@ def _build(
         archive = archives[side]
         argv = [test.compiler, str(objects[side]), *([str(archive)] if archive else [])]
         argv += ["-pthread", "-o", str(binary)]
-        done = suite.runner.run(_request(suite, argv, binary.parent, [tree]))
+        readable = [tree, *([archive.parent] if archive else [])]
+        done = suite.runner.run(_request(suite, argv, binary.parent, readable))
         if not done.ok:
             said = (done.stdout + done.stderr).decode("utf-8", "replace").strip().splitlines()
             raise NotComparable(
