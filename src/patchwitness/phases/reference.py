@@ -26,9 +26,7 @@ from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.patch import Patch
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
-from patchwitness.phases.cpp_reference import compare_cpp
 from patchwitness.suites import SuiteRun, Surroundings
-from patchwitness.suites.cpp import CppSuite
 from patchwitness.suites.python import PROBE_DIR, PythonSuite
 from patchwitness.workspace import Workspace, as_text, show_at
 
@@ -54,7 +52,7 @@ def collect_reference(
     failing = list(hidden.failing if hidden is not None else ctx.failing)
     if not languages.of(task).compares_with_reference:
         return ReferenceFacts(skipped=f"a {task.language} patch is not compared with a reference")
-    if isinstance(ctx.suite, CppSuite):
+    if ctx.suite.language == "cpp":
         return _collect_cpp(ctx, tree, measured, failing)
     ctx.clock.say("the reference fix")
     with history.checkout(task, ctx.settings.cache, tree.ws.new_dir("reference")) as ref:
@@ -101,6 +99,10 @@ def _collect_cpp(
 ) -> ReferenceFacts:
     """The reference graded (once per task), then a user's program of the failing tests'
     bodies built against both trees (phases/cpp_reference.py)."""
+    # Imported here: a Python grade loads no part of the C++ half (tests/test_startup.py).
+    from patchwitness.phases.cpp_reference import compare_cpp
+    from patchwitness.suites.cpp import CppSuite
+
     task = ctx.task
     assert task.reference is not None and isinstance(ctx.suite, CppSuite)
     ctx.clock.say("the reference fix")
