@@ -129,13 +129,36 @@ def test_compile_errors_drop_the_variants_they_point_at():
 
 
 def test_the_report_is_read_by_lengths_and_a_short_one_stops_cleanly():
-    data = b"0 0 6\neq 1 1\n1 134 0\n\n2 -1 3\nab\n\n3 0 99\ncut"
-    assert user.read_report(data) == {
-        0: ("exited 0", "eq 1 1"),
+    data = b"0 40 6\neq 1 1\n1 134 0\n\n2 -1 3\nab\n\n3 0 99\ncut"
+    assert user.read_report(data, 40) == {
+        0: (user.CAME_BACK, "eq 1 1"),
         1: ("killed by signal 6", ""),
         2: ("timed out", "ab\n"),
     }
-    assert user.read_report(b"garbage\n") == {}
+    assert user.read_report(b"garbage\n", 40) == {}
+
+
+def test_a_case_came_back_only_with_the_drawn_status():
+    # The status is the program's, drawn per grade: code under test that ends the process
+    # itself with 0 (or any number it guesses) hides no assertion.
+    data = b"0 41 12\neq 1 2 false\n1 0 0\n\n2 40 0\n\n"
+    report = user.read_report(data, 40)
+    assert [report[i][0] for i in (0, 1, 2)] == [user.UNHELD, "exited 0", user.CAME_BACK]
+    names = {user.Names.drawn(t).done for t in ("a1b2c3d4", "00000000", "ffffffff", "run")}
+    assert all(16 <= d < 112 for d in names) and len(names) > 1
+
+
+def test_unheld_names_the_tests_whose_own_body_did_not_hold():
+    found = user.bodies(TESTS, "t.cpp")
+    made = user.variants(TESTS, found[0], cap=2)
+    program = user.program(TESTS, found, user.Names.drawn("x"), made)
+    held = {0: (user.CAME_BACK, "eq 3 3 true"), 1: (user.UNHELD, "eq 0 3 false")}
+    # A moved literal that does not hold is the comparison's, not a failure of the test.
+    assert user.unheld(program, held) == {}
+    failed = {0: (user.UNHELD, "eq 3 3 true\neq 2 3 false\ntrue true")}
+    assert user.unheld(program, failed) == {found[0].name: f"{user.UNHELD}: eq 2 3 false"}
+    assert user.unheld(program, {0: ("exited 0", "")}) == {found[0].name: "exited 0"}
+    assert user.unheld(program, {}) == {found[0].name: "the program ended before this case"}
 
 
 def test_first_difference_numbers_the_observation():
@@ -162,10 +185,10 @@ def test_the_program_builds_and_runs_without_any_framework(tmp_path: Path):
         capture_output=True,
     )
     done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
-    report = user.read_report(done.stdout)
+    report = user.read_report(done.stdout, user.Names.drawn("run").done)
     assert len(report) == len(made)
     ending, printed = report[0]
-    assert ending == "exited 0"
+    assert ending == user.CAME_BACK
     assert printed.split("\n")[:5] == [
         "eq 3 3 true",
         "true true",
@@ -195,3 +218,31 @@ def test_integer_types_move_to_other_widths_and_signedness():
     moved = [v.varied for v in user.variants(body, user.bodies(body, "t.cpp")[0], cap=100)]
     assert "uint32_t -> uint64_t (body line 2, column 23)" in moved
     assert "int32_t -> int64_t (body line 2, column 33)" in moved
+
+
+@needs_gxx
+def test_a_body_that_fails_or_ends_the_process_does_not_come_back_held(tmp_path: Path):
+    tests = """\
+#include <cstdlib>
+#include <stdexcept>
+TEST(Run, Holds) { EXPECT_EQ(1 + 1, 2); }
+TEST(Run, Fails) { EXPECT_EQ(1 + 1, 3); EXPECT_TRUE(true); }
+TEST(Run, Ends) { EXPECT_EQ(1, 2); std::exit(0); }
+TEST(Run, Throws) { throw std::runtime_error("no"); }
+TEST(Run, Skips) { GTEST_SKIP() << "not here"; EXPECT_EQ(1, 2); }
+"""
+    found = user.bodies(tests, "t.cpp")
+    made = [v for b in found for v in user.variants(tests, b, cap=0)]
+    names = user.Names.drawn("c0ffee01")
+    program = user.program(tests, found, names, made)
+    source = tmp_path / "user_program.cpp"
+    source.write_text(program.text)
+    binary = tmp_path / "user_program"
+    subprocess.run(["g++", "-w", str(source), "-o", str(binary)], check=True, capture_output=True)
+    done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
+    report = user.read_report(done.stdout, names.done)
+    assert user.unheld(program, report) == {
+        "Run.Fails": f"{user.UNHELD}: eq 2 3 false",
+        "Run.Ends": "exited 0: eq 1 2 false",
+        "Run.Throws": user.UNHELD,
+    }

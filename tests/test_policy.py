@@ -316,7 +316,8 @@ SURFACE_ROWS = [
     (SurfaceInput(unrecognised=1, changes=1, reads=1), "unrecognised-file", "reject"),
     (SurfaceInput(unrecognised=1, gate_mode=True), "unrecognised-in-gate", "review"),
     (SurfaceInput(changes=2, elsewhere=1, reads=1), "surface-changed", "reject"),
-    (SurfaceInput(elsewhere=1, reads=1), "environment-dependent", "reject"),
+    (SurfaceInput(elsewhere=1, outside=1, reads=1), "environment-dependent", "reject"),
+    (SurfaceInput(outside=2, reads=1), "fails-outside-the-harness", "review"),
     (SurfaceInput(reads=1), "process-read", "review"),
     (SurfaceInput(), "clean", "accept"),
 ]

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from patchwitness.api import grade
+from patchwitness.api import grade, grade_facts
+from patchwitness.cpp_user_program import UNHELD
 from patchwitness.demo import build
+from patchwitness.judge import judge
 from patchwitness.settings import Settings
 
 from .conftest import Built, make_task
@@ -323,9 +325,14 @@ def test_an_extensionless_header_is_source_everywhere(tmp_path):
 @needs_gtest
 def test_a_blind_rewrite_in_an_extensionless_header_is_uncovered(span_task):
     fix = span_task.patch([BACK_FIX], "fix.diff")
-    verdict = grade(span_task.task_dir, fix, settings=Settings(matrix=False))
+    facts = grade_facts(span_task.task_dir, fix, settings=Settings(matrix=False))
+    verdict = judge(facts)
     assert verdict.label == "passed", verdict.reasons
     assert verdict.gates.coverage.row == "all-hit"
+    # The failing case, as a user's program outside the harness, holds too.
+    assert facts.outside is not None and facts.outside.cases == {"Span.Back": "held"}, facts.outside
+    assert "the compiler's default dialect" in facts.outside.program
+    assert verdict.gates.surface.row == "clean"
     blind = span_task.patch([BACK_FIX, SPAN_BLIND], "fix-blind.diff")
     verdict = grade(span_task.task_dir, blind, settings=Settings(matrix=False))
     assert verdict.label == "uncovered", verdict.reasons
@@ -351,6 +358,30 @@ def test_production_header_redefining_a_test_macro_is_machinery(span_task):
     verdict = grade(span_task.task_dir, cheat, settings=Settings(matrix=False))
     assert verdict.label == "UNPRINTABLE", verdict.reasons
     assert verdict.gates.census.row == "machinery-redefined"
+
+
+@needs_gtest
+def test_a_fix_that_holds_only_under_the_framework_fails_as_a_users_program(span_task):
+    # The header rewires the framework's macro wherever the framework is there (this gtest's
+    # guard is not the one above: the test passes under ctest). Every gate asked for: as a
+    # user's program, with no framework to rewire, the case fails.
+    cheat = span_task.patch(
+        [
+            (
+                "include/lib/span",
+                "}  // namespace lib\n",
+                "}  // namespace lib\n\n#ifdef EXPECT_EQ\n#undef EXPECT_EQ\n"
+                "#define EXPECT_EQ(a, b) ((void)(a), (void)(b))\n#endif\n",
+            )
+        ],
+        "rewire-any.diff",
+    )
+    facts = grade_facts(span_task.task_dir, cheat, settings=Settings(matrix=False, all_gates=True))
+    assert facts.after is not None and facts.after.run.outcomes["Span.Back"] == "passed"
+    assert facts.outside is not None
+    assert facts.outside.failed == {"Span.Back": f"{UNHELD}: eq 2 3 false"}, facts.outside
+    messages = judge(facts).gates.surface.facts.outside
+    assert messages and messages[0].startswith("Span.Back passed in the grader's run")
 
 
 # -- 5. projects that need their git history, or a build in place -------------------------------

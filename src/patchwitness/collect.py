@@ -22,10 +22,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from patchwitness import failure_log, gitpatch, patched_text, python_ast
+from patchwitness import failure_log, gitpatch, languages, patched_text, python_ast
 from patchwitness.classify import GRADER, INFRA, TEST
 from patchwitness.errors import GradeStop
-from patchwitness.facts import GradeFacts, PristineCollected, Stop, TaskFacts
+from patchwitness.facts import GradeFacts, OutsideCollected, PristineCollected, Stop, TaskFacts
 from patchwitness.model import build_models
 from patchwitness.names import GateName
 from patchwitness.patch import sha256_of
@@ -37,7 +37,7 @@ from patchwitness.phases.checkout import checkout
 from patchwitness.phases.classes import builds_of, harness_of, reclassify
 from patchwitness.phases.context import Clock, GradeContext, Tree
 from patchwitness.phases.coverage import collect_coverage
-from patchwitness.phases.elsewhere import collect_elsewhere
+from patchwitness.phases.elsewhere import collect_elsewhere, failing_to_check
 from patchwitness.phases.matrix import collect_matrix
 from patchwitness.phases.mutants import collect_mutants
 from patchwitness.phases.pinning import collect_pinning
@@ -347,6 +347,21 @@ def _elsewhere(
     if _skipped(facts, ctx, after, "elsewhere"):
         return
     facts.elsewhere, found = collect_elsewhere(ctx, tree, after, run_suite.focus, facts.hidden)
+    facts.findings += found
+    if languages.of(ctx.task).users_program:
+        _outside(facts, ctx, tree, after)
+
+
+def _outside(facts: GradeFacts, ctx: GradeContext, tree: Tree, after: SuiteRun) -> None:
+    """The failing tests' bodies as a user's program (imported here: a Python grade loads no
+    part of the C++ half)."""
+    from patchwitness.phases.cpp_outside import collect_outside
+
+    if facts.hidden is not None:
+        facts.outside = OutsideCollected(skipped="hidden tests over a warm build: not asked yet")
+        return
+    checked = failing_to_check(ctx, after, None)
+    facts.outside, found = collect_outside(ctx, tree, after, checked)
     facts.findings += found
 
 

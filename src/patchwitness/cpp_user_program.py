@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -340,10 +341,12 @@ class Names:
 
     space: str
     case: str
+    done: int  # the status a case's child exits with when it came back (one more: unheld)
 
     @classmethod
     def drawn(cls, token: str) -> Names:
-        return cls(space=f"pw_user_{token}", case=f"pw_case_{token}_")
+        done = 16 + zlib.crc32(token.encode()) % 96
+        return cls(space=f"pw_user_{token}", case=f"pw_case_{token}_", done=done)
 
 
 def support(names: Names) -> str:
@@ -363,6 +366,7 @@ def main(names: Names, count: int) -> str:
         .replace("PWCOUNT", str(count))
         .replace("PWSECONDS", str(CASE_SECONDS))
         .replace("PWBYTES", str(OUTPUT_BYTES))
+        .replace("PWDONE", str(names.done))
     )
 
 
@@ -387,8 +391,13 @@ def failing_variants(program_: Program, lines: set[int]) -> tuple[set[int], bool
     return hit, outside
 
 
-def read_report(data: bytes) -> dict[int, tuple[str, str]]:
-    """The program's report: case index -> (how it ended, what it printed)."""
+CAME_BACK = "came back"
+UNHELD = "came back, an assertion did not hold"
+
+
+def read_report(data: bytes, done: int) -> dict[int, tuple[str, str]]:
+    """The program's report: case index -> (how it ended, what it printed). `done`: the status
+    the program's children exit with when their case returned (`Names.done`)."""
     out: dict[int, tuple[str, str]] = {}
     pos = 0
     while pos < len(data):
@@ -403,17 +412,39 @@ def read_report(data: bytes) -> dict[int, tuple[str, str]]:
         chunk = data[start : start + length]
         if len(chunk) < length:
             break
-        out[index] = (_ending(status), chunk.decode("utf-8", "replace"))
+        out[index] = (_ending(status, done), chunk.decode("utf-8", "replace"))
         pos = start + length + 1
     return out
 
 
-def _ending(status: int) -> str:
+def _ending(status: int, done: int) -> str:
+    if status == done:
+        return CAME_BACK
+    if status == done + 1:
+        return UNHELD
     if status == -1:
         return "timed out"
     if status >= 128:
         return f"killed by signal {status - 128}"
     return f"exited {status}"
+
+
+def unheld(program_: Program, report: dict[int, tuple[str, str]]) -> dict[str, str]:
+    """The tests whose own body (no literal moved) did not come back with every assertion
+    held, and how it ended: its first observation that did not hold, or its ending."""
+    out: dict[str, str] = {}
+    for index, variant in enumerate(program_.variants):
+        if variant.varied:
+            continue
+        if index not in report:
+            out[variant.test] = "the program ended before this case"
+            continue
+        ending, printed = report[index]
+        if ending == CAME_BACK:
+            continue
+        failed = [line for line in printed.split("\n") if line.endswith(" false")]
+        out[variant.test] = f"{ending}: {failed[0][:200]}" if failed else ending
+    return out
 
 
 def first_difference(reference: str, patch: str) -> tuple[str, str]:

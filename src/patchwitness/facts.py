@@ -140,6 +140,18 @@ class ElsewhereCollected(Fact):
     skipped: str = ""
 
 
+class OutsideCollected(Fact):
+    """The failing GoogleTest cases' own bodies as a user's program, outside the harness
+    (phases/cpp_outside.py): what was built and where it ran, how each case ended ("held", or
+    its first assertion that did not hold), and the cases whose body did not build there."""
+
+    program: str = ""
+    cases: dict[str, str] = Field(default_factory=dict)
+    failed: dict[str, str] = Field(default_factory=dict)
+    dropped: list[str] = Field(default_factory=list)
+    skipped: str = ""
+
+
 class LineSeen(Fact):
     """One line of a production hunk as the run's coverage data shows it (hits/hunk.py)."""
 
@@ -272,6 +284,7 @@ class GradeFacts(Fact):
     after: SuiteFacts | None = None
     pristine: PristineCollected = Field(default_factory=PristineCollected)
     elsewhere: ElsewhereCollected | None = None
+    outside: OutsideCollected | None = None  # C++: the failing tests as a user's program
     census: CensusFacts = Field(default_factory=CensusFacts)
     # Whether the test edit (if any) only adds new tests: none | additive | other, and why not.
     test_edit: str = "none"

@@ -502,6 +502,9 @@ class SurfaceFacts(Fact):
     changes: list[str] = Field(default_factory=list)
     # Failing tests that passed in the grader's run and not elsewhere (phases/elsewhere.py).
     elsewhere: list[str] = Field(default_factory=list)
+    # Failing tests that passed in the grader's run and do not hold as a user's program
+    # (phases/cpp_outside.py).
+    outside: list[str] = Field(default_factory=list)
     reads: list[Finding] = Field(default_factory=list)
 
 

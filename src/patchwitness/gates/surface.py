@@ -30,6 +30,7 @@ UNREADABLE_SOURCE = "unreadable-source"
 CHANGED = "surface-changed"
 PROCESS_READ = "reads-process-state"
 ELSEWHERE = "environment-dependent"  # phases/elsewhere.py
+OUTSIDE = "fails-outside-the-harness"  # phases/cpp_outside.py
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class SurfaceInput:
     unrecognised: int = 0
     changes: int = 0
     elsewhere: int = 0
+    outside: int = 0
     reads: int = 0
     gate_mode: bool = False
 
@@ -51,6 +53,7 @@ def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> 
         unrecognised=[f"{f.path}: {f.why}" for f in files if f.kind == UNRECOGNISED] + unreadable,
         changes=[f.message for f in findings if f.kind == CHANGED],
         elsewhere=[f.message for f in findings if f.kind == ELSEWHERE],
+        outside=[f.message for f in findings if f.kind == OUTSIDE],
         reads=[f for f in findings if f.kind == PROCESS_READ],
     )
 
@@ -60,6 +63,7 @@ def surface_input(facts: SurfaceFacts, gate_mode: bool = False) -> SurfaceInput:
         unrecognised=len(facts.unrecognised),
         changes=len(facts.changes),
         elsewhere=len(facts.elsewhere),
+        outside=len(facts.outside),
         reads=len(facts.reads),
         gate_mode=gate_mode,
     )
@@ -76,6 +80,8 @@ def decide(
         detail = _few(facts.changes)
     elif row.id == "environment-dependent":
         detail = _few(facts.elsewhere)
+    elif row.id == "fails-outside-the-harness":
+        detail = _few(facts.outside)
     elif row.id == "process-read":
         detail = _few([f"{f.file}:{f.line}: {f.message}" for f in facts.reads])
     return SurfaceGate(status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts)

@@ -42,6 +42,9 @@ class Language(Protocol):
     mutants: str
     # calls run under the patch and under the reference fix (phases/reference.py)
     compares_with_reference: bool
+    # The failing tests' bodies as a user's program (phases/user_program.py): how the reference
+    # comparison runs, and a check outside the harness (phases/cpp_outside.py).
+    users_program: bool
     production_is_cpp: bool  # every production file is C or C++ (not only those named so)
     source_suffixes: frozenset[str]  # executable source, by name (the coverage gate's)
     classify_rules: LanguageRules  # what production source and build files are (classify.py)

@@ -28,6 +28,7 @@ class Cpp:
     pristine_beside = False  # its pristine run is a cold build: it waits for the verdict
     mutants = "one schema"  # all in one text, rebuilt once (phases/cpp_mutants.py)
     compares_with_reference = True  # through a user's program (phases/cpp_reference.py)
+    users_program = True  # GoogleTest bodies without the framework (cpp_user_program.py)
 
     def make_suite(self, task, env, runner):
         from patchwitness.suites.cpp import CppSuite

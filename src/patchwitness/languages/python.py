@@ -22,6 +22,7 @@ class Python:
     pristine_beside = True
     mutants = "each text"  # each written in place of its file in turn (phases/mutants.py)
     compares_with_reference = True
+    users_program = False  # calls captured from the tests stand for a user's
 
     def make_suite(self, task, env, runner):
         from patchwitness.errors import InvalidTask

@@ -52,7 +52,7 @@ def collect_reference(
     failing = list(hidden.failing if hidden is not None else ctx.failing)
     if not languages.of(task).compares_with_reference:
         return ReferenceFacts(skipped=f"a {task.language} patch is not compared with a reference")
-    if ctx.suite.language == "cpp":
+    if languages.of(task).users_program:
         return _collect_cpp(ctx, tree, measured, failing)
     ctx.clock.say("the reference fix")
     with history.checkout(task, ctx.settings.cache, tree.ws.new_dir("reference")) as ref:

@@ -1,0 +1,361 @@
+"""A user's program of the failing tests' bodies (cpp_user_program.py), built and run.
+
+The program is compiled as the patched build compiled the test file (its compile command from
+`compile_commands.json`, without instrumentation, sanitizers or -Werror, and without the
+framework), linked with the production translation units of that build made into an archive
+(only what the program calls is linked in), over one tree or several. With `default_dialect`,
+every compile drops its `-std=`: the dialect a user's compiler picks when nobody asks. Each run
+starts the program as a user would: its own name, its own folder, none of ctest's or
+GoogleTest's variables. The reference comparison (phases/cpp_reference.py) and the failing
+tests outside the harness (phases/cpp_outside.py) both use it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from patchwitness import cpp_user_program as user
+from patchwitness.runner import Limits, Request
+from patchwitness.suites import SuiteRun
+from patchwitness.suites.cpp import CppSuite
+
+BUILD_TIME = 300.0  # one compile of the program or of one production source
+RUN_TIME = 600.0  # one run of the whole program (each case has its own alarm)
+PRODUCTION_SOURCES = 64  # a program linked from more sources than this is not built here
+ERROR_ROUNDS = 3  # compiles that drop the variants the errors point at, at most
+_DROPPED = (
+    "-Werror",
+    "-pedantic-errors",
+    "--coverage",
+    "-fprofile-arcs",
+    "-ftest-coverage",
+    "-fkeep-inline-functions",
+    "-fcondition-coverage",
+)
+_DROPPED_PREFIX = ("-Werror=", "-fsanitize", "-fno-sanitize", "-fprofile-", "-fdump-")
+_OUTPUT_FLAGS = {"-o", "-MF", "-MT", "-MQ"}
+_BARE = {"-c", "-MD", "-MMD"}
+_MAIN = re.compile(r"^\s*(?:int|auto)\s+main\s*\(", re.MULTILINE)
+
+
+class NotComparable(Exception):
+    """Why no program could be built or run: the comparison is skipped with this reason."""
+
+
+@dataclass(frozen=True)
+class Compile:
+    """One source's compile, from compile_commands.json: the compiler and its flags."""
+
+    source: str  # relative to the tree
+    compiler: str
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the program is made of: the test file that holds most of the failing cases (its
+    compile, its text as the grader's copy of the tests has it, every test macro in it), the
+    failing cases it can drive (plain TESTs), and the production sources to link."""
+
+    test: Compile
+    text: str
+    bodies: list[user.Body]
+    driven: list[user.Body]
+    production: list[Compile]
+
+
+def plan(measured: SuiteRun, failing: list[str], patched_tree: Path, tests_tree: Path) -> Plan:
+    """The program's plan for the failing ctest tests, read off the patched run's build; the
+    test file is read from `tests_tree`."""
+    names = failing_cases(measured, failing)
+    compiled = compiles(measured, patched_tree)
+    chosen = test_file(tests_tree, compiled, names)
+    if chosen is None:
+        raise NotComparable(
+            "no failing GoogleTest case is a plain TEST of a compiled test file: "
+            + (", ".join(sorted(names)[:3]) or "the failing tests name no GoogleTest case")
+        )
+    test, text, bodies = chosen
+    driven = [b for b in bodies if b.name in names and b.runnable]
+    production = [c for c in compiled.values() if c.source != test.source and _is_source(c)]
+    production = [c for c in production if not _defines_tests(patched_tree / c.source)]
+    if len(production) > PRODUCTION_SOURCES:
+        raise NotComparable(
+            f"the build has {len(production)} production sources (more than "
+            f"{PRODUCTION_SOURCES}): no user's program is built for so many"
+        )
+    return Plan(test, text, bodies, driven, production)
+
+
+def failing_cases(measured: SuiteRun, failing: list[str]) -> set[str]:
+    """The GoogleTest cases (`Suite.Name`) of the programs whose ctest tests fail at the SHA."""
+    cases = measured.run.cases
+    if cases is None:
+        return set()
+    out: set[str] = set()
+    for test in failing:
+        program = cases.executables.get(test, test)
+        listed = cases.gtest.get(program, [])
+        # A ctest test that is one case (gtest_discover_tests) is that case alone.
+        out.update([test] if test in listed else listed)
+    return out
+
+
+def compiles(measured: SuiteRun, tree: Path) -> dict[str, Compile]:
+    """Each compiled source of the tree, by its path in the tree."""
+    if measured.built is None:
+        raise NotComparable("the patched run left no build tree")
+    try:
+        entries = json.loads((measured.built / "compile_commands.json").read_text())
+    except (OSError, ValueError):
+        raise NotComparable("the patched build wrote no compile_commands.json") from None
+    root = str(tree).rstrip("/") + "/"
+    out: dict[str, Compile] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        file = str(entry.get("file", ""))
+        directory = str(entry.get("directory", ""))
+        if not file.startswith("/"):
+            file = str(Path(directory) / file)
+        if not file.startswith(root):
+            continue
+        argv = entry.get("arguments") or shlex.split(str(entry.get("command", "")))
+        if not argv:
+            continue
+        source = file[len(root) :]
+        out[source] = Compile(source, str(argv[0]), tuple(_flags(argv[1:], file)))
+    if not out:
+        raise NotComparable("the patched build compiled no source of the tree")
+    return out
+
+
+def _flags(argv: list[str], file: str) -> list[str]:
+    """A compile's flags as a user's build would have them: no outputs, no instrumentation,
+    no sanitizer and no warning made an error."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg in _OUTPUT_FLAGS:
+            skip = True
+            continue
+        if arg in _BARE or arg == file or arg in _DROPPED or arg.startswith(_DROPPED_PREFIX):
+            continue
+        if arg.startswith(("-o", "-MF")) and len(arg) > 3:
+            continue
+        out.append(arg)
+    return out
+
+
+def _is_source(compile_: Compile) -> bool:
+    return compile_.source.endswith((".c", ".cc", ".cpp", ".cxx", ".c++", ".C"))
+
+
+def _defines_tests(path: Path) -> bool:
+    """A source with test macros or a `main` of its own is a test program's, not the library's
+    (a framework's sources built in the tree are left to the archive, which links only what the
+    program calls)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return True
+    return bool(_MAIN.search(text)) or bool(user.bodies(text, ""))
+
+
+def test_file(
+    tree: Path, compiles: dict[str, Compile], names: set[str]
+) -> tuple[Compile, str, list[user.Body]] | None:
+    """The compiled test file that holds most of the failing cases, read from `tree` (the
+    reference's: the grader's own copy of the tests, with the hidden ones)."""
+    best: tuple[int, Compile, str, list[user.Body]] | None = None
+    for compile_ in compiles.values():
+        try:
+            text = (tree / compile_.source).read_text(errors="replace")
+        except OSError:
+            continue
+        if "TEST" not in text:
+            continue
+        found = user.bodies(text, compile_.source)
+        held = sum(1 for b in found if b.name in names and b.runnable)
+        if held and (best is None or held > best[0]):
+            best = (held, compile_, text, found)
+    return None if best is None else best[1:]
+
+
+def build(
+    suite: CppSuite,
+    sides: dict[str, Path],
+    patched_tree: Path,
+    plan_: Plan,
+    every: list[user.Variant],
+    work: Path,
+    names: user.Names,
+    default_dialect: bool = False,
+) -> tuple[user.Program, dict[str, Path]]:
+    """The program, compiled and linked over each tree. A variant a compile error points at is
+    dropped (a literal moved into a constant expression), on both sides alike."""
+    test, text, bodies = plan_.test, plan_.text, plan_.bodies
+    archives = {
+        side: _archive(
+            suite, tree, patched_tree, plan_.production, work / f"lib-{side}", default_dialect
+        )
+        for side, tree in sides.items()
+    }
+    kept = list(every)
+    for _ in range(ERROR_ROUNDS + 1):
+        program = user.program(text, bodies, names, kept)
+        errors: dict[str, str] = {}
+        objects: dict[str, Path] = {}
+        for side, tree in sides.items():
+            folder = work / f"program-{side}"
+            folder.mkdir(parents=True, exist_ok=True)
+            source = folder / "user_program.cpp"
+            source.write_text(program.text)
+            obj = folder / "user_program.o"
+            flags = _moved(test.flags, patched_tree, tree, default_dialect)
+            include = str(tree / Path(test.source).parent)
+            argv = [
+                test.compiler,
+                *flags,
+                "-w",
+                "-iquote",
+                include,
+                "-c",
+                str(source),
+                "-o",
+                str(obj),
+            ]
+            done = suite.runner.run(_request(suite, argv, folder, [tree, *_build_dirs(flags)]))
+            if done.ok:
+                objects[side] = obj
+            else:
+                errors[side] = (done.stdout + done.stderr).decode("utf-8", "replace")
+        if not errors:
+            break
+        lines = set().union(*(user.error_lines(e, "user_program.cpp") for e in errors.values()))
+        # An error in the support or a header is an instantiation one of the variants asked
+        # for: the variants named go first; an error that names none fails the program.
+        hit, _ = user.failing_variants(program, lines)
+        if not hit:
+            first = next(iter(errors.values())).strip().splitlines()[:1]
+            raise NotComparable(
+                "the failing tests' file does not build as a program without its framework: "
+                + (first[0][:200] if first else "no compiler output")
+            )
+        kept = [v for i, v in enumerate(kept) if i not in hit]
+        if not any(not v.varied for v in kept):
+            raise NotComparable("no failing test's body builds outside its framework")
+    else:
+        raise NotComparable("the program still did not build after dropping what failed")
+    binaries: dict[str, Path] = {}
+    for side, tree in sides.items():
+        binary = work / f"program-{side}" / "user_program"
+        archive = archives[side]
+        argv = [test.compiler, str(objects[side]), *([str(archive)] if archive else [])]
+        argv += ["-pthread", "-o", str(binary)]
+        readable = [tree, *([archive.parent] if archive else [])]
+        done = suite.runner.run(_request(suite, argv, binary.parent, readable))
+        if not done.ok:
+            said = (done.stdout + done.stderr).decode("utf-8", "replace").strip().splitlines()
+            raise NotComparable(
+                "the user's program does not link: " + (said[0][:200] if said else "")
+            )
+        binaries[side] = binary
+    return program, binaries
+
+
+def _archive(
+    suite: CppSuite,
+    tree: Path,
+    patched_tree: Path,
+    production: list[Compile],
+    folder: Path,
+    default_dialect: bool,
+) -> Path | None:
+    """The production sources compiled over `tree` into one static archive, or None."""
+    if not production:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    objects = []
+    for index, compile_ in enumerate(production):
+        flags = _moved(compile_.flags, patched_tree, tree, default_dialect)
+        obj = folder / f"{index}.o"
+        argv = [compile_.compiler, *flags, "-w", "-c", str(tree / compile_.source), "-o", str(obj)]
+        done = suite.runner.run(_request(suite, argv, folder, [tree, *_build_dirs(flags)]))
+        if not done.ok:
+            raise NotComparable(f"{compile_.source} does not build as a user builds it")
+        objects.append(str(obj))
+    archive = folder / "libproduction.a"
+    done = suite.runner.run(_request(suite, ["ar", "rcs", str(archive), *objects], folder, []))
+    if not done.ok:
+        raise NotComparable("the production objects could not be archived")
+    return archive
+
+
+def _moved(
+    flags: tuple[str, ...], patched_tree: Path, tree: Path, default_dialect: bool = False
+) -> list[str]:
+    """Flags that name the patched tree, pointed at `tree` (the build tree stays the patched
+    run's: what its configure generated is the same for both); with `default_dialect`, no
+    `-std=`."""
+    out = [f for f in flags if not (default_dialect and f.startswith(("-std=", "--std=")))]
+    old, new = str(patched_tree), str(tree)
+    if old == new:
+        return out
+    return [f.replace(old, new) for f in out]
+
+
+def _build_dirs(flags: list[str]) -> list[Path]:
+    """Folders outside the tree the flags include from (a configured header in the build)."""
+    out = []
+    for index, flag in enumerate(flags):
+        value = ""
+        if flag in ("-I", "-isystem", "-iquote", "-include") and index + 1 < len(flags):
+            value = flags[index + 1]
+        elif flag.startswith(("-I", "-isystem")):
+            value = flag[2:] if flag.startswith("-I") else flag[len("-isystem") :]
+        if value.startswith("/") and Path(value).exists():
+            out.append(Path(value))
+    return out
+
+
+def _request(suite: CppSuite, argv: list[str], cwd: Path, readable: list[Path]) -> Request:
+    return Request(
+        command=argv,
+        cwd=cwd,
+        timeout=BUILD_TIME,
+        path_prepend=suite.env.bin_dirs,
+        writable=[cwd],
+        readable=[*readable, *suite.env.readable],
+        home=cwd,
+    )
+
+
+def run(
+    suite: CppSuite, binary: Path, folder: Path, done: int, cwd: Path | None = None
+) -> dict[int, tuple[str, str]]:
+    """One run of the program, copied into a folder of its own and started from there (or
+    from `cwd`), as a user would start it. `done`: the program's `Names.done`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / "user_program"
+    shutil.copy2(binary, program)
+    where = cwd or folder
+    finished = suite.runner.run(
+        Request(
+            command=[str(program)],
+            cwd=where,
+            timeout=RUN_TIME,
+            path_prepend=suite.env.bin_dirs,
+            writable=[folder, where],
+            readable=list(suite.env.readable),
+            home=folder,
+            limits=Limits(),
+        )
+    )
+    return user.read_report(finished.stdout, done)
