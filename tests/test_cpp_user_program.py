@@ -53,7 +53,10 @@ inline const char* name() { return "lib"; }
 
 def test_bodies_are_found_with_their_names_and_kinds():
     found = user.bodies(TESTS, "t.cpp")
-    assert [(b.name, b.runnable) for b in found] == [("Lib.Clamp", True), ("Fixture.Other", False)]
+    assert [(b.name, b.runnable, b.fixture) for b in found] == [
+        ("Lib.Clamp", True, ""),
+        ("Fixture.Other", True, "Fixture"),
+    ]
     clamp = found[0]
     assert TESTS[clamp.start] == "{" and TESTS[clamp.end - 1] == "}"
     assert TESTS[clamp.head :].startswith("TEST(Lib, Clamp)")
@@ -100,7 +103,7 @@ def test_the_program_leaves_the_framework_out_and_defines_its_macros_after_the_i
     program = user.program(TESTS, found, names, made)
     text = program.text
     assert "gtest/gtest.h" not in text
-    assert "INSTANTIATE_TEST_SUITE_P" not in text and "TEST_F" not in text
+    assert "INSTANTIATE_TEST_SUITE_P" not in text and "TEST_F(" not in text
     # The project's headers come before any macro of the program's.
     assert text.index('#include "lib.h"') < text.index("#define EXPECT_EQ")
     assert "namespace pw_user_feed" in text and "PWNS" not in text
@@ -230,6 +233,17 @@ TEST(Run, Fails) { EXPECT_EQ(1 + 1, 3); EXPECT_TRUE(true); }
 TEST(Run, Ends) { EXPECT_EQ(1, 2); std::exit(0); }
 TEST(Run, Throws) { throw std::runtime_error("no"); }
 TEST(Run, Skips) { GTEST_SKIP() << "not here"; EXPECT_EQ(1, 2); }
+class Counter : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { suite = 10; }
+  void SetUp() override { value = suite + 1; }
+  void TearDown() override { EXPECT_EQ(value, 12); }
+  static int suite;
+  int value = 0;
+};
+int Counter::suite = 0;
+TEST_F(Counter, Holds) { EXPECT_EQ(value, 11); ++value; }
+TEST_F(Counter, TearsDownUnheld) { EXPECT_FALSE(HasFailure()); }
 """
     found = user.bodies(tests, "t.cpp")
     made = [v for b in found for v in user.variants(tests, b, cap=0)]
@@ -245,4 +259,8 @@ TEST(Run, Skips) { GTEST_SKIP() << "not here"; EXPECT_EQ(1, 2); }
         "Run.Fails": f"{user.UNHELD}: eq 2 3 false",
         "Run.Ends": "exited 0: eq 1 2 false",
         "Run.Throws": user.UNHELD,
+        # The fixture's TearDown runs after the body, as GoogleTest runs it.
+        "Counter.TearsDownUnheld": f"{user.UNHELD}: eq 11 12 false",
     }
+    shown = {v.test: report[i][1] for i, v in enumerate(program.variants)}
+    assert shown["Counter.Holds"] == "eq 11 11 true\neq 12 12 true\n"

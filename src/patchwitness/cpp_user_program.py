@@ -33,8 +33,10 @@ VARIANTS = 256  # neighbours in one program, at most
 CASE_SECONDS = 3  # one case's alarm in the program
 OUTPUT_BYTES = 1 << 16  # what the program keeps of one case's output
 
-# Test macros whose body is one test the driver can run: GoogleTest's plain TEST. A fixture's
-# (TEST_F, TEST_P, TYPED_TEST) needs its class, which is the framework's; those are left out.
+# Test macros whose body is one test the driver can run: GoogleTest's plain TEST, and TEST_F,
+# whose body runs as a member of a class derived from its fixture (the program's own
+# `testing::Test` stands for the framework's). A parameterised or typed test (TEST_P,
+# TYPED_TEST) needs the framework's parameters and types; those are left out.
 _TEST_HEAD = re.compile(
     r"\b(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P|GTEST_TEST|FRIEND_TEST)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)"
 )
@@ -72,7 +74,8 @@ class Body:
     start: int  # the opening brace
     end: int  # after the closing brace
     head: int  # where the macro's name starts
-    runnable: bool  # a plain TEST
+    runnable: bool  # a plain TEST, or a TEST_F
+    fixture: str = ""  # a TEST_F's fixture class
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class Variant:
     test: str
     varied: str
     text: str
+    fixture: str = ""  # the body runs as a member of a class derived from this one
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,8 @@ def bodies(text: str, path: str) -> list[Body]:
                 start=opening,
                 end=closing + 1,
                 head=match.start(),
-                runnable=match.group(1) in ("TEST", "GTEST_TEST"),
+                runnable=match.group(1) in ("TEST", "GTEST_TEST", "TEST_F"),
+                fixture=match.group(2) if match.group(1) == "TEST_F" else "",
             )
         )
     return out
@@ -157,9 +162,9 @@ def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY)
         moves.append((start, end, new, f"{old} -> {new} (body line {line}, column {column})"))
     random.Random(f"{seed}:{body.name}").shuffle(moves)
     chosen = sorted(moves[:cap])
-    out = [Variant(body.name, "", inner)]
+    out = [Variant(body.name, "", inner, body.fixture)]
     for start, end, new, said in chosen:
-        out.append(Variant(body.name, said, inner[:start] + new + inner[end:]))
+        out.append(Variant(body.name, said, inner[:start] + new + inner[end:], body.fixture))
     return out
 
 
@@ -320,10 +325,31 @@ def program(
     spans_out: list[tuple[int, int]] = []
     for index, variant in enumerate(every):
         first = len(out) + 1
-        out.extend(f"static void {names.case}{index}()\n{variant.text}".split("\n"))
+        out.extend(_function(names, index, variant).split("\n"))
         spans_out.append((first, len(out)))
     out.extend(main(names, len(every)).split("\n"))
     return Program("\n".join(out) + "\n", tuple(every), tuple(spans_out), prelude_end)
+
+
+def _function(names: Names, index: int, variant: Variant) -> str:
+    """The variant as a function of the program. A fixture's body is a member of a class
+    derived from the fixture, run as GoogleTest runs it: the suite's set-up, the object made,
+    SetUp, the body, TearDown, the object gone, the suite's tear-down."""
+    name = f"{names.case}{index}"
+    if not variant.fixture:
+        return f"static void {name}()\n{variant.text}"
+    # Members of the derived class, so that what the fixture keeps protected is theirs to call.
+    return (
+        f"struct {name}_t final : {variant.fixture} {{\n"
+        f"  void {name}_body();\n"
+        f"  void {name}_run() {{ SetUp(); {name}_body(); TearDown(); }}\n"
+        f"  static void {name}_suite() {{\n"
+        f"    SetUpTestSuite();\n    {{ {name}_t t; t.{name}_run(); }}\n    TearDownTestSuite();\n"
+        "  }\n"
+        "};\n"
+        f"static void {name}() {{ {name}_t::{name}_suite(); }}\n"
+        f"void {name}_t::{name}_body()\n{variant.text}"
+    )
 
 
 def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:

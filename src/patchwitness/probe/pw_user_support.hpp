@@ -97,6 +97,28 @@ template <class F> bool any_throw(F f) {
   return false;
 }
 }  // namespace PWNS
+// A fixture's base, where the framework's is not there: what a TEST_F's class may call.
+#if !defined(GOOGLETEST_INCLUDE_GTEST_GTEST_H_) && !defined(GTEST_INCLUDE_GTEST_GTEST_H_)
+namespace testing {
+class Test {
+ public:
+  virtual ~Test() = default;
+  static void SetUpTestSuite() {}
+  static void TearDownTestSuite() {}
+  static void SetUpTestCase() {}
+  static void TearDownTestCase() {}
+  static bool HasFailure() { return PWNS::unheld() > 0; }
+  static bool HasFatalFailure() { return PWNS::unheld() > 0; }
+  static void RecordProperty(const std::string&, const std::string&) {}
+  static void RecordProperty(const std::string&, long long) {}
+
+ protected:
+  Test() = default;
+  virtual void SetUp() {}
+  virtual void TearDown() {}
+};
+}  // namespace testing
+#endif
 #define PW_CHECK_(held) if (!PWNS::kept(held)) return; else PWNS::sink()
 #define PW_NOTE_(held) if (PWNS::kept(held), true) ; else PWNS::sink()
 #define EXPECT_TRUE(c) PW_NOTE_(PWNS::truth("true", static_cast<bool>(c)))
