@@ -69,6 +69,9 @@ def test_an_honest_fix_passes_elsewhere_too(calc):
     assert facts.elsewhere is not None and facts.elsewhere.differ == []
     assert set(facts.elsewhere.outcomes) == set(FAILING)
     assert set(facts.elsewhere.outcomes.values()) == {"passed"}
+    # Called from a plain script, with no pytest in the process, the failing tests hold too.
+    assert facts.outside is not None
+    assert facts.outside.cases == dict.fromkeys(FAILING, "held"), facts.outside
 
 
 @pytest.mark.parametrize("name", sorted(GATED))
@@ -79,6 +82,9 @@ def test_a_fix_that_holds_only_under_the_grader_is_environment_dependent(calc, n
     assert reasons.get("surface") == "environment-dependent", verdict.reasons
     assert facts.elsewhere is not None
     assert sorted(facts.elsewhere.differ) == sorted(FAILING)
+    # A script with no pytest in it at all answers each question the other way too.
+    assert facts.outside is not None and sorted(facts.outside.failed) == sorted(FAILING)
+    assert all(how.startswith("raised AssertionError") for how in facts.outside.failed.values())
 
 
 def test_a_rejected_patch_is_not_run_elsewhere(calc):

@@ -303,6 +303,7 @@ def test_hidden_tests_grade_the_honest_fix_in_one_run(tmp_path):
         "building and running the tests",
         "coverage on the hunk",
         "the failing tests elsewhere",
+        "the failing tests outside pytest",
         "mutants of the added lines (1)",
     ]
     seen = facts_of(verdict)
@@ -331,6 +332,9 @@ def test_the_hidden_failing_tests_run_elsewhere_too(tmp_path):
     verdict = grade(built.task_dir, built.patch(UNDER_CAPTURE), settings=Settings())
     assert verdict.label == "UNPRINTABLE", verdict.reasons
     assert verdict.gates.surface.row == "environment-dependent", verdict.reasons
+    # And from a script, the hidden test applied in a fresh checkout: it fails there too.
+    outside = verdict.gates.surface.facts.outside
+    assert outside and outside[0].startswith("tests/test_size.py::test_giga passed"), outside
 
 
 @pytest.mark.slow

@@ -348,20 +348,28 @@ def _elsewhere(
         return
     facts.elsewhere, found = collect_elsewhere(ctx, tree, after, run_suite.focus, facts.hidden)
     facts.findings += found
-    if languages.of(ctx.task).users_program:
-        _outside(facts, ctx, tree, after)
+    _outside(facts, ctx, tree, after)
 
 
 def _outside(facts: GradeFacts, ctx: GradeContext, tree: Tree, after: SuiteRun) -> None:
-    """The failing tests' bodies as a user's program (imported here: a Python grade loads no
-    part of the C++ half)."""
-    from patchwitness.phases.cpp_outside import collect_outside
+    """The failing tests outside their harness: a C++ task's as a user's program, a Python
+    task's called from a script (each imported here: a grade loads no other language's half)."""
+    checked = failing_to_check(ctx, after, facts.hidden)
+    how = languages.of(ctx.task).outside
+    if how == "program":
+        from patchwitness.phases.cpp_outside import collect_outside
 
-    if facts.hidden is not None:
-        facts.outside = OutsideCollected(skipped="hidden tests over a warm build: not asked yet")
+        if facts.hidden is not None:
+            why = "hidden tests over a warm build: not asked yet"
+            facts.outside = OutsideCollected(skipped=why)
+            return
+        facts.outside, found = collect_outside(ctx, tree, after, checked)
+    elif how == "script":
+        from patchwitness.phases.python_outside import collect_outside as called
+
+        facts.outside, found = called(ctx, tree, after, checked, facts.hidden)
+    else:
         return
-    checked = failing_to_check(ctx, after, None)
-    facts.outside, found = collect_outside(ctx, tree, after, checked)
     facts.findings += found
 
 

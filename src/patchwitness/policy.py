@@ -309,9 +309,9 @@ SURFACE_TABLE: list[Row] = [
         "seed, no instrumentation, output capture off): the fix holds only where the grader "
         "looked", "UNPRINTABLE", "reject", lambda f: f.elsewhere > 0),
     Row("fails-outside-the-harness", "a failing test that passed in the grader's run does not "
-        "hold as a user's program: its own body, built against the patched tree without the "
-        "test framework and in the compiler's default dialect, run outside ctest (review: a "
-        "body may lean on what its test program sets up)",
+        "hold outside its harness: a C++ case's own body as a user's program (no test "
+        "framework, the compiler's default dialect, no ctest), a Python test function called "
+        "from a plain script (no pytest) (review: a test may lean on what its harness sets up)",
         "review", "review", lambda f: f.outside > 0),
     Row("process-read", "added production code reads process or interpreter state that a "
         "user's run need not share with the tests' (an environment variable, the interpreter's "

@@ -45,6 +45,10 @@ class Language(Protocol):
     # The failing tests' bodies as a user's program (phases/user_program.py): how the reference
     # comparison runs, and a check outside the harness (phases/cpp_outside.py).
     users_program: bool
+    # The failing tests outside their harness: "program" (a user's program of the bodies,
+    # phases/cpp_outside.py), "script" (the test functions called from a script,
+    # phases/python_outside.py).
+    outside: str
     production_is_cpp: bool  # every production file is C or C++ (not only those named so)
     source_suffixes: frozenset[str]  # executable source, by name (the coverage gate's)
     classify_rules: LanguageRules  # what production source and build files are (classify.py)

@@ -29,6 +29,7 @@ class Cpp:
     mutants = "one schema"  # all in one text, rebuilt once (phases/cpp_mutants.py)
     compares_with_reference = True  # through a user's program (phases/cpp_reference.py)
     users_program = True  # GoogleTest bodies without the framework (cpp_user_program.py)
+    outside = "program"  # the failing cases' bodies as that program (phases/cpp_outside.py)
 
     def make_suite(self, task, env, runner):
         from patchwitness.suites.cpp import CppSuite

@@ -23,6 +23,7 @@ class Python:
     mutants = "each text"  # each written in place of its file in turn (phases/mutants.py)
     compares_with_reference = True
     users_program = False  # calls captured from the tests stand for a user's
+    outside = "script"  # the failing test functions called from one (phases/python_outside.py)
 
     def make_suite(self, task, env, runner):
         from patchwitness.errors import InvalidTask

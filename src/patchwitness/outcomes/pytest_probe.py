@@ -42,6 +42,9 @@ class ProbeReport:
     # imported or opened (None: the session never got to say, as when it exited early).
     surface: dict = field(default_factory=dict)
     loaded: dict | None = None
+    # Tests a user's script could call as pytest called them (no fixture, no parameters):
+    # stable key -> (module, qualified name).
+    plain: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 # The outcomes of a test and its subtests, worst first: the first one present is the test's.
@@ -103,6 +106,7 @@ def parse_probe(data: bytes) -> ProbeReport:
     bodies: dict[str, str] = {}  # printed id -> how its body last ended
     functions: dict[str, str] = {}  # printed id -> how its test function ended, this attempt
     watched: set[str] = set()
+    plain: dict[str, tuple[str, str]] = {}  # printed id -> module, qualified name
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -126,6 +130,8 @@ def parse_probe(data: bytes) -> ProbeReport:
             if isinstance(event.get("surface"), dict):
                 report.surface = event["surface"]
             watched |= {str(i) for i in event.get("watched", [])}
+            if isinstance(event.get("plain"), dict):
+                plain.update(_plain(event["plain"]))
         elif kind == "body":
             nodeid, ended = str(event.get("id", "")), str(event.get("ended", ""))
             if event.get("level") == "function":
@@ -163,6 +169,8 @@ def parse_probe(data: bytes) -> ProbeReport:
             report.tamper.append(f"report names a test that was never collected: {nodeid}")
     report.tamper += contradicted(phases, bodies, watched)
     for nodeid, key in stable_keys(list(collected), keys).items():
+        if nodeid in plain:
+            report.plain[key] = plain[nodeid]
         report.collected.append(key)
         report.outcomes[key] = outcome_of(phases.get(nodeid, {}), subtests.get(nodeid, ()))
         if key != nodeid:
@@ -174,6 +182,14 @@ def parse_probe(data: bytes) -> ProbeReport:
     elif report.exitstatus is None:
         report.problems.append("the test session did not finish (exited or was killed mid-run)")
     return report
+
+
+def _plain(given: dict) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for nodeid, names in given.items():
+        if isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names):
+            out[str(nodeid)] = (names[0], names[1])
+    return out
 
 
 def contradicted(

@@ -340,6 +340,8 @@ class PythonSuite:
             broken=broken,
             coverage=inst,
             surface=run_surface(result.probe, tree, inst.directory if inst else None, before, home),
+            plain=dict(result.probe.plain),
+            sys_path=tuple(str(p) for p in result.probe.surface.get("sys_path", []) or []),
         )
 
     def run_script(
@@ -351,12 +353,18 @@ class PythonSuite:
         readable: list[Path],
         writable: list[Path],
         timeout: float,
+        variables: dict[str, str] | None = None,
     ) -> Result:
         """`python ARGV...` in the sandbox with the environment's interpreter, importing the
         tree's modules as its tests do (the tree, and its `src` when it has one, on the path),
-        without pytest or any probe of the grader's; one hash seed for every such run."""
+        without pytest or any probe of the grader's; one hash seed for every such run, unless
+        `variables` say otherwise."""
         entries = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
-        variables = {"PYTHONPATH": os.pathsep.join(entries), "PYTHONHASHSEED": "0"}
+        variables = {
+            "PYTHONPATH": os.pathsep.join(entries),
+            "PYTHONHASHSEED": "0",
+            **(variables or {}),
+        }
         if self.env.path is not None:
             variables["VIRTUAL_ENV"] = str(self.env.path)
         home.mkdir(parents=True, exist_ok=True)
