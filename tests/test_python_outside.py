@@ -22,14 +22,21 @@ def test_the_plain_tests_are_keyed_as_their_outcomes_are():
         {"event": "start"},
         {
             "event": "collected",
-            "ids": ["t.py::test_a", "t.py::test_b[x-1]"],
+            "ids": ["t.py::test_a", "t.py::test_b[x-1]", "t.py::test_c"],
             "keys": {"t.py::test_b[x-1]": "t.py::test_b[0]"},
-            "plain": {"t.py::test_a": ["t", "test_a"], "t.py::test_b[x-1]": ["t", "bad", "shape"]},
+            "plain": {
+                "t.py::test_a": ["t", "test_a", {}],
+                "t.py::test_b[x-1]": ["t", "test_b", {"n": "1"}],
+                "t.py::test_c": ["t", "bad", "shape"],
+            },
         },
         {"event": "finish", "exitstatus": 0},
     ]
     report = parse_probe("\n".join(json.dumps(x) for x in lines).encode())
-    assert report.plain == {"t.py::test_a": ("t", "test_a")}
+    assert report.plain == {
+        "t.py::test_a": ("t", "test_a", {}),
+        "t.py::test_b[0]": ("t", "test_b", {"n": "1"}),
+    }
 
 
 def test_only_the_drawn_status_says_a_test_returned(tmp_path: Path):
@@ -86,9 +93,24 @@ def test_fixture(tmp_path):
     assert half(2) == 1
 
 
-@pytest.mark.parametrize("n", [4])
-def test_param(n):
-    assert half(n) == 2
+@pytest.mark.parametrize(("n", "expected"), [(4, 2), (10, 5)])
+def test_param(n, expected):
+    assert half(n) == expected
+
+
+@pytest.fixture(params=[4])
+def four(request):
+    return request.param
+
+
+@pytest.mark.parametrize("four", [8], indirect=True)
+def test_indirect(four):
+    assert half(four) == 4
+
+
+@pytest.mark.parametrize("n", [object()])
+def test_object(n):
+    assert half(4) == 2
 
 
 class TestCase(unittest.TestCase):
@@ -106,10 +128,18 @@ FAILING = [
     "tests/test_shapes.py::TestPlainClass::test_method",
     "tests/test_shapes.py::TestWithSetup::test_set_up",
     "tests/test_shapes.py::test_fixture",
-    "tests/test_shapes.py::test_param[4]",
+    "tests/test_shapes.py::test_param[4-2]",
+    "tests/test_shapes.py::test_param[10-5]",
+    "tests/test_shapes.py::test_indirect[8]",
+    "tests/test_shapes.py::test_object[n0]",
     "tests/test_shapes.py::TestCase::test_unittest",
 ]
-CALLED = FAILING[:2]  # no fixture, no parameters, no set-up, no unittest
+# No fixture, no set-up, no unittest, parameters only given straight and as literals.
+CALLED = [
+    *FAILING[:2],
+    "tests/test_shapes.py::test_param[#expected=0,n=0]",
+    "tests/test_shapes.py::test_param[#expected=1,n=1]",
+]
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 
 from patchwitness.model import Outcome
 
+# A test a script can call: its module, its qualified name, and its arguments (name -> the
+# repr of a literal).
+PlainTest = tuple[str, str, dict[str, str]]
+
 
 @dataclass
 class ProbeReport:
@@ -42,9 +46,9 @@ class ProbeReport:
     # imported or opened (None: the session never got to say, as when it exited early).
     surface: dict = field(default_factory=dict)
     loaded: dict | None = None
-    # Tests a user's script could call as pytest called them (no fixture, no parameters):
-    # stable key -> (module, qualified name).
-    plain: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # Tests a user's script could call as pytest called them (no fixture, only literal
+    # parameters): stable key -> (module, qualified name, arguments).
+    plain: dict[str, PlainTest] = field(default_factory=dict)
 
 
 # The outcomes of a test and its subtests, worst first: the first one present is the test's.
@@ -106,7 +110,7 @@ def parse_probe(data: bytes) -> ProbeReport:
     bodies: dict[str, str] = {}  # printed id -> how its body last ended
     functions: dict[str, str] = {}  # printed id -> how its test function ended, this attempt
     watched: set[str] = set()
-    plain: dict[str, tuple[str, str]] = {}  # printed id -> module, qualified name
+    plain: dict[str, PlainTest] = {}  # printed id -> module, qualified name, arguments
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -184,11 +188,19 @@ def parse_probe(data: bytes) -> ProbeReport:
     return report
 
 
-def _plain(given: dict) -> dict[str, tuple[str, str]]:
-    out: dict[str, tuple[str, str]] = {}
+def _plain(given: dict) -> dict[str, PlainTest]:
+    out: dict[str, PlainTest] = {}
     for nodeid, names in given.items():
-        if isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names):
-            out[str(nodeid)] = (names[0], names[1])
+        if not (isinstance(names, list) and len(names) == 3):
+            continue
+        module, qualname, arguments = names
+        if not (isinstance(module, str) and isinstance(qualname, str)):
+            continue
+        if not isinstance(arguments, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in arguments.items()
+        ):
+            continue
+        out[str(nodeid)] = (module, qualname, dict(arguments))
     return out
 
 

@@ -11,8 +11,9 @@ each test the first thing its own forked process does (probe/pw_outside.py). A t
 in the grader's run and raises there is `fails-outside-the-harness`.
 
 Review, not reject: a test with no fixture may still lean honestly on what its conftest does at
-import (a path it adds, a variable it sets). Only tests pytest called with no fixture at all,
-no parameters and no coroutine are called (the probe says which: `SuiteRun.plain`).
+import (a path it adds, a variable it sets). Only tests pytest called with no fixture at all
+and no coroutine are called, with their parameters when `parametrize` gave each straight to the
+test as a literal (the probe says which: `SuiteRun.plain`).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _in_a_fresh_checkout(
     ctx: GradeContext,
     tree: Tree,
     measured: SuiteRun,
-    chosen: dict[str, tuple[str, str]],
+    chosen: dict[str, tuple[str, str, dict[str, str]]],
     hidden: HiddenCollected | None,
 ) -> OutsideCollected:
     suite = ctx.suite
@@ -92,7 +93,7 @@ def _call(
     ws: Workspace,
     graded: Path,
     measured: SuiteRun,
-    chosen: dict[str, tuple[str, str]],
+    chosen: dict[str, tuple[str, str, dict[str, str]]],
 ) -> OutsideCollected:
     """The script over `ws`, with the import path the grader's run had in `graded` moved to
     the fresh checkout."""

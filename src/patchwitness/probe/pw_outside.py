@@ -2,15 +2,18 @@
 
     python pw_outside.py SPEC OUT
 
-SPEC (JSON): {"path": [...], "tests": {key: [module, qualified name]}, "done": N}. Each test
+SPEC (JSON): {"path": [...], "tests": {key: [module, qualified name, {argument: repr}]},
+"done": N}. Each test
 runs in a child process forked before anything of the tree is imported: the child puts the
 run's import path first, imports the test's module, calls the function (a method on an object
-of its class made with no arguments) and exits with status `done` when it returned, `done + 1`
+of its class made with no arguments), with the literal arguments `parametrize` gave it, and
+exits with status `done` when it returned, `done + 1`
 when it raised. The parent alone writes OUT, one JSON line a test: {"key", "status", "said"}.
 No pytest plugin, conftest, fixture or assertion rewriting is there: the functions the grader
 sends are those pytest called with no fixture at all. Standard library only.
 """
 
+import ast
 import contextlib
 import importlib
 import json
@@ -31,20 +34,20 @@ def main(argv):
         spec = json.load(handle)
     done = int(spec["done"])
     with open(out_path, "w", encoding="utf-8") as out:
-        for key, (module, qualname) in sorted(spec["tests"].items()):
-            status, said = _one(spec["path"], module, qualname, done)
+        for key, (module, qualname, arguments) in sorted(spec["tests"].items()):
+            status, said = _one(spec["path"], module, qualname, arguments, done)
             out.write(json.dumps({"key": key, "status": status, "said": said}) + "\n")
             out.flush()
     return 0
 
 
-def _one(path, module, qualname, done):
+def _one(path, module, qualname, arguments, done):
     """Fork, run the test in the child, read what it said; its exit status is the answer."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
-        _child(path, module, qualname, done, write_end)
+        _child(path, module, qualname, arguments, done, write_end)
     os.close(write_end)
     said = _read(read_end, time.monotonic() + TEST_TIMEOUT, pid)
     os.close(read_end)
@@ -73,7 +76,7 @@ def _read(fd, deadline, pid):
     return b"".join(chunks).decode("utf-8", "replace")[:SAID]
 
 
-def _child(path, module, qualname, done, fd):
+def _child(path, module, qualname, arguments, done, fd):
     os.setsid()
     # The test's import path, without this script's folder: nothing of the grader's to find.
     here = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +90,7 @@ def _child(path, module, qualname, done, fd):
             owner, target = target, getattr(target, part)
         if isinstance(owner, type):
             target = getattr(owner(), qualname.rsplit(".", 1)[-1])
-        target()
+        target(**{name: ast.literal_eval(text) for name, text in arguments.items()})
         code = done
     except BaseException as error:  # a test's failure is any exception, SystemExit too
         lines = traceback.format_exception_only(type(error), error)

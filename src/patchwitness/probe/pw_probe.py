@@ -337,12 +337,14 @@ def _watch_body(item):
 
 
 def _plain(item):
-    """[module, qualified name] of a test a user's script could call as pytest calls it: a
-    function, or a method of a class made with no arguments, with no fixture (none of its own,
-    no autouse one, no xunit set-up), no parameters and no coroutine; else None."""
-    if list(getattr(item, "fixturenames", None) or ()) or getattr(item, "callspec", None):
-        return None
+    """[module, qualified name, arguments] of a test a user's script could call as pytest calls
+    it: a function, or a method of a class made with no arguments, with no fixture (none of its
+    own, no autouse one, no xunit set-up) and no coroutine; its arguments (name -> repr) only
+    parameters given directly, each a literal that reads back equal. Else None."""
     if type(item).__name__ != "Function" or getattr(item, "fixturenames", None) is None:
+        return None
+    arguments = _direct_arguments(item)
+    if arguments is None or set(item.fixturenames) - set(arguments):
         return None
     module = getattr(getattr(item, "module", None), "__name__", None)
     function = getattr(item, "function", None)
@@ -350,16 +352,47 @@ def _plain(item):
         return None
     if inspect.iscoroutinefunction(function) or inspect.isgeneratorfunction(function):
         return None
-    if inspect.isasyncgenfunction(function) or function.__name__ != item.name:
+    if inspect.isasyncgenfunction(function):
+        return None
+    if (getattr(item, "originalname", None) or item.name) != function.__name__:
         return None
     cls = getattr(item, "cls", None)
     if cls is None:
-        return [module, function.__name__]
+        return [module, function.__name__, arguments]
     if not isinstance(cls, type) or "__init__" in vars(cls) or "__new__" in vars(cls):
         return None
     if any(base.__module__.startswith("unittest") for base in cls.__mro__):
         return None
-    return [module, f"{cls.__qualname__}.{function.__name__}"]
+    return [module, f"{cls.__qualname__}.{function.__name__}", arguments]
+
+
+def _direct_arguments(item):
+    """The test's parameters given straight to it by `parametrize` (name -> repr), or None when
+    one goes through a fixture (indirect) or is no literal a script can rebuild."""
+    import ast
+
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return {}
+    given = dict(getattr(callspec, "funcargs", None) or {})  # pytest before 8
+    defined = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {}) or {}
+    for name, value in dict(getattr(callspec, "params", {}) or {}).items():
+        definitions = defined.get(name) or ()
+        func = getattr(definitions[-1], "func", None) if definitions else None
+        if getattr(func, "__name__", "") != "get_direct_param_fixture_func":
+            return None  # a fixture's parameter
+        given[name] = value
+    out = {}
+    for name, value in given.items():
+        text = repr(value)
+        try:
+            back = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+        if type(back) is not type(value) or back != value or len(text) > 2000:
+            return None
+        out[str(name)] = text
+    return out
 
 
 @pytest.hookimpl(trylast=True)

@@ -141,7 +141,7 @@ class SuiteRun:
     built: Path | None = None
     # Python: the tests a user's script could call as the runner did (stable key -> module,
     # qualified name), and the import path the run's tests saw (phases/python_outside.py).
-    plain: dict[str, tuple[str, str]] = field(default_factory=dict)
+    plain: dict[str, tuple[str, str, dict[str, str]]] = field(default_factory=dict)
     sys_path: tuple[str, ...] = ()
 
     @property
