@@ -65,6 +65,7 @@ def test_the_run_s_import_path_moves_to_the_fresh_checkout():
 
 
 SHAPES = """\
+import os
 import unittest
 
 import pytest
@@ -73,7 +74,8 @@ from calc import half
 
 
 def test_plain():
-    assert half(8) == 4
+    # What the conftest did at import: the script imports it first, as pytest does.
+    assert half(8 * int(os.environ["SHAPES_SCALE"])) == 4
 
 
 class TestPlainClass:
@@ -122,6 +124,7 @@ FILES = {
     "pyproject.toml": '[project]\nname = "calc"\nversion = "0"\n',
     "calc/__init__.py": "def half(n):\n    return n // 2 + 1\n",
     "tests/test_shapes.py": SHAPES,
+    "tests/conftest.py": 'import os\n\nos.environ.setdefault("SHAPES_SCALE", "1")\n',
 }
 FAILING = [
     "tests/test_shapes.py::test_plain",

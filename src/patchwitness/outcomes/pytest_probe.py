@@ -49,6 +49,7 @@ class ProbeReport:
     # Tests a user's script could call as pytest called them (no fixture, only literal
     # parameters): stable key -> (module, qualified name, arguments).
     plain: dict[str, PlainTest] = field(default_factory=dict)
+    conftests: list[str] = field(default_factory=list)  # their modules, as pytest loaded them
 
 
 # The outcomes of a test and its subtests, worst first: the first one present is the test's.
@@ -136,6 +137,8 @@ def parse_probe(data: bytes) -> ProbeReport:
             watched |= {str(i) for i in event.get("watched", [])}
             if isinstance(event.get("plain"), dict):
                 plain.update(_plain(event["plain"]))
+            if isinstance(event.get("conftests"), list):
+                report.conftests += [str(n) for n in event["conftests"]]
         elif kind == "body":
             nodeid, ended = str(event.get("id", "")), str(event.get("ended", ""))
             if event.get("level") == "function":

@@ -10,10 +10,11 @@ method on an object of its class) is none of it: no conftest, no plugin, no asse
 each test the first thing its own forked process does (probe/pw_outside.py). A test that passed
 in the grader's run and raises there is `fails-outside-the-harness`.
 
-Review, not reject: a test with no fixture may still lean honestly on what its conftest does at
-import (a path it adds, a variable it sets). Only tests pytest called with no fixture at all
-and no coroutine are called, with their parameters when `parametrize` gave each straight to the
-test as a literal (the probe says which: `SuiteRun.plain`).
+Review, not reject: a test with no fixture may still lean honestly on what its harness does (the
+conftests are imported first, as pytest imports them, but their hooks never run). Only tests
+pytest called with no fixture at all and no coroutine are called, with their parameters when
+`parametrize` gave each straight to the test as a literal (the probe says which:
+`SuiteRun.plain`).
 """
 
 from __future__ import annotations
@@ -101,7 +102,14 @@ def _call(
     done = 16 + secrets.randbelow(96)
     path = [_moved(p, graded, ws.repo) for p in measured.sys_path]
     spec = own / "spec.json"
-    spec.write_text(json.dumps({"path": path, "tests": chosen, "done": done}))
+    # The conftests are imported first, as pytest imports them: what they do at import (a
+    # path, a variable, a registration) a test may honestly rely on; their fixtures and hooks
+    # stay unused.
+    spec.write_text(
+        json.dumps(
+            {"path": path, "tests": chosen, "done": done, "before": list(measured.conftests)}
+        )
+    )
     given = own / "given"
     given.mkdir()
     # Under a name of the moment: no module of the grader's name for the code to look for.

@@ -3,14 +3,15 @@
     python pw_outside.py SPEC OUT
 
 SPEC (JSON): {"path": [...], "tests": {key: [module, qualified name, {argument: repr}]},
-"done": N}. Each test
-runs in a child process forked before anything of the tree is imported: the child puts the
-run's import path first, imports the test's module, calls the function (a method on an object
-of its class made with no arguments), with the literal arguments `parametrize` gave it, and
-exits with status `done` when it returned, `done + 1`
-when it raised. The parent alone writes OUT, one JSON line a test: {"key", "status", "said"}.
-No pytest plugin, conftest, fixture or assertion rewriting is there: the functions the grader
-sends are those pytest called with no fixture at all. Standard library only.
+"done": N, "before": [conftest module, ...]}. Each test runs in a child process forked before
+anything of the tree is imported: the child puts the run's import path first, imports the
+conftests pytest imported (for what they do at import; their fixtures and hooks stay unused),
+imports the test's module, calls the function (a method on an object of its class made with no
+arguments) with the literal arguments `parametrize` gave it, and exits with status `done` when
+it returned, `done + 1` when it raised. The parent alone writes OUT, one JSON line a test:
+{"key", "status", "said"}. No pytest session, plugin hook, fixture or assertion rewriting is
+there: the functions the grader sends are those pytest called with no fixture at all. Standard
+library only.
 """
 
 import ast
@@ -35,19 +36,19 @@ def main(argv):
     done = int(spec["done"])
     with open(out_path, "w", encoding="utf-8") as out:
         for key, (module, qualname, arguments) in sorted(spec["tests"].items()):
-            status, said = _one(spec["path"], module, qualname, arguments, done)
+            status, said = _one(spec, module, qualname, arguments, done)
             out.write(json.dumps({"key": key, "status": status, "said": said}) + "\n")
             out.flush()
     return 0
 
 
-def _one(path, module, qualname, arguments, done):
+def _one(spec, module, qualname, arguments, done):
     """Fork, run the test in the child, read what it said; its exit status is the answer."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read_end)
-        _child(path, module, qualname, arguments, done, write_end)
+        _child(spec, module, qualname, arguments, done, write_end)
     os.close(write_end)
     said = _read(read_end, time.monotonic() + TEST_TIMEOUT, pid)
     os.close(read_end)
@@ -76,13 +77,18 @@ def _read(fd, deadline, pid):
     return b"".join(chunks).decode("utf-8", "replace")[:SAID]
 
 
-def _child(path, module, qualname, arguments, done, fd):
+def _child(spec, module, qualname, arguments, done, fd):
     os.setsid()
     # The test's import path, without this script's folder: nothing of the grader's to find.
     here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in path] + [p for p in sys.path if p not in path and p != here]
+    path = list(spec["path"])
+    sys.path[:] = path + [p for p in sys.path if p not in path and p != here]
     code = done + 1
     said = ""
+    for conftest in spec.get("before", []):
+        # What fails to import here is the harness's, not the test's: the test still runs.
+        with contextlib.suppress(Exception):
+            importlib.import_module(conftest)
     try:
         target = importlib.import_module(module)
         owner = None

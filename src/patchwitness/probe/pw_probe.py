@@ -428,11 +428,13 @@ def pytest_collection_finish(session):
             continue
         _hook_words.add(name)
         _hook_words.update(getattr(spec, "argnames", ()) or ())
+    conftests = []
     for plugin in session.config.pluginmanager.get_plugins():
         name = getattr(plugin, "__name__", None)
         where = getattr(plugin, "__file__", None) or ""
         if isinstance(name, str) and str(where).endswith("conftest.py"):
             _test_modules.add(name)
+            conftests.append(name)
     _emit(
         {
             "event": "collected",
@@ -440,6 +442,7 @@ def pytest_collection_finish(session):
             "keys": keys,
             "watched": watched,
             "plain": plain,
+            "conftests": conftests,
             "hooks": _hook_owners(session.config),
             "surface": _surface(session.config),
         }

@@ -143,6 +143,7 @@ class SuiteRun:
     # qualified name), and the import path the run's tests saw (phases/python_outside.py).
     plain: dict[str, tuple[str, str, dict[str, str]]] = field(default_factory=dict)
     sys_path: tuple[str, ...] = ()
+    conftests: tuple[str, ...] = ()  # the conftest modules the run loaded, in its order
 
     @property
     def outcomes(self) -> dict[str, Outcome]:

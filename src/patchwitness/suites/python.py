@@ -341,6 +341,7 @@ class PythonSuite:
             coverage=inst,
             surface=run_surface(result.probe, tree, inst.directory if inst else None, before, home),
             plain=dict(result.probe.plain),
+            conftests=tuple(result.probe.conftests),
             sys_path=tuple(str(p) for p in result.probe.surface.get("sys_path", []) or []),
         )
 
