@@ -264,3 +264,34 @@ TEST_F(Counter, TearsDownUnheld) { EXPECT_FALSE(HasFailure()); }
     }
     shown = {v.test: report[i][1] for i, v in enumerate(program.variants)}
     assert shown["Counter.Holds"] == "eq 11 11 true\neq 12 12 true\n"
+
+
+@pytest.mark.parametrize(
+    ("main", "setup"),
+    [
+        (
+            "int main(int argc, char** argv) {\n  ::testing::InitGoogleTest(&argc, argv);\n"
+            "  return RUN_ALL_TESTS();\n}\n",
+            "",
+        ),
+        (
+            "int main(int argc, char **argv) {\n  testing::InitGoogleTest(&argc, argv);\n"
+            '  GTEST_FLAG_SET(death_test_style, "threadsafe");\n  int r = RUN_ALL_TESTS();\n'
+            "  return r;\n}\n",
+            "",
+        ),
+        (
+            "int main(int argc, char** argv) {\n  testing::InitGoogleTest(&argc, argv);\n"
+            '  lib::init("tests");  // the library\'s globals\n  return RUN_ALL_TESTS();\n}\n',
+            'lib::init("tests")',
+        ),
+        (
+            "int main() {\n  testing::AddGlobalTestEnvironment(new Env);\n"
+            "  return RUN_ALL_TESTS();\n}\n",
+            "testing::AddGlobalTestEnvironment(new Env)",
+        ),
+        ("int main() { return run_my_checks(); }\n", ""),  # no GoogleTest run: not a test main
+    ],
+)
+def test_a_test_main_that_sets_something_up_is_seen(main, setup):
+    assert user.test_main_setup("#include <gtest/gtest.h>\n" + main) == setup

@@ -360,6 +360,40 @@ def test_production_header_redefining_a_test_macro_is_machinery(span_task):
     assert verdict.gates.census.row == "machinery-redefined"
 
 
+SPAN_MAIN_FILES = {
+    **SPAN_FILES,
+    "CMakeLists.txt": SPAN_CMAKE.replace(
+        "add_executable(span_test tests/span_test.cpp)",
+        "add_executable(span_test tests/span_test.cpp tests/main.cpp)",
+    ).replace("GTest::gtest_main", "GTest::gtest"),
+    "tests/main.cpp": "#include <gtest/gtest.h>\n#include <clocale>\n\n"
+    "int main(int argc, char** argv) {\n  ::testing::InitGoogleTest(&argc, argv);\n"
+    '  std::setlocale(LC_ALL, "C");\n  return RUN_ALL_TESTS();\n}\n',
+}
+
+
+@needs_gtest
+def test_a_test_main_that_sets_things_up_keeps_the_outside_check_away(tmp_path):
+    sha = build.make_repo(tmp_path / "repo", SPAN_MAIN_FILES)
+    task_dir = tmp_path / "tasks" / "back"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["Span.Back"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
+    )
+    built = Built(tmp_path, tmp_path / "repo", sha, task_dir, dict(SPAN_MAIN_FILES))
+    facts = grade_facts(
+        task_dir, built.patch([BACK_FIX], "fix.diff"), settings=Settings(matrix=False)
+    )
+    assert judge(facts).label == "passed", judge(facts).reasons
+    # The bodies may lean on what that main did: no user's program judges them.
+    assert facts.outside is not None and facts.outside.cases == {}
+    assert 'tests/main.cpp: std::setlocale(LC_ALL, "C")' in facts.outside.skipped, facts.outside
+
+
 @needs_gtest
 def test_a_fix_that_holds_only_under_the_framework_fails_as_a_users_program(span_task):
     # The header rewires the framework's macro wherever the framework is there (this gtest's

@@ -473,6 +473,37 @@ def unheld(program_: Program, report: dict[int, tuple[str, str]]) -> dict[str, s
     return out
 
 
+_MAIN_HEAD = re.compile(r"\b(?:int|auto)\s+main\s*\([^)]*\)\s*(?:->\s*int\s*)?\{")
+# What a GoogleTest main may do that sets nothing up for a test: parse the framework's flags,
+# run the tests, return.
+_FRAMEWORK_ONLY = re.compile(
+    r"^(?:(?:::)?testing::(?:InitGoogleTest|InitGoogleMock)\s*\(.*\)"
+    r"|(?:(?:::)?testing::)?GTEST_FLAG_SET\s*\(.*\)"
+    r"|(?:(?:::)?testing::)?GTEST_FLAG\s*\(\s*\w+\s*\)\s*=.*"
+    r"|(?:return\s+)?(?:int\s+\w+\s*=\s*)?RUN_ALL_TESTS\s*\(\s*\)"
+    r"|return\s+\w+|return\s+0|\(void\)\s*\w+)$",
+    re.DOTALL,
+)
+
+
+def test_main_setup(text: str) -> str:
+    """What a test program's own `main` does besides GoogleTest's flags and run (a statement,
+    cut short), or "" when it does nothing else or `text` holds no main that runs the tests: a
+    body may honestly lean on what such a main set up, which a user's program does not do."""
+    code = strip_cpp(text, dead_if=False)
+    head = _MAIN_HEAD.search(code)
+    if head is None or "RUN_ALL_TESTS" not in code[head.end() :]:
+        return ""
+    closing = _matching(code, head.end() - 1)
+    end = closing if closing is not None else len(code)
+    for piece in re.finditer(r"[^;{}]+", code[head.end() : end]):
+        said = " ".join(piece.group(0).split())
+        if said and not _FRAMEWORK_ONLY.match(said):
+            start = head.end() + piece.start()
+            return " ".join(text[start : start + len(piece.group(0))].split())[:120]
+    return ""
+
+
 def first_difference(reference: str, patch: str) -> tuple[str, str]:
     """The first observation on which two outputs differ, numbered, for the witness."""
     ref_lines, pat_lines = reference.split("\n"), patch.split("\n")

@@ -13,10 +13,11 @@ code needs it), linked with the production sources compiled the same way, and ea
 in a child process of its own, the first thing that process does. A case that passed in the
 grader's run and does not come back with every assertion held is `fails-outside-the-harness`.
 
-Review, not reject: a body may lean honestly on what its test program sets up (a main of the
-project's, a global environment), which the user's program does not have. The program starts
-in the folder the test ran from (the test's build folder), so files a test reads beside it are
-there.
+Review, not reject: a body may lean honestly on what its test program sets up, which the
+user's program does not have; where a test main of the project's does more than GoogleTest's
+flags and run, or a global test environment is registered, the check is not made at all. The
+program starts in the folder the test ran from (the test's build folder), so files a test reads
+beside it are there.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ def _outside(
     suite: CppSuite, repo: Path, measured: SuiteRun, checked: list[str], work: Path
 ) -> OutsideCollected:
     plan = user_program.plan(measured, checked, repo, repo)
+    if plan.setup:
+        raise NotComparable(
+            f"a test program's own main sets up more than GoogleTest ({plan.setup}): the "
+            "failing cases may lean on it, and a user's program does not do it"
+        )
     # Each body as written, no literal moved.
     every = [user.variants(plan.text, body, cap=0)[0] for body in plan.driven]
     names = user.Names.drawn(secrets.token_hex(4))

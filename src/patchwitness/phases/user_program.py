@@ -67,6 +67,9 @@ class Plan:
     bodies: list[user.Body]
     driven: list[user.Body]
     production: list[Compile]
+    # What a test program's own main (or a global environment) sets up besides GoogleTest:
+    # "source: statement", or "" (phases/cpp_outside.py does not judge bodies that lean on it).
+    setup: str = ""
 
 
 def plan(measured: SuiteRun, failing: list[str], patched_tree: Path, tests_tree: Path) -> Plan:
@@ -89,7 +92,23 @@ def plan(measured: SuiteRun, failing: list[str], patched_tree: Path, tests_tree:
             f"the build has {len(production)} production sources (more than "
             f"{PRODUCTION_SOURCES}): no user's program is built for so many"
         )
-    return Plan(test, text, bodies, driven, production)
+    return Plan(test, text, bodies, driven, production, _setup(patched_tree, compiled))
+
+
+def _setup(tree: Path, compiled: dict[str, Compile]) -> str:
+    """The first set-up a test program of the build does besides GoogleTest's own."""
+    for source in sorted(compiled):
+        try:
+            text = (tree / source).read_text(errors="replace")
+        except OSError:
+            continue
+        if "AddGlobalTestEnvironment" in text:
+            return f"{source}: a global test environment"
+        if _MAIN.search(text):
+            said = user.test_main_setup(text)
+            if said:
+                return f"{source}: {said}"
+    return ""
 
 
 def failing_cases(measured: SuiteRun, failing: list[str]) -> set[str]:
