@@ -292,6 +292,14 @@ def test_a_library_call_that_reads_the_environment_for_the_caller(line):
         "  getresuid(&r, &e, &s);",
         "  if (::geteuid() > kLastSystemAccount) {",
         "  getrlimit(RLIMIT_NPROC, &procs);",
+        # round 15: the standard output asked whether it is a pipe, the compiler's path read
+        "  return (::lseek(1, 0, 1)<0) & !::isatty(1);",
+        "  bool term = isatty(fileno(stdout));",
+        "  if (ftell(stdout) < 0) {",
+        "  const bool absolute = ('/' == *__FILE__);",
+        "  constexpr auto n = sizeof(__FILE__);",
+        "  auto len = std::char_traits<char>::length(__FILE__);",
+        "  if (__FILE__ + 1) {",
     ],
 )
 def test_what_only_the_graders_sandbox_and_build_answer(line):
@@ -300,7 +308,16 @@ def test_what_only_the_graders_sandbox_and_build_answer(line):
 
 @pytest.mark.parametrize(
     "line",
-    ["  if (getpid() != owner_pid) {", '  log("at %s", __FILE__);', "  fstat(fd, &st);"],
+    [
+        "  if (getpid() != owner_pid) {",
+        '  log("at %s", __FILE__);',
+        "  fstat(fd, &st);",
+        "  report(__FILE__, __LINE__);",
+        '  std::fprintf(stderr, "%s:%d", __FILE__, __LINE__);',
+        "  setvbuf(stdout, nullptr, _IONBF, 0);",
+        "  lseek(fd, 0, SEEK_SET);",
+        '  std::cerr << __FILE__ << ":" << __LINE__ << "\\n";',
+    ],
 )
 def test_the_process_asked_as_honest_code_asks(line):
     assert HARNESS not in {k for k, _ in found(f"void f() {{\n{line}\n}}\n", {2})}, line

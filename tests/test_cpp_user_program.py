@@ -226,6 +226,7 @@ def test_integer_types_move_to_other_widths_and_signedness():
 @needs_gxx
 def test_a_body_that_fails_or_ends_the_process_does_not_come_back_held(tmp_path: Path):
     tests = """\
+#include <sys/stat.h>
 #include <cstdlib>
 #include <stdexcept>
 TEST(Run, Holds) { EXPECT_EQ(1 + 1, 2); }
@@ -233,6 +234,7 @@ TEST(Run, Fails) { EXPECT_EQ(1 + 1, 3); EXPECT_TRUE(true); }
 TEST(Run, Ends) { EXPECT_EQ(1, 2); std::exit(0); }
 TEST(Run, Throws) { throw std::runtime_error("no"); }
 TEST(Run, Skips) { GTEST_SKIP() << "not here"; EXPECT_EQ(1, 2); }
+TEST(Run, WritesToAFile) { struct stat st; fstat(1, &st); EXPECT_TRUE(S_ISREG(st.st_mode)); }
 class Counter : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { suite = 10; }

@@ -65,10 +65,23 @@ _SANDBOX = re.compile(
     r"|getrlimit|prlimit|statvfs|fstatvfs|statfs|fstatfs)\s*\("
     r"|\b(?:if_nameindex|if_nametoindex|getifaddrs|gethostid)\s*\("
     r"|\bf?stat\s*\(\s*(?:[012]|STD(?:IN|OUT|ERR)_FILENO|fileno\s*\(\s*std(?:in|out|err)\s*\))\s*,"
+    # a standard stream asked what it is another way (red team round 15: `lseek(1, 0, 1) < 0`
+    # and `!isatty(1)` told the harness's pipe from a user's terminal or file)
+    r"|\b(?:isatty|ttyname|ttyname_r|tcgetattr|tcgetpgrp|tcgetsid|lseek|lseek64|fcntl|ioctl"
+    r"|fpathconf|posix_fadvise|ftruncate|fsync|fdatasync|sync_file_range|fstatvfs|fstatfs)"
+    r"\s*\(\s*(?:[012]|STD(?:IN|OUT|ERR)_FILENO|fileno\s*\(\s*std(?:in|out|err)\s*\))\s*[,)]"
+    r"|\b(?:ftell|ftello|fgetpos|fseek|fseeko)\s*\(\s*std(?:in|out|err)\b"
     r"|\b(?:__libc_stack_end|_dl_argv|__libc_argv|_environ|__environ)\b"
     r'|__has_include\s*\(\s*[<"]\s*/'
     r"|\b__FILE__\s*\[|\b(?:strn?cmp|strstr|strchr|memcmp)\s*\([^;]*\b__FILE__\b"
     r"|\b__FILE__\s*[!=]=|\bfile_name\s*\(\s*\)\s*\["
+    # the path asked any other way than carried (round 15: `'/' == *__FILE__`): dereferenced,
+    # measured, compared or counted on either side
+    r"|[*&]\s*\(?\s*__FILE__\b|\bsizeof\s*\(?\s*__FILE__\b"
+    r"|(?:[!=]=|(?<![<>])[<>]=?(?![<>]))\s*\(?\s*__FILE__\b"
+    r"|\b__FILE__\s*\)?\s*(?:[-+.]|[!=]=|(?<![<>])[<>](?![<>]))"
+    r"|\b(?:strlen|length|size)\s*\(\s*__FILE__\b"
+    r"|\bchar_traits\s*<[^>]*>\s*::\s*\w+\s*\([^;]*__FILE__"
 )
 # Another program run, or the kernel called by number: what it answers, the grader cannot read.
 _RUNS = re.compile(

@@ -381,9 +381,10 @@ def support(names: Names) -> str:
 
 
 def main(names: Names, count: int) -> str:
-    """Each case in a child process of its own, its output read through a pipe, so a crash or a
-    hang of one case is its outcome and not the next one's; the report is written by the parent
-    alone: `<index> <status> <length>` then the output's bytes."""
+    """Each case in a child process of its own, its output kept in a file (a user's redirect,
+    not the harness's pipe) and read after it ended, so a crash or a hang of one case is its
+    outcome and not the next one's; the report is written by the parent alone: `<index>
+    <status> <length>` then the output's bytes."""
     table = ", ".join(f"{names.case}{i}" for i in range(count))
     return (
         _read("pw_user_main.cpp")

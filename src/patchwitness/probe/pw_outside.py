@@ -22,6 +22,7 @@ import os
 import select
 import signal
 import sys
+import tempfile
 import time
 import traceback
 
@@ -79,6 +80,11 @@ def _read(fd, deadline, pid):
 
 def _child(spec, module, qualname, arguments, done, fd):
     os.setsid()
+    # Standard output and error are a file, as when a user sends a script's output to one: the
+    # harness hands its tests pipes, and no user's script needs one.
+    kept = tempfile.TemporaryFile()  # noqa: SIM115 - held until the child's own exit
+    os.dup2(kept.fileno(), 1)
+    os.dup2(kept.fileno(), 2)
     # The test's import path, without this script's folder: nothing of the grader's to find.
     here = os.path.dirname(os.path.abspath(__file__))
     path = list(spec["path"])
