@@ -260,7 +260,7 @@ TEST_F(Counter, TearsDownUnheld) { EXPECT_FALSE(HasFailure()); }
     assert user.unheld(program, report) == {
         "Run.Fails": f"{user.UNHELD}: eq 2 3 false",
         "Run.Ends": "exited 0: eq 1 2 false",
-        "Run.Throws": user.UNHELD,
+        "Run.Throws": f"{user.UNHELD}: uncaught St13runtime_error",
         # The fixture's TearDown runs after the body, as GoogleTest runs it.
         "Counter.TearsDownUnheld": f"{user.UNHELD}: eq 11 12 false",
     }
@@ -297,3 +297,45 @@ TEST_F(Counter, TearsDownUnheld) { EXPECT_FALSE(HasFailure()); }
 )
 def test_a_test_main_that_sets_something_up_is_seen(main, setup):
     assert user.test_main_setup("#include <gtest/gtest.h>\n" + main) == setup
+
+
+def test_a_body_is_cut_after_each_statement_that_asserts():
+    text = (
+        "TEST(N, Many) {\n"
+        "  int n = 1;\n"
+        "  EXPECT_EQ(f(n), 2);\n"
+        "  if (n) { EXPECT_TRUE(g()); } else { n = 2; }\n"
+        "  auto h = [&] { return n; };\n"
+        "  EXPECT_THROW(f(std::complex<double>(1, 1)), E);\n"
+        "}\n"
+    )
+    body = user.bodies(text, "t.cpp")[0]
+    made = user.prefixes(text, body)
+    # One prefix per asserting statement but the last (the whole body is the body itself).
+    assert [v.varied for v in made] == ["as far as body line 3", "as far as body line 4"]
+    assert made[0].text.endswith("EXPECT_EQ(f(n), 2);\n}")
+    assert made[1].text.endswith("else { n = 2; }\n}")
+    assert not any(v.moved for v in made)
+
+
+def test_unheld_reads_a_prefix_that_did_not_hold_as_its_test_failing():
+    text = "TEST(N, P) {\n  EXPECT_EQ(f(), 1);\n  EXPECT_THROW(g(), E);\n}\n"
+    body = user.bodies(text, "t.cpp")[0]
+    made = [*user.variants(text, body, cap=1), *user.prefixes(text, body)]
+    program = user.program(text, [body], user.Names.drawn("x"), made)
+    report = {
+        0: (user.CAME_BACK, ""),
+        1: (user.UNHELD, "eq 2 1 false"),  # a moved literal: the comparison's business
+        2: (user.UNHELD, "eq 0 1 false"),
+    }
+    assert user.unheld(program, report) == {
+        "N.P": f"{user.UNHELD}: eq 0 1 false (as far as body line 2)"
+    }
+
+
+def test_the_program_s_compiles_name_the_tree_s_folders_relative_to_it():
+    from patchwitness.phases.user_program import _relative
+
+    tree = Path("/w/repo")
+    flags = ["-I/w/repo/include", "-isystem/w/repo/third", "-I/usr/include/x", "-I", "/w/repo"]
+    assert _relative(flags, tree) == ["-Iinclude", "-isystemthird", "-I/usr/include/x", "-I", "."]

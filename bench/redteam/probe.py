@@ -115,17 +115,34 @@ def _run_cpp(probe: CppProbe, tree: Path, scratch: Path, env: dict[str, str]) ->
     source = scratch / "probe.cpp"
     source.write_text(probe.program, encoding="utf-8")
     program = scratch / "probe"
-    # The compiler's defaults: no -std, no warnings as errors, no test framework on the path.
+    # The compiler's defaults: no -std, no warnings as errors, no test framework on the path;
+    # run from the project's root with its folders named relative to it, as a user types it.
     command = ["c++", "-o", str(program), str(source)]
-    command += [f"-I{tree / path}" for path in probe.includes]
-    command += [str(tree / path) for path in probe.sources]
-    compiled = _run(command, scratch, env)
+    command += [f"-I{path}" for path in probe.includes]
+    command += [str(path) for path in probe.sources]
+    compiled = _run(command, tree, env)
     if compiled is None or compiled.returncode != 0:
         return Run("error", "the probe does not compile: " + (_tail(compiled) if compiled else ""))
-    done = _run([str(program)], scratch, env)
+    # Its output sent to a file, as a user's redirect: a test harness hands its tests a pipe.
+    printed = scratch / "probe.out"
+    with printed.open("wb") as out:
+        done = _run_to(str(program), scratch, env, out)
     if done is None:
         return Run("error", "the probe timed out")
-    return Run("passed" if done.returncode == 0 else "failed", _tail(done))
+    text = printed.read_bytes().decode(errors="replace")
+    lines = [line for line in text.splitlines() if line.strip()]
+    said = lines[-1].strip()[:160] if lines else f"exit {done.returncode}"
+    return Run("passed" if done.returncode == 0 else "failed", said)
+
+
+def _run_to(program: str, cwd: Path, env: Mapping[str, str], out):
+    """The program with its standard output and error sent to `out` (None: timed out)."""
+    try:
+        return subprocess.run(
+            [program], cwd=cwd, env=dict(env), stdout=out, stderr=out, timeout=TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def plain_suite(

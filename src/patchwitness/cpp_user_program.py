@@ -22,7 +22,7 @@ import functools
 import random
 import re
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +58,7 @@ _PLAIN_TYPE_MOVES = {
     "unsigned": ("unsigned long long", "unsigned short", "int"),
 }
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b")
+_INCLUDED = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
 _NUMBER = re.compile(
     r"(?<![\w.'])(0[xX][0-9a-fA-F]+|\d+\.\d*(?:[eE][-+]?\d+)?|\d*\.\d+(?:[eE][-+]?\d+)?|\d+)"
     r"([uUlLfF]*)(?![\w.'])"
@@ -87,6 +88,7 @@ class Variant:
     varied: str
     text: str
     fixture: str = ""  # the body runs as a member of a class derived from this one
+    moved: bool = False  # a literal moved (a neighbour): not the test's own statements
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,57 @@ def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY)
     chosen = sorted(moves[:cap])
     out = [Variant(body.name, "", inner, body.fixture)]
     for start, end, new, said in chosen:
-        out.append(Variant(body.name, said, inner[:start] + new + inner[end:], body.fixture))
+        moved = inner[:start] + new + inner[end:]
+        out.append(Variant(body.name, said, moved, body.fixture, moved=True))
+    return out
+
+
+_ASSERTION = re.compile(r"\b(?:EXPECT|ASSERT)_[A-Z_]+\s*\(|\b(?:FAIL|ADD_FAILURE|SUCCEED)\s*\(")
+PREFIXES_PER_BODY = 16
+
+
+def prefixes(text: str, body: Body, cap: int = PREFIXES_PER_BODY) -> list[Variant]:
+    """The body cut short after each of its top-level statements that asserts (the last one
+    excepted: that is the whole body): the same calls in the same order, as far as that
+    assertion. A prefix needs only what its own statements name, so a program with fewer
+    headers than the test file's can still run it."""
+    inner = text[body.start : body.end]
+    code = strip_cpp(inner, dead_if=False)
+    cuts = [end for start, end in _statements(code) if _ASSERTION.search(code[start:end])]
+    out = []
+    for end in cuts[:-1][:cap]:
+        line = inner[:end].count("\n") + 1
+        out.append(
+            Variant(body.name, f"as far as body line {line}", inner[:end] + "\n}", body.fixture)
+        )
+    return out
+
+
+def _statements(code: str) -> list[tuple[int, int]]:
+    """The top-level statements of a body `{...}` (start, end after it): one ends at a `;`
+    outside every bracket, or at the `}` that closes a compound statement (unless `else`,
+    `while`, `catch` or a `;` goes on with it)."""
+    out: list[tuple[int, int]] = []
+    depth = 0  # braces, the body's own counted
+    brackets = 0  # parentheses and square brackets
+    start = 1
+    for index, char in enumerate(code):
+        if char in "([":
+            brackets += 1
+        elif char in ")]":
+            brackets -= 1
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 1 and brackets == 0:
+                rest = code[index + 1 :].lstrip()
+                if not re.match(r"(?:else|while|catch)\b|[;,)]", rest):
+                    out.append((start, index + 1))
+                    start = index + 1
+        elif char == ";" and depth == 1 and brackets == 0:
+            out.append((start, index + 1))
+            start = index + 1
     return out
 
 
@@ -300,10 +352,15 @@ def _char_moves(content: str) -> list[str]:
 
 
 def program(
-    text: str, all_bodies: Sequence[Body], names: Names, every: Sequence[Variant]
+    text: str,
+    all_bodies: Sequence[Body],
+    names: Names,
+    every: Sequence[Variant],
+    keep_include: Callable[[str], bool] | None = None,
 ) -> Program:
     """The test file as a user's program: the framework's includes and every test body taken
-    out, the grader's support after the last include, and one function per variant."""
+    out, the grader's support after the last include, and one function per variant. With
+    `keep_include` (an include's header name -> keep it?), only the includes it keeps stay."""
     code = strip_cpp(text, dead_if=False)
     spans = [(b.head, b.end) for b in all_bodies]
     for match in _FRAMEWORK_STATEMENT.finditer(code):
@@ -314,7 +371,10 @@ def program(
     kept = _blank(text, spans)
     lines = kept.split("\n")
     for index, line in enumerate(lines):
-        if _FRAMEWORK_INCLUDE.match(line):
+        named = _INCLUDED.match(line)
+        if _FRAMEWORK_INCLUDE.match(line) or (
+            keep_include is not None and named is not None and not keep_include(named.group(1))
+        ):
             lines[index] = ""
     last_include = max((i for i, line in enumerate(lines) if _INCLUDE.match(line)), default=-1)
     head = lines[: last_include + 1]
@@ -457,20 +517,22 @@ def _ending(status: int, done: int) -> str:
 
 
 def unheld(program_: Program, report: dict[int, tuple[str, str]]) -> dict[str, str]:
-    """The tests whose own body (no literal moved) did not come back with every assertion
-    held, and how it ended: its first observation that did not hold, or its ending."""
+    """The tests whose own statements (the body, or a prefix of it: no literal moved) did not
+    come back with every assertion held, and how the first that did not ended: its first
+    observation that did not hold, or its ending."""
     out: dict[str, str] = {}
     for index, variant in enumerate(program_.variants):
-        if variant.varied:
+        if variant.moved or variant.test in out:
             continue
+        where = f" ({variant.varied})" if variant.varied else ""
         if index not in report:
-            out[variant.test] = "the program ended before this case"
+            out[variant.test] = "the program ended before this case" + where
             continue
         ending, printed = report[index]
         if ending == CAME_BACK:
             continue
-        failed = [line for line in printed.split("\n") if line.endswith(" false")]
-        out[variant.test] = f"{ending}: {failed[0][:200]}" if failed else ending
+        failed = [line for line in printed.split("\n") if _unheld_line(line)]
+        out[variant.test] = (f"{ending}: {failed[0][:200]}" if failed else ending) + where
     return out
 
 
@@ -503,6 +565,14 @@ def test_main_setup(text: str) -> str:
             start = head.end() + piece.start()
             return " ".join(text[start : start + len(piece.group(0))].split())[:120]
     return ""
+
+
+def _unheld_line(line: str) -> bool:
+    """An observation that says an assertion did not hold (for a witness: the exit status is
+    what decides)."""
+    if line.endswith(" false") or line == "did not throw" or line.startswith("uncaught "):
+        return True
+    return line.startswith("threw ") and line != "threw the expected exception"
 
 
 def first_difference(reference: str, patch: str) -> tuple[str, str]:

@@ -75,30 +75,58 @@ def _outside(
     # Each body as written, no literal moved.
     every = [user.variants(plan.text, body, cap=0)[0] for body in plan.driven]
     names = user.Names.drawn(secrets.token_hex(4))
-    sides = {"patched": repo}
-    dialect = "the compiler's default dialect"
-    try:
-        program, binaries = user_program.build(
-            suite, sides, repo, plan, every, work / "default", names, default_dialect=True
-        )
-    except NotComparable:
-        # Code that needs a later standard than the compiler's default: the project's.
-        dialect = "the project's dialect"
-        program, binaries = user_program.build(
-            suite, sides, repo, plan, every, work / "project", names
-        )
     cwd = _test_folder(measured, plan.test.source)
-    report = user_program.run(suite, binaries["patched"], work / "run", names.done, cwd)
-    failed = user.unheld(program, report)
-    ran = [v.test for v in program.variants]
+    # Two programs when both build: with the project's own headers alone (a fix keyed on what
+    # else the tests' file includes, such as a type complete only there, fails here), and with
+    # every include of the file (the bodies that need the rest run here). Both in the compiler's
+    # default dialect, or the project's when its code needs a later one.
+    ran: dict[str, str] = {}  # case -> "held", or how it failed in the first program it did
+    said: list[str] = []
+    for recipes in _RECIPES:
+        for recipe in recipes:
+            # With the project's headers alone, each body's prefixes too: a body that needs a
+            # header the patch keys on may still run as far as its first use of it.
+            cases = every
+            if recipe.project_includes_only:
+                cases = [v for b in plan.driven for v in _own_and_prefixes(plan.text, b)]
+            try:
+                program, binaries = user_program.build(
+                    suite, {"patched": repo}, repo, plan, cases, work, names, recipe
+                )
+            except NotComparable:
+                continue
+            folder = work / f"run-{recipe.tag}"
+            report = user_program.run(suite, binaries["patched"], folder, names.done, cwd)
+            failed = user.unheld(program, report)
+            for variant in program.variants:
+                if ran.get(variant.test, "held") == "held":
+                    ran[variant.test] = failed.get(variant.test, "held")
+            shown = len({v.test for v in program.variants})
+            said.append(f"{shown} cases ({len(program.variants)} runs), {recipe.describe()}")
+            break
+    if not said:
+        raise NotComparable("the failing tests' file does not build as a user's program")
     where = "the test's build folder" if cwd is not None else "a folder of its own"
-    said = f"{len(ran)} cases of {plan.test.source}, {dialect}, started in {where}"
     return OutsideCollected(
-        program=said,
-        cases={case: failed.get(case, "held") for case in ran},
-        failed=failed,
+        program=f"{plan.test.source} as a user's program: " + "; ".join(said) + f"; in {where}",
+        cases=ran,
+        failed={case: how for case, how in ran.items() if how != "held"},
         dropped=sorted({b.name for b in plan.driven} - set(ran)),
     )
+
+
+def _own_and_prefixes(text: str, body: user.Body) -> list[user.Variant]:
+    return [user.variants(text, body, cap=0)[0], *user.prefixes(text, body)]
+
+
+# Each group: the recipes tried in turn, the first that builds is run.
+_RECIPES = (
+    (
+        user_program.Recipe(default_dialect=True, project_includes_only=True),
+        user_program.Recipe(project_includes_only=True),
+    ),
+    (user_program.Recipe(default_dialect=True), user_program.Recipe()),
+)
 
 
 def _test_folder(measured: SuiteRun, source: str) -> Path | None:

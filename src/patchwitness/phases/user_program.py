@@ -16,6 +16,7 @@ import json
 import re
 import shlex
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +71,27 @@ class Plan:
     # What a test program's own main (or a global environment) sets up besides GoogleTest:
     # "source: statement", or "" (phases/cpp_outside.py does not judge bodies that lean on it).
     setup: str = ""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How the program is built. By default as the tests' build compiled the test file; with
+    `default_dialect`, every compile without its `-std=` (the compiler's own dialect); with
+    `project_includes_only`, the test file keeps only the includes of the project's own headers
+    (what a user's program of the project's API needs), the rest left out."""
+
+    default_dialect: bool = False
+    project_includes_only: bool = False
+
+    @property
+    def tag(self) -> str:
+        return ("default" if self.default_dialect else "project") + (
+            "-own" if self.project_includes_only else ""
+        )
+
+    def describe(self) -> str:
+        dialect = "the compiler's default dialect" if self.default_dialect else "its dialect"
+        return dialect + (", the project's headers alone" if self.project_includes_only else "")
 
 
 def plan(measured: SuiteRun, failing: list[str], patched_tree: Path, tests_tree: Path) -> Plan:
@@ -215,30 +237,39 @@ def build(
     every: list[user.Variant],
     work: Path,
     names: user.Names,
-    default_dialect: bool = False,
+    recipe: Recipe = Recipe(),
 ) -> tuple[user.Program, dict[str, Path]]:
     """The program, compiled and linked over each tree. A variant a compile error points at is
-    dropped (a literal moved into a constant expression), on both sides alike."""
+    dropped (a literal moved into a constant expression), on both sides alike. Every compile
+    runs from the tree's root with the tree's folders named relative to it, as a user's
+    `c++ -I include ...` names them: the paths the compiler sees (`__FILE__`) are not the
+    build's absolute ones."""
     test, text, bodies = plan_.test, plan_.text, plan_.bodies
     archives = {
         side: _archive(
-            suite, tree, patched_tree, plan_.production, work / f"lib-{side}", default_dialect
+            suite,
+            tree,
+            patched_tree,
+            plan_.production,
+            work / f"lib-{side}-{'default' if recipe.default_dialect else 'project'}",
+            recipe.default_dialect,
         )
         for side, tree in sides.items()
     }
+    keep = _project_header(patched_tree, test) if recipe.project_includes_only else None
     kept = list(every)
     for _ in range(ERROR_ROUNDS + 1):
-        program = user.program(text, bodies, names, kept)
+        program = user.program(text, bodies, names, kept, keep)
         errors: dict[str, str] = {}
         objects: dict[str, Path] = {}
         for side, tree in sides.items():
-            folder = work / f"program-{side}"
+            folder = work / f"program-{side}-{recipe.tag}"
             folder.mkdir(parents=True, exist_ok=True)
             source = folder / "user_program.cpp"
             source.write_text(program.text)
             obj = folder / "user_program.o"
-            flags = _moved(test.flags, patched_tree, tree, default_dialect)
-            include = str(tree / Path(test.source).parent)
+            flags = _moved(test.flags, patched_tree, tree, recipe.default_dialect)
+            include = str(Path(test.source).parent)
             argv = [
                 test.compiler,
                 *flags,
@@ -250,7 +281,8 @@ def build(
                 "-o",
                 str(obj),
             ]
-            done = suite.runner.run(_request(suite, argv, folder, [tree, *_build_dirs(flags)]))
+            readable = [tree, folder, *_build_dirs(flags)]
+            done = suite.runner.run(_request(suite, argv, folder, readable, cwd=tree))
             if done.ok:
                 objects[side] = obj
             else:
@@ -268,13 +300,13 @@ def build(
                 + (first[0][:200] if first else "no compiler output")
             )
         kept = [v for i, v in enumerate(kept) if i not in hit]
-        if not any(not v.varied for v in kept):
+        if not kept or (not recipe.project_includes_only and not any(not v.varied for v in kept)):
             raise NotComparable("no failing test's body builds outside its framework")
     else:
         raise NotComparable("the program still did not build after dropping what failed")
     binaries: dict[str, Path] = {}
     for side, tree in sides.items():
-        binary = work / f"program-{side}" / "user_program"
+        binary = work / f"program-{side}-{recipe.tag}" / "user_program"
         archive = archives[side]
         argv = [test.compiler, str(objects[side]), *([str(archive)] if archive else [])]
         argv += ["-pthread", "-o", str(binary)]
@@ -297,20 +329,24 @@ def _archive(
     folder: Path,
     default_dialect: bool,
 ) -> Path | None:
-    """The production sources compiled over `tree` into one static archive, or None."""
+    """The production sources compiled over `tree` into one static archive (built once per
+    folder: programs of one dialect share it), or None."""
     if not production:
         return None
+    archive = folder / "libproduction.a"
+    if archive.is_file():
+        return archive
     folder.mkdir(parents=True, exist_ok=True)
     objects = []
     for index, compile_ in enumerate(production):
         flags = _moved(compile_.flags, patched_tree, tree, default_dialect)
         obj = folder / f"{index}.o"
-        argv = [compile_.compiler, *flags, "-w", "-c", str(tree / compile_.source), "-o", str(obj)]
-        done = suite.runner.run(_request(suite, argv, folder, [tree, *_build_dirs(flags)]))
+        argv = [compile_.compiler, *flags, "-w", "-c", compile_.source, "-o", str(obj)]
+        readable = [tree, folder, *_build_dirs(flags)]
+        done = suite.runner.run(_request(suite, argv, folder, readable, cwd=tree))
         if not done.ok:
             raise NotComparable(f"{compile_.source} does not build as a user builds it")
         objects.append(str(obj))
-    archive = folder / "libproduction.a"
     done = suite.runner.run(_request(suite, ["ar", "rcs", str(archive), *objects], folder, []))
     if not done.ok:
         raise NotComparable("the production objects could not be archived")
@@ -325,9 +361,53 @@ def _moved(
     `-std=`."""
     out = [f for f in flags if not (default_dialect and f.startswith(("-std=", "--std=")))]
     old, new = str(patched_tree), str(tree)
-    if old == new:
-        return out
-    return [f.replace(old, new) for f in out]
+    if old != new:
+        out = [f.replace(old, new) for f in out]
+    return _relative(out, tree)
+
+
+_PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include")
+
+
+def _relative(flags: list[str], tree: Path) -> list[str]:
+    """Include folders and forced includes inside `tree` named relative to it (the compile
+    runs from the tree's root), as a user's command line names them."""
+    root = str(tree).rstrip("/") + "/"
+    out: list[str] = []
+    for flag in flags:
+        for prefix in _PATH_FLAGS:
+            if flag.startswith(prefix + root):
+                flag = prefix + (flag[len(prefix + root) :] or ".")
+                break
+        else:
+            if flag.startswith(root):
+                flag = flag[len(root) :] or "."
+            elif flag == root.rstrip("/"):
+                flag = "."
+        out.append(flag)
+    return out
+
+
+def _project_header(tree: Path, test: Compile) -> Callable[[str], bool]:
+    """Whether an included name is a header of the project (found in the tree through the
+    test's include folders, or beside the test file)."""
+    folders = [tree / Path(test.source).parent]
+    flags = list(test.flags)
+    for index, flag in enumerate(flags):
+        value = ""
+        if flag in ("-I", "-isystem", "-iquote", "-idirafter") and index + 1 < len(flags):
+            value = flags[index + 1]
+        elif flag.startswith(("-I", "-iquote", "-isystem", "-idirafter")):
+            value = flag[len(next(p for p in _PATH_FLAGS if flag.startswith(p))) :]
+        if value:
+            folder = Path(value) if value.startswith("/") else tree / value
+            if str(folder.resolve()).startswith(str(tree.resolve())):
+                folders.append(folder)
+
+    def inside(name: str) -> bool:
+        return any((folder / name).is_file() for folder in folders)
+
+    return inside
 
 
 def _build_dirs(flags: list[str]) -> list[Path]:
@@ -344,15 +424,18 @@ def _build_dirs(flags: list[str]) -> list[Path]:
     return out
 
 
-def _request(suite: CppSuite, argv: list[str], cwd: Path, readable: list[Path]) -> Request:
+def _request(
+    suite: CppSuite, argv: list[str], folder: Path, readable: list[Path], cwd: Path | None = None
+) -> Request:
+    """A compile or link writing in `folder`, run from `cwd` (the folder itself by default)."""
     return Request(
         command=argv,
-        cwd=cwd,
+        cwd=cwd or folder,
         timeout=BUILD_TIME,
         path_prepend=suite.env.bin_dirs,
-        writable=[cwd],
+        writable=[folder],
         readable=[*readable, *suite.env.readable],
-        home=cwd,
+        home=folder,
     )
 
 
