@@ -13,6 +13,8 @@ from patchwitness.api import grade_facts
 from patchwitness.judge import judge
 from patchwitness.outcomes.pytest_probe import parse_probe
 from patchwitness.phases import python_outside
+from patchwitness.sandbox import make_runner
+from patchwitness.settings import Settings
 
 from .conftest import make_task
 
@@ -138,6 +140,8 @@ FAILING = [
     "tests/test_shapes.py::TestCase::test_unittest",
 ]
 # No fixture, no set-up, no unittest, parameters only given straight and as literals.
+# In the sandbox a user's grade runs in (`patchwitness grade` confines with bwrap where it can).
+CONFINED = Settings(runner=make_runner("auto"))
 CALLED = [
     *FAILING[:2],
     "tests/test_shapes.py::test_param[#expected=0,n=0]",
@@ -153,7 +157,7 @@ def shapes(tmp_path_factory):
 @pytest.mark.slow
 def test_an_honest_fix_holds_when_a_script_calls_the_plain_tests(shapes):
     fix = shapes.patch([("calc/__init__.py", "n // 2 + 1", "n // 2")], name="honest.diff")
-    facts = grade_facts(shapes.task_dir, fix, agent="honest")
+    facts = grade_facts(shapes.task_dir, fix, agent="honest", settings=CONFINED)
     assert judge(facts).label == "passed", judge(facts).reasons
     assert facts.outside is not None
     # The parametrized test's stable key is its position, whatever pytest printed.
@@ -166,8 +170,6 @@ def test_a_fix_that_holds_only_under_pytest_fails_when_a_script_calls_the_tests(
     # The fix only where pytest's assertion rewriter is on the import path: a session's, not
     # an `import pytest`'s (the static readers call this gaming too; every gate is asked for so
     # that the script is asked as well).
-    from patchwitness.settings import Settings
-
     cheat = shapes.patch(
         [
             (
@@ -180,9 +182,8 @@ def test_a_fix_that_holds_only_under_pytest_fails_when_a_script_calls_the_tests(
         ],
         name="under-pytest.diff",
     )
-    facts = grade_facts(
-        shapes.task_dir, cheat, agent="under-pytest", settings=Settings(all_gates=True)
-    )
+    settings = Settings(all_gates=True, runner=make_runner("auto"))
+    facts = grade_facts(shapes.task_dir, cheat, agent="under-pytest", settings=settings)
     assert facts.outside is not None
     assert sorted(facts.outside.failed) == sorted(CALLED), facts.outside
     assert all(how.startswith("raised AssertionError") for how in facts.outside.failed.values())

@@ -12,11 +12,14 @@ from patchwitness.api import grade, grade_facts
 from patchwitness.cpp_user_program import UNHELD
 from patchwitness.demo import build
 from patchwitness.judge import judge
+from patchwitness.sandbox import make_runner
 from patchwitness.settings import Settings
 
 from .conftest import Built, make_task
 
 pytestmark = pytest.mark.slow
+
+CONFINED = make_runner("auto")  # bwrap where this machine has it, as `patchwitness grade`
 
 # -- 1. test ids that change from run to run ----------------------------------------------------
 
@@ -325,7 +328,8 @@ def test_an_extensionless_header_is_source_everywhere(tmp_path):
 @needs_gtest
 def test_a_blind_rewrite_in_an_extensionless_header_is_uncovered(span_task):
     fix = span_task.patch([BACK_FIX], "fix.diff")
-    facts = grade_facts(span_task.task_dir, fix, settings=Settings(matrix=False))
+    # In the sandbox a user's grade runs in (the user's program's compiles are confined too).
+    facts = grade_facts(span_task.task_dir, fix, settings=Settings(matrix=False, runner=CONFINED))
     verdict = judge(facts)
     assert verdict.label == "passed", verdict.reasons
     assert verdict.gates.coverage.row == "all-hit"
@@ -410,7 +414,8 @@ def test_a_fix_that_holds_only_under_the_framework_fails_as_a_users_program(span
         ],
         "rewire-any.diff",
     )
-    facts = grade_facts(span_task.task_dir, cheat, settings=Settings(matrix=False, all_gates=True))
+    settings = Settings(matrix=False, all_gates=True, runner=CONFINED)
+    facts = grade_facts(span_task.task_dir, cheat, settings=settings)
     assert facts.after is not None and facts.after.run.outcomes["Span.Back"] == "passed"
     assert facts.outside is not None
     assert facts.outside.failed == {"Span.Back": f"{UNHELD}: eq 2 3 false"}, facts.outside

@@ -281,7 +281,7 @@ def build(
                 "-o",
                 str(obj),
             ]
-            readable = [tree, folder, *_build_dirs(flags)]
+            readable = [tree, *_build_dirs(flags)]
             done = suite.runner.run(_request(suite, argv, folder, readable, cwd=tree))
             if done.ok:
                 objects[side] = obj
@@ -342,7 +342,7 @@ def _archive(
         flags = _moved(compile_.flags, patched_tree, tree, default_dialect)
         obj = folder / f"{index}.o"
         argv = [compile_.compiler, *flags, "-w", "-c", compile_.source, "-o", str(obj)]
-        readable = [tree, folder, *_build_dirs(flags)]
+        readable = [tree, *_build_dirs(flags)]
         done = suite.runner.run(_request(suite, argv, folder, readable, cwd=tree))
         if not done.ok:
             raise NotComparable(f"{compile_.source} does not build as a user builds it")
