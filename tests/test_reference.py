@@ -114,6 +114,24 @@ def test_a_change_that_leaves_the_syntax_tree_changes_no_function():
     assert differ.targets([side]) == []
 
 
+def test_a_docstring_changes_no_function():
+    """red team round 15: docstrings edited in many functions made each a target, and their
+    calls crowded the changed function's neighbours out of the cap."""
+    documented = MODULE.replace(
+        "    def put(self, item):\n", '    def put(self, item):\n        """Note: the item."""\n'
+    ).replace("def top(x):\n", 'def top(x):\n    """One more."""\n')
+    side = differ.Side(
+        after={"n.py": documented}, before={"n.py": MODULE}, added={"n.py": [8, 16]}, removed={}
+    )
+    assert differ.targets([side]) == []
+    # A docstring that is a function's whole body, and its code beside it, still count.
+    emptied = MODULE.replace("    return x + 1\n", '    """Only this."""\n')
+    side = differ.Side(
+        after={"n.py": emptied}, before={"n.py": MODULE}, added={"n.py": [7]}, removed={}
+    )
+    assert [str(t) for t in differ.targets([side])] == ["n.py::top"]
+
+
 def test_a_module_level_change_puts_the_changed_functions_calls_first():
     """red team round 14: a class added at module level made every function a target, and the
     changed function's telling neighbours fell past the cap."""
@@ -345,6 +363,33 @@ def test_a_value_is_described_the_same_in_any_process():
     assert d(Text("x")) == "test_reference.Text:'x'" or d(Text("x")).endswith("Text:'x'")
     assert d(ValueError("no")) == "builtins.ValueError('no',)"
     assert d([1, (2, b"3")]) == "[1, (2, b'3')]"
+
+
+class Stamp:
+    """Its repr and public state right, its property wrong: red team round 15's shape."""
+
+    def __init__(self, ms, kept=None):
+        self.bytes = ms
+        self._ms = ms if kept is None else kept
+
+    def __repr__(self):
+        return f"Stamp({self.bytes})"
+
+    @property
+    def milliseconds(self):
+        return self._ms
+
+    @property
+    def broken(self):
+        raise KeyError("x")
+
+
+def test_an_object_is_described_by_what_its_public_properties_give():
+    d = driver().describe
+    assert d(Stamp(5)) == d(Stamp(5))
+    assert d(Stamp(5, kept=5 // 1000)) != d(Stamp(5))
+    assert "'property milliseconds': 5" in d(Stamp(5))
+    assert "'property broken': '<raised KeyError>'" in d(Stamp(5))
 
 
 def test_what_differs_between_two_trees_of_the_same_code_is_left_out(monkeypatch, tmp_path):
