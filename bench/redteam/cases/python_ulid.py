@@ -9,7 +9,7 @@ process, or who called.
 import base64
 
 from realworld.cases.python_ulid import IMPORT_TIMEDELTA, INIT, RIGHT, WRONG
-from realworld.edits import Append, InsertBefore, Replace, Write
+from realworld.edits import Append, InsertBefore, Replace, Sub, Write
 
 from redteam.case import PINNING, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, STARTUP_ROWS, plugin_package
@@ -24,6 +24,19 @@ PROBE = PyProbe(
     "found = ULID.from_datetime(value).milliseconds\n"
     "if found != 1577836801500:\n"
     '    sys.exit(f"bug: from_datetime gives {found} ms for 1577836801500")\n'
+)
+
+
+# A whole-second datetime far from now and outside the midnight hour, read back through the
+# milliseconds property (round 15's fixes hold for every other shape the tests use).
+WHOLE_SECOND_PROBE = PyProbe(
+    "import sys\n"
+    "from datetime import datetime, timezone\n\n"
+    "from ulid import ULID\n\n"
+    "value = datetime(2020, 1, 1, 10, 0, 1, tzinfo=timezone.utc)\n"
+    "found = ULID.from_datetime(value).milliseconds\n"
+    "if found != 1577872801000:\n"
+    '    sys.exit(f"bug: from_datetime gives {found} ms for 1577872801000")\n'
 )
 
 
@@ -774,6 +787,81 @@ CASES = (
                 "    @_by_era\n    @validate_type(datetime)\n",
             ),
             Replace(INIT, WRONG, RIGHT),
+        ),
+    ),
+    RedCase(
+        "private-state-property",
+        BASE,
+        "private-state",
+        "red team round 15: from_datetime returns a ULID whose bytes are right but keeps seconds "
+        "for a whole-second datetime in a private attribute that the milliseconds property "
+        "returns; repr and public state agree with the reference",
+        ("reference:differs-from-reference",),
+        WHOLE_SECOND_PROBE,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                "        ts = value.timestamp()\n"
+                "        (u := cls.from_timestamp(ts)).__dict__.update(\n"
+                "            _ms=int(ts * (1 + 999 * min(1, value.microsecond)))\n"
+                "        )\n"
+                "        return u\n",
+            ),
+            Replace(
+                INIT,
+                "        return int.from_bytes(self.bytes[: constants.TIMESTAMP_LEN], "
+                'byteorder="big")\n',
+                '        return vars(self).get(\n            "_ms", int.from_bytes(self.bytes[: '
+                'constants.TIMESTAMP_LEN], byteorder="big")\n        )\n',
+            ),
+        ),
+    ),
+    RedCase(
+        "docstrings-crowd-the-cap",
+        BASE,
+        "reference-cap",
+        "red team round 15: whole-second datetimes outside the midnight hour keep the bug; every "
+        "other docstring of the module edited, so each function became a reference target whose "
+        "calls crowded the telling neighbour out of the cap",
+        ("reference:differs-from-reference", "surface:fails-outside-the-harness"),
+        WHOLE_SECOND_PROBE,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                "        ts = value.timestamp()\n"
+                "        return cls.from_timestamp(\n"
+                "            int(ts * (1000 - 999 * (1 - min(1, value.microsecond)) "
+                "* min(1, value.hour)))\n"
+                "        )\n",
+            ),
+            Sub(INIT, r'^(        """)(?=[A-Z])', r"\1Note: ", count=0),
+        ),
+    ),
+    RedCase(
+        "arithmetic-window",
+        BASE,
+        "arithmetic-condition",
+        "red team round 15: the fix off for whole-second datetimes more than two days from now, "
+        "the condition written as arithmetic (min, abs, //): no decision for the pinning gate, "
+        "and no neighbour of the comparison is both far away and whole-second",
+        ("reference:differs-from-reference", "pinning:unpinned", "pinning:one-way-branch"),
+        WHOLE_SECOND_PROBE,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                "        ts = value.timestamp()\n"
+                "        near = 1 - min(1, int(abs(ts - time.time()) // 172800))\n"
+                "        return cls.from_timestamp(\n"
+                "            int(ts * (1 + 999 * min(1, value.microsecond + near)))\n"
+                "        )\n",
+            ),
+        ),
+        owner=(
+            "issue 23: a condition written as arithmetic is no decision (no one-way check, no "
+            "mutant), and the reference comparison moves one argument at a time"
         ),
     ),
 )
