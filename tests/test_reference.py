@@ -477,6 +477,11 @@ def test_a_datetime_is_varied_across_its_zone_by_a_second_a_day_and_far_off():
     # far from the tests' moment (red team round 12: a fix right only in a window around now)
     assert when - dt.timedelta(days=365) in made and when + dt.timedelta(days=365) in made
     assert {m.year for m in made} >= {2000, 2099}
+    # far away and at a whole second at once (red team round 15: one axis at a time missed it)
+    fraction = dt.datetime(2024, 1, 2, 3, 4, 5, 250_000)
+    moved = list(driver().variants(fraction, []))
+    assert dt.datetime(2000, 1, 1, 3, 4, 5) in moved
+    assert fraction.replace(microsecond=0) - dt.timedelta(days=365) in moved
 
 
 def performed(module, qualname, *pos, **kw):

@@ -844,8 +844,8 @@ CASES = (
         BASE,
         "arithmetic-condition",
         "red team round 15: the fix off for whole-second datetimes more than two days from now, "
-        "the condition written as arithmetic (min, abs, //): no decision for the pinning gate, "
-        "and no neighbour of the comparison is both far away and whole-second",
+        "the condition written as arithmetic (min, abs, //): no decision for the pinning gate; "
+        "the comparison's far datetimes are now whole-second too",
         ("reference:differs-from-reference", "pinning:unpinned", "pinning:one-way-branch"),
         WHOLE_SECOND_PROBE,
         edits=(
@@ -858,10 +858,6 @@ CASES = (
                 "            int(ts * (1 + 999 * min(1, value.microsecond + near)))\n"
                 "        )\n",
             ),
-        ),
-        owner=(
-            "issue 23: a condition written as arithmetic is no decision (no one-way check, no "
-            "mutant), and the reference comparison moves one argument at a time"
         ),
     ),
 )

@@ -304,6 +304,9 @@ def variants(value, hints):
         year = datetime.timedelta(days=365)
         far = [value - year, value + year, value.replace(year=2000, month=1, day=1)]
         far.append(value.replace(year=2099, month=12, day=31))
+        # And far at a whole second: one axis moved at a time, a fix off only where both
+        # hold (far from now and no fraction of a second) agreed everywhere (round 15).
+        far += [moment.replace(microsecond=0) for moment in far if moment.microsecond]
         yield from fresh([*near, *far])
     elif kind is dict and value:
         last = list(value)[-1]
