@@ -323,6 +323,37 @@ def test_the_process_asked_as_honest_code_asks(line):
     assert HARNESS not in {k for k, _ in found(f"void f() {{\n{line}\n}}\n", {2})}, line
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    friend constexpr auto seen(mark<N>);",
+        "  friend auto flag(tag) noexcept;",
+        "    friend decltype(auto) reader(slot<0>);",
+    ],
+)
+def test_a_friend_whose_return_type_another_instantiation_decides_is_not_followed(line):
+    from patchwitness.reads import UNFOLLOWED
+
+    text = f"template <int N> struct mark {{\n{line}\n}};\n"
+    assert UNFOLLOWED in {k for k, _ in found(text, {2})}, line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  friend bool operator==(const span& a, const span& b) { return a.data_ == b.data_; }",
+        "  friend class iterator;",
+        "  friend void swap(span& a, span& b) noexcept;",
+        "  friend auto operator<=>(const span&, const span&) = default;",
+    ],
+)
+def test_ordinary_friends_are_read_as_code(line):
+    from patchwitness.reads import UNFOLLOWED
+
+    text = f"template <class T> struct span {{\n{line}\n}};\n"
+    assert UNFOLLOWED not in {k for k, _ in found(text, {2})}, line
+
+
 def test_a_macro_that_pastes_tokens_is_not_followed():
     from patchwitness.reads import UNFOLLOWED
 

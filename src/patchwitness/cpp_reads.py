@@ -38,6 +38,14 @@ _ENVIRON = re.compile(
 # expanded before pasting), so a name it makes may be one no rule reads (round 9).
 _PASTING = re.compile(r"^\s*#\s*define\b.*##")
 _CONDITIONAL = re.compile(r"^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+# A friend declared with a deduced return type and no body: one instantiation defines it, and
+# whether another can already use it (decltype, SFINAE) is state a translation unit keeps
+# between its templates: which calls came before in the unit decides what code compiles (red
+# team rounds 14 and 16: the test body's own earlier calls switched the fix on).
+_COMPILE_TIME_STATE = re.compile(
+    r"\bfriend\b[^;{}=]*\b(?:auto|decltype\s*\(\s*auto\s*\))\b[^;{}=]*\)"
+    r"\s*(?:noexcept\s*(?:\([^)]*\))?\s*)?;"
+)
 # The process asked who runs it and how, or about its callers.
 _PROCESS = re.compile(
     r"\b(?:getppid|getpgid|getpgrp|getsid|prctl|sysctl|dladdr|dlsym|dlopen|dl_iterate_phdr"
@@ -394,6 +402,12 @@ def _process(
         line = lines[number - 1]
         if _PASTING.match(raw[number - 1]):
             said = "defines a macro that pastes tokens into names: what it makes is not followed"
+            out.append(_finding(UNFOLLOWED, path, number, said))
+        if _COMPILE_TIME_STATE.search(line):
+            said = (
+                "declares a friend whose return type another instantiation decides: state the "
+                "translation unit keeps between templates, which is not followed"
+            )
             out.append(_finding(UNFOLLOWED, path, number, said))
         out += _watched_macros(path, number, raw[number - 1], watched)
         out += _constructors(path, number, line)
