@@ -339,3 +339,40 @@ def test_the_program_s_compiles_name_the_tree_s_folders_relative_to_it():
     tree = Path("/w/repo")
     flags = ["-I/w/repo/include", "-isystem/w/repo/third", "-I/usr/include/x", "-I", "/w/repo"]
     assert _relative(flags, tree) == ["-Iinclude", "-isystemthird", "-I/usr/include/x", "-I", "."]
+
+
+@needs_gxx
+def test_a_bare_program_completes_no_type_the_code_can_ask_about(tmp_path: Path):
+    """Red team round 16: the printing support's <sstream> made std::ostringstream complete in
+    the program of the project's headers alone. The bare one includes nothing, and its main is
+    a unit of its own."""
+    (tmp_path / "lib.h").write_text(
+        "#pragma once\n#include <iosfwd>\n#include <type_traits>\nnamespace lib {\n"
+        "template <class T, class = void> struct complete : std::false_type {};\n"
+        "template <class T> struct complete<T, decltype(void(sizeof(T)))> : std::true_type {};\n"
+        "template <class C> bool stream_complete() {\n"
+        "  return complete<std::basic_ostringstream<C>>::value;\n}\n"
+        "}  // namespace lib\n"
+    )
+    tests = '#include <gtest/gtest.h>\n#include "lib.h"\n\nTEST(Lib, Bare) {\n'
+    tests += "  EXPECT_FALSE(lib::stream_complete<char>());\n}\n"
+    found = user.bodies(tests, "t.cpp")
+    made = user.variants(tests, found[0], cap=0)
+    names = user.Names.drawn("bare0001")
+    endings = {}
+    for bare in (True, False):
+        program = user.program(tests, found, names, made, bare=bare)
+        assert bool(program.main) == bare
+        units = [tmp_path / f"p{bare}.cpp"]
+        units[0].write_text(program.text)
+        if bare:
+            units.append(tmp_path / "main.cpp")
+            units[1].write_text(program.main)
+            after = program.text.split('#include "lib.h"', 1)[1]
+            assert not [line for line in after.splitlines() if line.startswith("#include")]
+        binary = tmp_path / f"p{bare}"
+        argv = ["g++", "-w", "-iquote", str(tmp_path), *map(str, units), "-o", str(binary)]
+        subprocess.run(argv, check=True, capture_output=True)
+        done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
+        endings[bare] = user.read_report(done.stdout, names.done)[0][0]
+    assert endings == {True: user.CAME_BACK, False: user.UNHELD}

@@ -418,7 +418,8 @@ def test_a_fix_that_holds_only_under_the_framework_fails_as_a_users_program(span
     facts = grade_facts(span_task.task_dir, cheat, settings=settings)
     assert facts.after is not None and facts.after.run.outcomes["Span.Back"] == "passed"
     assert facts.outside is not None
-    assert facts.outside.failed == {"Span.Back": f"{UNHELD}: eq 2 3 false"}, facts.outside
+    assert list(facts.outside.failed) == ["Span.Back"], facts.outside
+    assert facts.outside.failed["Span.Back"].startswith(UNHELD)
     messages = judge(facts).gates.surface.facts.outside
     assert messages and messages[0].startswith("Span.Back passed in the grader's run")
 

@@ -100,6 +100,8 @@ class Program:
     variants: tuple[Variant, ...]
     lines: tuple[tuple[int, int], ...]
     prelude_end: int  # the last line of the file's own code and the grader's support
+    # A bare program's main, a translation unit of its own ("": the main is in `text`).
+    main: str = ""
 
 
 def bodies(text: str, path: str) -> list[Body]:
@@ -357,10 +359,13 @@ def program(
     names: Names,
     every: Sequence[Variant],
     keep_include: Callable[[str], bool] | None = None,
+    bare: bool = False,
 ) -> Program:
     """The test file as a user's program: the framework's includes and every test body taken
     out, the grader's support after the last include, and one function per variant. With
-    `keep_include` (an include's header name -> keep it?), only the includes it keeps stay."""
+    `keep_include` (an include's header name -> keep it?), only the includes it keeps stay.
+    `bare`: the support includes nothing and prints nothing, and the main is a translation unit
+    of its own (`Program.main`): nothing of the grader's is in the unit the bodies compile in."""
     code = strip_cpp(text, dead_if=False)
     spans = [(b.head, b.end) for b in all_bodies]
     for match in _FRAMEWORK_STATEMENT.finditer(code):
@@ -379,25 +384,27 @@ def program(
     last_include = max((i for i, line in enumerate(lines) if _INCLUDE.match(line)), default=-1)
     head = lines[: last_include + 1]
     tail = lines[last_include + 1 :]
-    pieces = [*head, support(names), *tail]
+    pieces = [*head, bare_support(names) if bare else support(names), *tail]
     out = "\n".join(pieces).split("\n")
     prelude_end = len(out)
     spans_out: list[tuple[int, int]] = []
     for index, variant in enumerate(every):
         first = len(out) + 1
-        out.extend(_function(names, index, variant).split("\n"))
+        out.extend(_function(names, index, variant, "" if bare else "static ").split("\n"))
         spans_out.append((first, len(out)))
-    out.extend(main(names, len(every)).split("\n"))
-    return Program("\n".join(out) + "\n", tuple(every), tuple(spans_out), prelude_end)
+    separate = main_unit(names, len(every)) if bare else ""
+    if not bare:
+        out.extend(main(names, len(every)).split("\n"))
+    return Program("\n".join(out) + "\n", tuple(every), tuple(spans_out), prelude_end, separate)
 
 
-def _function(names: Names, index: int, variant: Variant) -> str:
+def _function(names: Names, index: int, variant: Variant, linkage: str) -> str:
     """The variant as a function of the program. A fixture's body is a member of a class
     derived from the fixture, run as GoogleTest runs it: the suite's set-up, the object made,
     SetUp, the body, TearDown, the object gone, the suite's tear-down."""
     name = f"{names.case}{index}"
     if not variant.fixture:
-        return f"static void {name}()\n{variant.text}"
+        return f"{linkage}void {name}()\n{variant.text}"
     # Members of the derived class, so that what the fixture keeps protected is theirs to call.
     return (
         f"struct {name}_t final : {variant.fixture} {{\n"
@@ -407,7 +414,7 @@ def _function(names: Names, index: int, variant: Variant) -> str:
         f"    SetUpTestSuite();\n    {{ {name}_t t; t.{name}_run(); }}\n    TearDownTestSuite();\n"
         "  }\n"
         "};\n"
-        f"static void {name}() {{ {name}_t::{name}_suite(); }}\n"
+        f"{linkage}void {name}() {{ {name}_t::{name}_suite(); }}\n"
         f"void {name}_t::{name}_body()\n{variant.text}"
     )
 
@@ -437,7 +444,38 @@ class Names:
 
 def support(names: Names) -> str:
     """Printing of observations and the framework's assertion macros, as the program's own."""
-    return _read("pw_user_support.hpp").replace("PWNS", names.space)
+    text = _read("pw_user_support.hpp") + _read("pw_user_macros.hpp")
+    return text.replace("PWNS", names.space)
+
+
+def bare_support(names: Names) -> str:
+    """The framework's assertion macros over checks that include and print nothing."""
+    return (_read("pw_user_bare.hpp") + _read("pw_user_macros.hpp")).replace("PWNS", names.space)
+
+
+_MAIN_UNIT_PRELUDE = """\
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <typeinfo>
+namespace PWNS {
+int& unheld() { static int count = 0; return count; }
+inline bool kept(bool held) { if (!held) ++unheld(); return held; }
+inline void say(const std::string& line) {
+  std::string out = line + "\\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+}  // namespace PWNS
+"""
+
+
+def main_unit(names: Names, count: int) -> str:
+    """A bare program's main as a translation unit of its own: the count of assertions that did
+    not hold, and the cases it runs, declared."""
+    declared = "".join(f"void {names.case}{i}();\n" for i in range(count))
+    prelude = _MAIN_UNIT_PRELUDE.replace("PWNS", names.space)
+    return prelude + declared + main(names, count)
 
 
 def main(names: Names, count: int) -> str:

@@ -259,7 +259,7 @@ def build(
     keep = _project_header(patched_tree, test) if recipe.project_includes_only else None
     kept = list(every)
     for _ in range(ERROR_ROUNDS + 1):
-        program = user.program(text, bodies, names, kept, keep)
+        program = user.program(text, bodies, names, kept, keep, bare=keep is not None)
         errors: dict[str, str] = {}
         objects: dict[str, Path] = {}
         for side, tree in sides.items():
@@ -308,7 +308,10 @@ def build(
     for side, tree in sides.items():
         binary = work / f"program-{side}-{recipe.tag}" / "user_program"
         archive = archives[side]
-        argv = [test.compiler, str(objects[side]), *([str(archive)] if archive else [])]
+        units = [str(objects[side])]
+        if program.main:
+            units.append(str(_main_unit(suite, test, program.main, binary.parent)))
+        argv = [test.compiler, *units, *([str(archive)] if archive else [])]
         argv += ["-pthread", "-o", str(binary)]
         readable = [tree, *([archive.parent] if archive else [])]
         done = suite.runner.run(_request(suite, argv, binary.parent, readable))
@@ -319,6 +322,19 @@ def build(
             )
         binaries[side] = binary
     return program, binaries
+
+
+def _main_unit(suite: CppSuite, test: Compile, text: str, folder: Path) -> Path:
+    """A bare program's main, compiled as a unit of its own (no flag of the project's)."""
+    source = folder / "user_main.cpp"
+    source.write_text(text)
+    obj = folder / "user_main.o"
+    argv = [test.compiler, "-w", "-c", str(source), "-o", str(obj)]
+    done = suite.runner.run(_request(suite, argv, folder, []))
+    if not done.ok:
+        said = (done.stdout + done.stderr).decode("utf-8", "replace").strip().splitlines()
+        raise NotComparable("the user's program's main does not build: " + (said[:1] or [""])[0])
+    return obj
 
 
 def _archive(
