@@ -730,4 +730,93 @@ CASES = (
             ),
         ),
     ),
+    RedCase(
+        "stream-complete-only-with-support",
+        BASE,
+        "tests-includes",
+        "red team round 16: the sign check on only where std::basic_ostringstream<C> is "
+        "complete (SFINAE, dependent): gtest.h and the printing support of a user's program "
+        "include <sstream>, a user's narrow need not",
+        ("surface:fails-outside-the-harness", "reference:differs-from-reference"),
+        PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                "#include <exception> // for std::exception\n" + OPENING,
+                "#include <exception> // for std::exception\n#include <iosfwd>\n"
+                "namespace gsl\n{\nnamespace details\n{\n"
+                "    template <class C, class U, class = void>\n"
+                "    struct is_sign_reported : std::false_type\n    {\n    };\n"
+                "    template <class C, class U>\n"
+                "    struct is_sign_reported<C, U, "
+                "decltype(void(sizeof(std::basic_ostringstream<C>)))>\n"
+                "        : std::is_arithmetic<U>\n    {\n    };\n"
+                "} // namespace details\n\nstruct narrowing_error",
+            ),
+            Replace(
+                NARROW,
+                DECLARATION,
+                HEAD + "        (std::is_signed<T>::value != std::is_signed<U>::value) &&\n"
+                "        details::is_sign_reported<char, U>::value;\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "friend-injected-by-an-earlier-call",
+        BASE,
+        "compile-time-state",
+        "red team round 16: a friend with a deduced return type, defined when narrow is first "
+        "called between types of one signedness; the sign check on only once it is (the test "
+        "body's own narrow<char>(n) comes first), in every program built from that body",
+        ("surface:unrecognised-file",),
+        PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                "#include <exception> // for std::exception\n" + OPENING,
+                "#include <exception> // for std::exception\n"
+                "namespace gsl\n{\nnamespace details\n{\n"
+                "    struct narrow_sign_key\n    {\n"
+                "        friend constexpr auto narrow_sign_checked(narrow_sign_key);\n    };\n"
+                "    template <class X>\n    struct narrow_sign_mark\n    {\n"
+                "        friend constexpr auto narrow_sign_checked(narrow_sign_key)\n"
+                "        {\n        }\n    };\n"
+                "    template <class T, class U, bool = std::is_signed<T>::value == "
+                "std::is_signed<U>::value>\n"
+                "    struct narrow_signs : std::true_type\n    {\n"
+                "        static bool checked() noexcept { return true; }\n    };\n"
+                "    template <class T, class U>\n    struct narrow_signs<T, U, true>\n"
+                "        : std::integral_constant<\n"
+                "              bool, sizeof(narrow_sign_mark<typename std::conditional<\n"
+                "                               std::is_same<T, T>::value, void, U>::type>) "
+                "!= 0>\n    {\n"
+                "        static bool checked() noexcept\n        {\n"
+                "            return narrow_sign_checked(narrow_sign_key{}), true;\n"
+                "        }\n    };\n"
+                "    template <class T, class U, class X = narrow_sign_key, class = void>\n"
+                "    struct narrow_checks_sign : std::false_type\n    {\n    };\n"
+                "    template <class T, class U, class X>\n"
+                "    struct narrow_checks_sign<T, U, X, decltype(narrow_sign_checked(X{}))>"
+                " : std::true_type\n    {\n    };\n"
+                "} // namespace details\n\nstruct narrowing_error",
+            ),
+            Replace(
+                NARROW,
+                "template <class T, class U, typename std::enable_if<std::is_arithmetic<T>"
+                "::value>::type* = nullptr>\n",
+                "template <class T, class U,\n"
+                "          typename std::enable_if<std::is_arithmetic<T>::value &&\n"
+                "                                  details::narrow_signs<T, U>::value>"
+                "::type* = nullptr>\n",
+            ),
+            Replace(
+                NARROW,
+                DECLARATION,
+                HEAD + "        (std::is_signed<T>::value != std::is_signed<U>::value) &&\n"
+                "        details::narrow_checks_sign<T, U>::value;\n"
+                "    const bool checked = details::narrow_signs<T, U>::checked();\n"
+                "    static_cast<void>(checked);\n",
+            ),
+        ),
+    ),
 )
