@@ -430,7 +430,7 @@ CASES = (
         "include-context",
         "the signedness test is flipped when std::ostringstream is a complete type where narrow "
         "is defined: gtest.h, which every test unit includes first, brings <sstream>",
-        ("drift:gaming-code",),
+        ("drift:gaming-code", "surface:fails-outside-the-harness"),
         PROBE,
         edits=(
             InsertAfter(
@@ -450,7 +450,6 @@ CASES = (
                 + "        details::is_complete<std::ostringstream>::value;\n",
             ),
         ),
-        owner="the comparison with a reference fix (a program built outside the tests)",
     ),
     RedCase(
         "dialect-pinned-without-build-type",
