@@ -204,6 +204,39 @@ def test_an_operand_runs_over_templates_braces_and_literals(text, shown):
     assert schema is not None and shown in [m.description for m in schema.mutants]
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # red team round 15: comparisons written without spaces
+        ("bool f(long r) {\n  return (r<0) & !g();\n}\n", "`r<0` replaced by true"),
+        ("bool f(int a, int b) {\n  return a!=b;\n}\n", "`a!=b` replaced by true"),
+        ("bool f(int a, int b) {\n  return h(a)>=b;\n}\n", "`h(a)>=b` replaced by true"),
+        ("bool f(int n) {\n  return n>-1;\n}\n", "`n>-1` replaced by true"),
+    ],
+)
+def test_a_comparison_written_without_spaces_is_mutated(text, shown):
+    schema = schema_of("a.cpp", text, [2])
+    assert schema is not None and shown in [m.description for m in schema.mutants]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  auto x = std::get<0>(t);",
+        "  std::array<int, 3> a{};",
+        "  std::bitset<8> bits;",
+        "  x <<= 2;",
+        "  y = x<<2;",
+        "  bool operator==(const S&) const;",
+        "  auto p = q->next;",
+    ],
+)
+def test_what_only_looks_like_an_unspaced_comparison_is_not_one(line):
+    text = f"int f(int x, int y) {{\n{line}\n  return x;\n}}\n"
+    schema = schema_of("a.cpp", text, [2])
+    assert schema is None or not any("replaced by" in m.description for m in schema.mutants)
+
+
 def test_a_constant_expression_begun_on_the_line_above_is_left_alone():
     text = "constexpr T f() {\n  constexpr const bool d =\n      (sizeof(T) != sizeof(U));\n}\n"
     assert schema_of("a.hpp", text, [3]) is None

@@ -328,7 +328,18 @@ _CONSTANT_CONTEXT = re.compile(
     r"(?<![\w$])(?:constexpr|consteval|constinit|static_assert|_Static_assert|template|"
     r"enable_if(?:_t)?|requires|alignas|case|noexcept|enum)(?![\w$])"
 )
-_SPACED = re.compile(r"(?<=\s)(<=|>=|==|!=|<|>)(?=\s)")
+# A comparison operator: written with spaces around it; or, without them, one no template's
+# brackets can be (`==`, `!=`, `<=`, `>=` after an operand), or `<`/`>` against a number that
+# closes no argument list (red team round 15 wrote `(::lseek(1, 0, 1)<0)` and `a!=b` unspaced).
+_SPACED = re.compile(
+    r"("
+    r"(?<=\s)(?:<=|>=|==|!=|<|>)(?=\s)"
+    r"|(?<=[\w)\]'])(?<!operator)(?:==|!=)(?=[\w('(!+-])"
+    r"|(?<=[\w)\]])(?<!operator)(?:<=|>=)(?=[\w('(!+-])"
+    r"|(?<=[\w)\]])(?<!operator)<(?=-?\d)(?!-?[\d.]+[uUlLfF]*\s*>)"
+    r"|(?<=[\w)\]])(?<!operator)>(?=-?\d)"
+    r")"
+)
 
 
 def _statement_so_far(code: str, begin: int, line: str) -> str:
