@@ -92,9 +92,15 @@ def normalize(text: str, tree: Path, build: Path) -> str:
 def compile_flags(command: str | list[str], source: str) -> str:
     """A compile's identity: its flags, without the compiler, the source and the outputs."""
     argv = shlex.split(command) if isinstance(command, str) else list(command)
+    return " ".join(compile_args(argv[1:], source))
+
+
+def compile_args(args: list[str], source: str) -> list[str]:
+    """A compile's arguments (the compiler's name left out) without the source and the
+    outputs."""
     out: list[str] = []
     skip = False
-    for arg in argv[1:]:
+    for arg in args:
         if skip:
             skip = False
             continue
@@ -104,7 +110,7 @@ def compile_flags(command: str | list[str], source: str) -> str:
         if arg in _BARE_FLAGS or arg == source or (arg.startswith(("-o", "-MF")) and len(arg) > 3):
             continue
         out.append(arg)
-    return " ".join(out)
+    return out
 
 
 def parse_compile_commands(text: str, tree: Path, build: Path) -> dict[str, str]:

@@ -19,6 +19,7 @@ from patchwitness import policy
 from patchwitness.classify import UNRECOGNISED
 from patchwitness.facts import ChangedFile, GradeFacts
 from patchwitness.model import Finding, SurfaceFacts, SurfaceGate
+from patchwitness.names import GateName
 from patchwitness.policy import Policy
 from patchwitness.reads import UNFOLLOWED
 
@@ -41,6 +42,20 @@ class SurfaceInput:
     outside: int = 0
     reads: int = 0
     gate_mode: bool = False
+
+
+def outside_findings(failed: Mapping[str, str], how_run: str, program: str) -> list[Finding]:
+    """A finding per failing test that passed in the grader's run and did not hold outside its
+    harness (`how_run`: "as a user's program", "when a script calls it")."""
+    return [
+        Finding(
+            gate=GateName.SURFACE,
+            kind=OUTSIDE,
+            message=f"{test} passed in the grader's run and does not hold {how_run} "
+            f"({how}; {program})",
+        )
+        for test, how in failed.items()
+    ]
 
 
 def surface_facts(files: Sequence[ChangedFile], findings: Sequence[Finding]) -> SurfaceFacts:

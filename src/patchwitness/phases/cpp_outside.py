@@ -27,9 +27,8 @@ from pathlib import Path
 
 from patchwitness import cpp_user_program as user
 from patchwitness.facts import OutsideCollected
-from patchwitness.gates.surface import OUTSIDE
+from patchwitness.gates.surface import outside_findings
 from patchwitness.model import Finding
-from patchwitness.names import GateName
 from patchwitness.phases import user_program
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.user_program import NotComparable
@@ -51,15 +50,7 @@ def collect_outside(
     except NotComparable as why:
         collected = OutsideCollected(skipped=str(why))
     ctx.clock.lap("outside")
-    found = [
-        Finding(
-            gate=GateName.SURFACE,
-            kind=OUTSIDE,
-            message=f"{case} passed in the grader's run and does not hold as a user's program "
-            f"({how}; {collected.program})",
-        )
-        for case, how in collected.failed.items()
-    ]
+    found = outside_findings(collected.failed, "as a user's program", collected.program)
     return collected, found
 
 
@@ -67,9 +58,10 @@ def _outside(
     suite: CppSuite, repo: Path, measured: SuiteRun, checked: list[str], work: Path
 ) -> OutsideCollected:
     plan = user_program.plan(measured, checked, repo, repo)
-    if plan.setup:
+    setup = user_program.test_program_setup(repo, plan)
+    if setup:
         raise NotComparable(
-            f"a test program's own main sets up more than GoogleTest ({plan.setup}): the "
+            f"a test program's own main sets up more than GoogleTest ({setup}): the "
             "failing cases may lean on it, and a user's program does not do it"
         )
     # Each body as written, no literal moved.

@@ -25,9 +25,8 @@ from pathlib import Path
 
 from patchwitness import history
 from patchwitness.facts import HiddenCollected, OutsideCollected
-from patchwitness.gates.surface import OUTSIDE
+from patchwitness.gates.surface import outside_findings
 from patchwitness.model import Finding
-from patchwitness.names import GateName
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied
 from patchwitness.suites import SuiteRun
@@ -58,15 +57,7 @@ def collect_outside(
     ctx.clock.say("the failing tests outside pytest")
     collected = _in_a_fresh_checkout(ctx, tree, measured, chosen, hidden)
     ctx.clock.lap("outside")
-    found = [
-        Finding(
-            gate=GateName.SURFACE,
-            kind=OUTSIDE,
-            message=f"{key} passed in the grader's run and does not hold when a script calls "
-            f"it ({how}; {collected.program})",
-        )
-        for key, how in collected.failed.items()
-    ]
+    found = outside_findings(collected.failed, "when a script calls it", collected.program)
     return collected, found
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchwitness import buildgraph
 from patchwitness import cpp_user_program as user
 from patchwitness.runner import Limits, Request
 from patchwitness.suites import SuiteRun
@@ -39,8 +40,6 @@ _DROPPED = (
     "-fcondition-coverage",
 )
 _DROPPED_PREFIX = ("-Werror=", "-fsanitize", "-fno-sanitize", "-fprofile-", "-fdump-")
-_OUTPUT_FLAGS = {"-o", "-MF", "-MT", "-MQ"}
-_BARE = {"-c", "-MD", "-MMD"}
 _MAIN = re.compile(r"^\s*(?:int|auto)\s+main\s*\(", re.MULTILINE)
 
 
@@ -68,9 +67,7 @@ class Plan:
     bodies: list[user.Body]
     driven: list[user.Body]
     production: list[Compile]
-    # What a test program's own main (or a global environment) sets up besides GoogleTest:
-    # "source: statement", or "" (phases/cpp_outside.py does not judge bodies that lean on it).
-    setup: str = ""
+    sources: tuple[str, ...] = ()  # every source the build compiled
 
 
 @dataclass(frozen=True)
@@ -114,12 +111,17 @@ def plan(measured: SuiteRun, failing: list[str], patched_tree: Path, tests_tree:
             f"the build has {len(production)} production sources (more than "
             f"{PRODUCTION_SOURCES}): no user's program is built for so many"
         )
-    return Plan(test, text, bodies, driven, production, _setup(patched_tree, compiled))
+    return Plan(test, text, bodies, driven, production, tuple(sorted(compiled)))
 
 
-def _setup(tree: Path, compiled: dict[str, Compile]) -> str:
-    """The first set-up a test program of the build does besides GoogleTest's own."""
-    for source in sorted(compiled):
+def test_program_setup(tree: Path, plan_: Plan) -> str:
+    """What a test program's own main (or a global environment) of the build sets up besides
+    GoogleTest's flags and run: "source: statement", or "" (read only where a body's leaning on
+    it matters: phases/cpp_outside.py)."""
+    library = {c.source for c in plan_.production}  # none holds a main or test macros
+    for source in plan_.sources:
+        if source in library:
+            continue
         try:
             text = (tree / source).read_text(errors="replace")
         except OSError:
@@ -175,23 +177,10 @@ def compiles(measured: SuiteRun, tree: Path) -> dict[str, Compile]:
 
 
 def _flags(argv: list[str], file: str) -> list[str]:
-    """A compile's flags as a user's build would have them: no outputs, no instrumentation,
-    no sanitizer and no warning made an error."""
-    out: list[str] = []
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-            continue
-        if arg in _OUTPUT_FLAGS:
-            skip = True
-            continue
-        if arg in _BARE or arg == file or arg in _DROPPED or arg.startswith(_DROPPED_PREFIX):
-            continue
-        if arg.startswith(("-o", "-MF")) and len(arg) > 3:
-            continue
-        out.append(arg)
-    return out
+    """A compile's flags as a user's build would have them: no outputs (buildgraph's reading),
+    no instrumentation, no sanitizer and no warning made an error."""
+    kept = buildgraph.compile_args(argv, file)
+    return [a for a in kept if a not in _DROPPED and not a.startswith(_DROPPED_PREFIX)]
 
 
 def _is_source(compile_: Compile) -> bool:

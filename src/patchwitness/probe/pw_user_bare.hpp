@@ -9,21 +9,10 @@ inline bool kept(bool held) { if (!held) ++unheld(); return held; }
 struct sink {
   template <class T> sink& operator<<(const T&) { return *this; }
 };
-struct eq { template <class A, class B> bool operator()(const A& a, const B& b) const { return a == b; } };
-struct ne { template <class A, class B> bool operator()(const A& a, const B& b) const { return a != b; } };
-struct lt { template <class A, class B> bool operator()(const A& a, const B& b) const { return a < b; } };
-struct le { template <class A, class B> bool operator()(const A& a, const B& b) const { return a <= b; } };
-struct gt { template <class A, class B> bool operator()(const A& a, const B& b) const { return a > b; } };
-struct ge { template <class A, class B> bool operator()(const A& a, const B& b) const { return a >= b; } };
 template <class Op, class A, class B>
 bool compared(const char*, const A& a, const B& b) { return Op()(a, b); }
 inline bool truth(const char*, bool held) { return held; }
 inline bool strings(const char*, const char*, const char*, bool equal) { return equal; }
-inline bool same_text(const char* a, const char* b) {
-  if (a == nullptr || b == nullptr) return a == b;
-  while (*a != 0 && *a == *b) { ++a; ++b; }
-  return *a == *b;
-}
 inline bool near(double a, double b, double eps) { return a - b <= eps && b - a <= eps; }
 template <class E, class F> bool throws(F f) {
   try { f(); } catch (const E&) { return true; } catch (...) { return false; }

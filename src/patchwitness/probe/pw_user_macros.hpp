@@ -1,5 +1,19 @@
 // patchwitness: the test macros of the user's program (cpp_user_program.py), after either
 // support: the printing one (pw_user_support.hpp) or the bare one (pw_user_bare.hpp).
+namespace PWNS {
+// The comparisons and the C strings' equality, alike in either support.
+struct eq { template <class A, class B> bool operator()(const A& a, const B& b) const { return a == b; } };
+struct ne { template <class A, class B> bool operator()(const A& a, const B& b) const { return a != b; } };
+struct lt { template <class A, class B> bool operator()(const A& a, const B& b) const { return a < b; } };
+struct le { template <class A, class B> bool operator()(const A& a, const B& b) const { return a <= b; } };
+struct gt { template <class A, class B> bool operator()(const A& a, const B& b) const { return a > b; } };
+struct ge { template <class A, class B> bool operator()(const A& a, const B& b) const { return a >= b; } };
+inline bool same_text(const char* a, const char* b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  while (*a != 0 && *a == *b) { ++a; ++b; }
+  return *a == *b;
+}
+}  // namespace PWNS
 // A fixture's base, where the framework's is not there: what a TEST_F's class may call.
 #if !defined(GOOGLETEST_INCLUDE_GTEST_GTEST_H_) && !defined(GTEST_INCLUDE_GTEST_GTEST_H_)
 namespace testing {

@@ -56,12 +56,6 @@ template <class T> auto shown(const T& v, rank<1>)
 }
 template <class T> std::string shown(const T&, rank<0>) { return "(unprintable)"; }
 template <class T> std::string show(const T& v) { return shown(v, rank<3>()); }
-struct eq { template <class A, class B> bool operator()(const A& a, const B& b) const { return a == b; } };
-struct ne { template <class A, class B> bool operator()(const A& a, const B& b) const { return a != b; } };
-struct lt { template <class A, class B> bool operator()(const A& a, const B& b) const { return a < b; } };
-struct le { template <class A, class B> bool operator()(const A& a, const B& b) const { return a <= b; } };
-struct gt { template <class A, class B> bool operator()(const A& a, const B& b) const { return a > b; } };
-struct ge { template <class A, class B> bool operator()(const A& a, const B& b) const { return a >= b; } };
 template <class Op, class A, class B>
 bool compared(const char* what, const A& a, const B& b) {
   bool held = Op()(a, b);
@@ -75,9 +69,6 @@ inline bool truth(const char* what, bool held) {
 inline bool strings(const char* what, const char* a, const char* b, bool equal) {
   say(std::string(what) + " " + show(a) + " " + show(b));
   return equal;
-}
-inline bool same_text(const char* a, const char* b) {
-  return (a == nullptr || b == nullptr) ? a == b : std::string(a) == std::string(b);
 }
 inline bool near(double a, double b, double eps) {
   say("near " + show(a) + " " + show(b) + " " + show(a - b <= eps && b - a <= eps));
