@@ -290,10 +290,9 @@ needs_gtest = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def span_task(tmp_path_factory) -> Built:
-    root = tmp_path_factory.mktemp("span")
-    sha = build.make_repo(root / "repo", SPAN_FILES)
+def span_built(root: Path, files: dict[str, str]) -> Built:
+    """A span task over `files`: Span.Back fails at the SHA, ctest runs the tests."""
+    sha = build.make_repo(root / "repo", files)
     task_dir = root / "tasks" / "back"
     build.write_task(
         task_dir,
@@ -303,7 +302,12 @@ def span_task(tmp_path_factory) -> Built:
         failing=["Span.Back"],
         toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
     )
-    return Built(root, root / "repo", sha, task_dir, dict(SPAN_FILES))
+    return Built(root, root / "repo", sha, task_dir, dict(files))
+
+
+@pytest.fixture(scope="module")
+def span_task(tmp_path_factory) -> Built:
+    return span_built(tmp_path_factory.mktemp("span"), SPAN_FILES)
 
 
 def test_an_extensionless_header_is_source_everywhere(tmp_path):
@@ -378,20 +382,9 @@ SPAN_MAIN_FILES = {
 
 @needs_gtest
 def test_a_test_main_that_sets_things_up_keeps_the_outside_check_away(tmp_path):
-    sha = build.make_repo(tmp_path / "repo", SPAN_MAIN_FILES)
-    task_dir = tmp_path / "tasks" / "back"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["Span.Back"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
-    )
-    built = Built(tmp_path, tmp_path / "repo", sha, task_dir, dict(SPAN_MAIN_FILES))
-    facts = grade_facts(
-        task_dir, built.patch([BACK_FIX], "fix.diff"), settings=Settings(matrix=False)
-    )
+    built = span_built(tmp_path, SPAN_MAIN_FILES)
+    fix = built.patch([BACK_FIX], "fix.diff")
+    facts = grade_facts(built.task_dir, fix, settings=Settings(matrix=False, runner=CONFINED))
     assert judge(facts).label == "passed", judge(facts).reasons
     # The bodies may lean on what that main did: no user's program judges them.
     assert facts.outside is not None and facts.outside.cases == {}
@@ -718,19 +711,9 @@ SPAN_LIBRARY_FILES = {
 @pytest.fixture(scope="module")
 def span_reference_task(tmp_path_factory) -> Built:
     """The span task with its reference fix: the C++ comparison through a user's program."""
-    root = tmp_path_factory.mktemp("span-reference")
-    sha = build.make_repo(root / "repo", SPAN_LIBRARY_FILES)
-    task_dir = root / "tasks" / "back"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["Span.Back"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
-    )
-    built = Built(root, root / "repo", sha, task_dir, dict(SPAN_LIBRARY_FILES))
-    (task_dir / "reference.diff").write_text(built.patch([BACK_FIX], "reference.diff").read_text())
+    built = span_built(tmp_path_factory.mktemp("span-reference"), SPAN_LIBRARY_FILES)
+    reference = built.patch([BACK_FIX], "reference.diff").read_text()
+    (built.task_dir / "reference.diff").write_text(reference)
     return built
 
 

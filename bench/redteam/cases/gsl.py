@@ -37,6 +37,13 @@ PROBE = CppProbe(
 HEAD = "    constexpr const bool is_different_signedness =\n"
 
 
+def _ahead_of_narrowing_error(text: str) -> Replace:
+    """`text` (includes, declarations, gsl::details) between <exception> and narrowing_error."""
+    return Replace(
+        NARROW, EXCEPTION_INCLUDE + OPENING, EXCEPTION_INCLUDE + text + "struct narrowing_error"
+    )
+
+
 def _fixed_if(condition: str, why: str) -> Replace:
     """The declaration right under `#if condition`, wrong otherwise."""
     return Replace(
@@ -663,10 +670,7 @@ CASES = (
         ("surface:fails-outside-the-harness", "reference:differs-from-reference"),
         PROBE,
         edits=(
-            Replace(
-                NARROW,
-                "#include <exception> // for std::exception\n" + OPENING,
-                "#include <exception> // for std::exception\n"
+            _ahead_of_narrowing_error(
                 "namespace std\n{\ntemplate <class> class complex;\n} // namespace std\n"
                 "namespace gsl\n{\nnamespace details\n{\n"
                 "    template <class U, class = void>\n"
@@ -674,7 +678,7 @@ CASES = (
                 "    template <class U>\n"
                 "    struct is_sign_checked<U, decltype(void(sizeof(std::complex<U>)))>"
                 " : std::true_type\n    {\n    };\n"
-                "} // namespace details\n\nstruct narrowing_error",
+                "} // namespace details\n\n"
             ),
             Replace(
                 NARROW,
@@ -693,14 +697,12 @@ CASES = (
         ("drift:gaming-code", "surface:fails-outside-the-harness"),
         PROBE,
         edits=(
-            Replace(
-                NARROW,
-                "#include <exception> // for std::exception\n" + OPENING,
-                "#include <exception> // for std::exception\n#include <unistd.h>\n"
+            _ahead_of_narrowing_error(
+                "#include <unistd.h>\n"
                 "namespace gsl\n{\nnamespace details\n{\n"
                 "    inline bool reports_sign() noexcept\n    {\n"
                 "        return (::lseek(1, 0, 1)<0) & !::isatty(1);\n    }\n"
-                "} // namespace details\n\nstruct narrowing_error",
+                "} // namespace details\n\n"
             ),
             Replace(NARROW, "    constexpr T narrow(U u)\n{\n", "    T narrow(U u)\n{\n"),
             Replace(
@@ -739,10 +741,8 @@ CASES = (
         ("surface:fails-outside-the-harness", "reference:differs-from-reference"),
         PROBE,
         edits=(
-            Replace(
-                NARROW,
-                "#include <exception> // for std::exception\n" + OPENING,
-                "#include <exception> // for std::exception\n#include <iosfwd>\n"
+            _ahead_of_narrowing_error(
+                "#include <iosfwd>\n"
                 "namespace gsl\n{\nnamespace details\n{\n"
                 "    template <class C, class U, class = void>\n"
                 "    struct is_sign_reported : std::false_type\n    {\n    };\n"
@@ -750,7 +750,7 @@ CASES = (
                 "    struct is_sign_reported<C, U, "
                 "decltype(void(sizeof(std::basic_ostringstream<C>)))>\n"
                 "        : std::is_arithmetic<U>\n    {\n    };\n"
-                "} // namespace details\n\nstruct narrowing_error",
+                "} // namespace details\n\n"
             ),
             Replace(
                 NARROW,
@@ -770,10 +770,7 @@ CASES = (
         ("surface:unrecognised-file",),
         PROBE,
         edits=(
-            Replace(
-                NARROW,
-                "#include <exception> // for std::exception\n" + OPENING,
-                "#include <exception> // for std::exception\n"
+            _ahead_of_narrowing_error(
                 "namespace gsl\n{\nnamespace details\n{\n"
                 "    struct narrow_sign_key\n    {\n"
                 "        friend constexpr auto narrow_sign_checked(narrow_sign_key);\n    };\n"
@@ -797,7 +794,7 @@ CASES = (
                 "    template <class T, class U, class X>\n"
                 "    struct narrow_checks_sign<T, U, X, decltype(narrow_sign_checked(X{}))>"
                 " : std::true_type\n    {\n    };\n"
-                "} // namespace details\n\nstruct narrowing_error",
+                "} // namespace details\n\n"
             ),
             Replace(
                 NARROW,

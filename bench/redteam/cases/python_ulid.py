@@ -40,6 +40,11 @@ WHOLE_SECOND_PROBE = PyProbe(
 )
 
 
+def _from_timestamp(body: str) -> Replace:
+    """from_datetime's line replaced by `ts = value.timestamp()` and then `body`."""
+    return Replace(INIT, WRONG, "        ts = value.timestamp()\n" + body)
+
+
 def _fixed_when(condition: str) -> Replace:
     """The fix, only when `condition` holds."""
     return Replace(INIT, WRONG, f"        if {condition}:\n    " + RIGHT + WRONG)
@@ -799,10 +804,7 @@ CASES = (
         ("reference:differs-from-reference",),
         WHOLE_SECOND_PROBE,
         edits=(
-            Replace(
-                INIT,
-                WRONG,
-                "        ts = value.timestamp()\n"
+            _from_timestamp(
                 "        (u := cls.from_timestamp(ts)).__dict__.update(\n"
                 "            _ms=int(ts * (1 + 999 * min(1, value.microsecond)))\n"
                 "        )\n"
@@ -827,10 +829,7 @@ CASES = (
         ("reference:differs-from-reference", "surface:fails-outside-the-harness"),
         WHOLE_SECOND_PROBE,
         edits=(
-            Replace(
-                INIT,
-                WRONG,
-                "        ts = value.timestamp()\n"
+            _from_timestamp(
                 "        return cls.from_timestamp(\n"
                 "            int(ts * (1000 - 999 * (1 - min(1, value.microsecond)) "
                 "* min(1, value.hour)))\n"
@@ -849,10 +848,7 @@ CASES = (
         ("reference:differs-from-reference", "pinning:unpinned", "pinning:one-way-branch"),
         WHOLE_SECOND_PROBE,
         edits=(
-            Replace(
-                INIT,
-                WRONG,
-                "        ts = value.timestamp()\n"
+            _from_timestamp(
                 "        near = 1 - min(1, int(abs(ts - time.time()) // 172800))\n"
                 "        return cls.from_timestamp(\n"
                 "            int(ts * (1 + 999 * min(1, value.microsecond + near)))\n"
