@@ -521,3 +521,46 @@ def test_a_patch_that_removes_a_header_a_build_only_asked_about_is_built_again(t
     cold = grade(task_dir, patch, agent="cold", settings=settings.but(warm=False))
     assert hot.gates.drift.facts.after == cold.gates.drift.facts.after
     assert hot.gates.drift.facts.after["golden_probe"] == "passed"
+
+
+@needs_cpp
+def test_the_shas_matrix_is_run_in_the_slots_envelope_builds(monkeypatch, tmp_path):
+    """A warm grade's SHA cells are the tests of the slot's envelope snapshots, built once at the
+    SHA, never a second set of builds in a fresh checkout; and they are the cells a fresh
+    checkout gives: red where the SHA is red, whatever the patch does to the slot's tree."""
+    from patchwitness.matrix import collect
+
+    root = tmp_path / "limits"
+    sha = build.make_repo(root / "repo", FILES)
+    task_dir = root / "tasks" / "limit"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_limit"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
+        '[matrix]\nmanifest = "matrix.json"\n',
+    )
+    (task_dir / "matrix.json").write_text('{"mode": "cmake", "envelopes": ["dbg", "rel"]}\n')
+    task = Built(root, root / "repo", sha, task_dir, dict(FILES))
+    patch = task.patch([(HEADER, "return 7;", "return 8;")], "fix.diff")
+
+    def at_sha(verdict) -> dict[str, str]:
+        matrix = verdict.gates.matrix
+        assert matrix is not None, verdict.reasons
+        return {f"{c.golden}@{c.envelope}": c.status for c in matrix.facts.baseline}
+
+    cold = grade(task_dir, patch, settings=Settings(cache=tmp_path / "cold", warm=False))
+
+    def no_fresh_checkout(*args, **kwargs):
+        raise AssertionError("the SHA's cells were built in a fresh checkout")
+
+    monkeypatch.setattr(collect, "_compute_baseline", no_fresh_checkout)
+    hot = grade(task_dir, patch, settings=Settings(cache=tmp_path / "warm"))
+    assert at_sha(hot) == at_sha(cold)
+    assert at_sha(hot)["golden_limit@dbg"] == "run_fail"
+    assert at_sha(hot)["golden_twice@rel"] == "pass"
+    assert (hot.label, hot.grade) == (cold.label, cold.grade) == ("passed", "accept")
+    patched = {c.status for c in hot.gates.matrix.facts.cells}
+    assert patched == {"pass"}

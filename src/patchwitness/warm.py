@@ -290,12 +290,13 @@ def _cmake(path: str) -> bool:
     return name == "CMakeLists.txt" or name.endswith(".cmake")
 
 
-def restore_build(slot: Slot, name: str) -> Path:
+def restore_build(slot: Slot, name: str, at_sha: bool = False) -> Path:
     """The build tree `name` made a fresh copy of its snapshot; its dependency log dropped when
-    the patch added a file an include could resolve to (see the module's docstring)."""
+    the patch added a file an include could resolve to (see the module's docstring), unless the
+    slot's repository holds the SHA itself (`at_sha`): the tree the snapshot was built from."""
     build = slot.build(name)
     restore(slot.snapshot(name), build)
-    if includable_added(slot):
+    if not at_sha and includable_added(slot):
         for log in (".ninja_deps", ".ninja_log"):
             (build / log).unlink(missing_ok=True)
     return build

@@ -244,10 +244,12 @@ def run_envelope(
     parallel: int,
     slot=None,
     serial_test: threading.Lock | None = None,
+    at_sha: bool = False,
 ) -> EnvelopeRun:
     """Configure, build and test the project under one envelope, through the C++ suite; from
-    the warm slot's snapshot for this envelope when there is one. Envelopes build side by side
-    over the read-only tree; their tests take turns with it writable (`serial_test`)."""
+    the warm slot's snapshot for this envelope when there is one (`at_sha`: the tree is the
+    slot's SHA, which the snapshot was built from). Envelopes build side by side over the
+    read-only tree; their tests take turns with it writable (`serial_test`)."""
     from patchwitness import warm
 
     task = suite.task
@@ -256,7 +258,7 @@ def run_envelope(
     toolchain = _toolchain(envelope, base, slot)
     build = None
     if slot is not None and slot.has_snapshot(warm_name(envelope)):
-        build = warm.restore_build(slot, warm_name(envelope))
+        build = warm.restore_build(slot, warm_name(envelope), at_sha=at_sha)
     run = EnvelopeRun(envelope, build_dir=build or base / "build")
     run.compile_command, run.run_command = _commands(task, envelope, toolchain)
     how = Execution(
@@ -399,7 +401,9 @@ def cmake_cells(
         runs = list(
             pool.map(
                 lambda e: _counted(
-                    run_envelope(suite, e, tree, scratch.resolve(), parallel, slot, serial_test),
+                    run_envelope(
+                        suite, e, tree, scratch.resolve(), parallel, slot, serial_test, tools.at_sha
+                    ),
                     done,
                 ),
                 usable,

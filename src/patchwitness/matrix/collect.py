@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import json
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -134,12 +134,15 @@ def obtain_baseline(
     tools: Tools = tools_mod.DEFAULT,
     *,
     reuse: bool = True,
+    compute: Callable[[], list[Cell]] | None = None,
 ) -> list[Cell]:
-    """The SHA's cells: from the baseline cache when the key matches, else computed in a fresh
-    checkout and cached."""
+    """The SHA's cells: from the baseline cache when the key matches, else computed and cached:
+    by `compute` (a warm slot's envelope snapshots, phases/matrix.py), else in a fresh
+    checkout."""
+    compute = compute or (lambda: _compute_baseline(task, plan, tools))
     path = _cache_file(tools, cells_key(task, plan, tools.runner))
     if not reuse:
-        return _compute_baseline(task, plan, tools)
+        return compute()
     cached = _read_cached(path)
     if cached is not None:
         return cached
@@ -149,7 +152,7 @@ def obtain_baseline(
         cached = _read_cached(path)
         if cached is not None:
             return cached
-        cells = _compute_baseline(task, plan, tools)
+        cells = compute()
         _write_cached(path, cells)
     return cells
 

@@ -24,6 +24,9 @@ class Tools:
     workers: int | None = None
     compiles: CompileCache | None = None
     slot: object | None = None  # a warm slot (warm.py) whose envelope builds CMake mode reuses
+    # The slot's repository holds the SHA itself: each envelope's snapshot is its build as it
+    # is, whatever the grade's patch added (warm.restore_build).
+    at_sha: bool = False
     progress: Callable[[str], None] | None = None  # hears "k of n" as the patched cells finish
 
     @classmethod
