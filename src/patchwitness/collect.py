@@ -405,7 +405,7 @@ def _mutants(
     if _skipped(facts, ctx, measured, "mutants"):
         return
     facts.mutants = collect_mutants(
-        ctx, tree, applied, measured, text_facts.texts, facts.hidden, focus
+        ctx, tree, applied, measured, text_facts.changed_programs(), facts.hidden, focus
     )
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from patchwitness import (
     cpp_reads,
     languages,
+    layout,
     preprocessor,
     python_ast,
     reads,
@@ -80,6 +81,13 @@ class TextFacts:
     special_values_from: list[str] = field(default_factory=list)
     # Patched production Python file -> coverage.py's parse of its text (None: unparsable).
     statements: dict[str, PythonParser | None] = field(default_factory=dict)
+    # Changed production files whose program the patch left as it was (layout.py).
+    layout_only: list[str] = field(default_factory=list)
+
+    def changed_programs(self) -> dict[str, str | None]:
+        """The texts of the patched production files whose program the patch changed: the
+        lines a mutant may change (a reformatted file's lines are none of the patch's)."""
+        return {p: t for p, t in self.texts.items() if p not in self.layout_only}
 
 
 def read_patched(patch: Patch, classes: dict[str, Classified], tree: Path) -> dict[str, str | None]:
@@ -98,6 +106,15 @@ def analyse(reading: Reading) -> TextFacts:
         reading.task, reading.base, reading.failing, reading.hidden_patch
     )
     found.findings += special_findings(reading, values)
+    found.layout_only = [
+        change.path
+        for change in reading.patch.files
+        if change.status == "modified"
+        and change.path in reading.texts
+        and layout.same_program(
+            change.path, reading.at_sha(change.path), reading.texts[change.path]
+        )
+    ]
     if reading.for_coverage:
         from patchwitness.hits.python import parse_statements
 

@@ -144,7 +144,7 @@ CENSUS_TABLE: list[Row] = [
 # fmt: off
 COVERAGE_TABLE: list[Row] = [
     Row("no-executable-source", "the patch touches no executable production source "
-        "(comments, build files, data)",
+        "(comments, layout alone, build files, data)",
         "not-applicable", "not-applicable", lambda f: not f.touches_source),
     Row("not-measurable", "no instrumented build or run behaves at the SHA as the plain one "
         "does (the grader's flags break it), or the coverage tool cannot read the SHA's data or "

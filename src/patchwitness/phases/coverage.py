@@ -52,6 +52,9 @@ def collect_coverage(
         if native and sourcefiles.is_cpp(c.path, patched.texts.get(c.path))
     )
     sources = patched_sources(production, languages.of(task).source_suffixes, known)
+    # A file whose program the patch left as it was has no line the patch changed (layout.py).
+    reformatted = [c.path for c in sources if c.path in patched.layout_only]
+    sources = [c for c in sources if c.path not in reformatted]
     measurable = base.instrumentation is not None
     hits: dict = {}
     found, why, tool_failure = True, "", ""
@@ -82,6 +85,8 @@ def collect_coverage(
     facts = CoverageFacts()
     if unseen:
         facts.notes.append(f"run as a script, not measured: {', '.join(unseen)}")
+    if reformatted:
+        facts.notes.append(f"layout only, the same program: {', '.join(reformatted)}")
     facts.language = task.language
     facts.one_run = True
     facts.instrumentation = base.instrumentation.describe() if measurable else ""

@@ -1,0 +1,77 @@
+"""Whether a patch changed only a file's layout: the same program before and after.
+
+A formatter's commit (re-indented code, braces moved, long lines broken) changes lines no test
+may execute, and nothing any test could see. The coverage gate does not score such a file: its
+lines are no code the patch changed. "The same program" is decided strictly, and anything the
+decision cannot see through is a change:
+
+- Python: the two texts parse to equal syntax trees (positions left out). A docstring or a
+  constant is part of the tree; a file that asks for line numbers or source text (frames,
+  `inspect`, `traceback`, `lineno`) is never layout-only, since moving its lines moves what it
+  reads.
+- C and C++: the same tokens, each preprocessing directive ending where it ended (a directive
+  ends at its line's end, so a line break there is a token). Comments and line continuations
+  are layout. A file with a raw string (whose whitespace is its value), `__LINE__`, a
+  `source_location`, `__builtin_LINE` or a macro that stringizes a parameter (`#x` turns the
+  spacing of its argument into a string) is never layout-only.
+
+Left out: a macro defined in another file that stringizes an argument this file respaced, and
+code elsewhere that reads this file's text. Both must be in the SHA already, since a patch that
+adds one changes that file, which is scored.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from patchwitness import sourcefiles
+from patchwitness.census.cpp_lexer import as_read, tokens
+
+_PY_LINES = re.compile(r"lineno|frame|inspect|traceback|getsource|co_firstline|__code__")
+_CPP_LINES = re.compile(r'__LINE__|source_location|__builtin_LINE|(?<![\w$])(?:u8|[uUL])?R"')
+
+
+def same_program(path: str, before: str | None, after: str | None) -> bool:
+    """Whether `after` is `before` with only its layout changed (False when either is unread,
+    or the language is not one this module reads)."""
+    if before is None or after is None:
+        return False
+    if path.endswith(".py"):
+        return _same_python(before, after)
+    if sourcefiles.is_cpp(path, after) and sourcefiles.is_cpp(path, before):
+        return _same_cpp(before, after)
+    return False
+
+
+def _same_python(before: str, after: str) -> bool:
+    if _PY_LINES.search(before) or _PY_LINES.search(after):
+        return False
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except (SyntaxError, ValueError):
+        return False
+    return ast.dump(old, include_attributes=False) == ast.dump(new, include_attributes=False)
+
+
+def _same_cpp(before: str, after: str) -> bool:
+    if _CPP_LINES.search(before) or _CPP_LINES.search(after):
+        return False
+    old, new = cpp_program(before), cpp_program(after)
+    return old is not None and old == new
+
+
+def cpp_program(text: str) -> list[str] | None:
+    """The tokens of a C or C++ text as the compiler's later phases see them, a directive's end
+    kept as a token; None when a directive stringizes (its `#` beyond the first)."""
+    out: list[str] = []
+    for line in as_read(text).splitlines():
+        found = tokens(line)
+        if found and found[0] == "#":
+            if "#" in found[1:]:
+                return None
+            out += found
+            out.append("\n")
+        else:
+            out += found
+    return out
