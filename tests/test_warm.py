@@ -375,6 +375,25 @@ def test_what_a_patch_added_decides_whether_the_dependency_log_stays(tmp_path):
     assert (warm.restore_build(slot, "plain") / ".ninja_deps").exists()
 
 
+def test_a_file_no_include_of_the_build_spells_keeps_the_dependency_log(tmp_path):
+    """With the names the snapshot's includes spell noted, only a file an include could find
+    (by its name, or as a folder on the way) makes the build forget its log."""
+    slot = warm.Slot(tmp_path / "slot")
+    (slot.snapshot("plain")).mkdir(parents=True)
+    (slot.snapshot("plain") / ".ninja_deps").write_bytes(b"log")
+    (slot.snapshot("plain") / warm.SPELLED).write_text('["gtest", "gtest.h", "limits.hpp"]')
+    kept = {
+        "docs/notes.md": True,
+        "tests/data/input.txt": True,
+        "include/gtest/gtest.h": False,
+        "overrides/limits.hpp": False,
+        "include/gtest": False,  # a symlink to a folder of headers
+    }
+    for path, stays in kept.items():
+        warm.note_added(slot, [path])
+        assert (warm.restore_build(slot, "plain") / ".ninja_deps").exists() is stays, path
+
+
 @needs_cpp
 def test_the_baselines_builds_are_the_snapshots_every_grade_starts_from(limits, tmp_path):
     from patchwitness import baseline as baselines
@@ -564,3 +583,28 @@ def test_the_shas_matrix_is_run_in_the_slots_envelope_builds(monkeypatch, tmp_pa
     assert (hot.label, hot.grade) == (cold.label, cold.grade) == ("passed", "accept")
     patched = {c.status for c in hot.gates.matrix.facts.cells}
     assert patched == {"pass"}
+
+
+@needs_cpp
+def test_a_file_no_include_spells_leaves_every_other_object_as_built(limits, tmp_path):
+    """A snapshot notes the names its build's includes spell; a patch that adds a file none of
+    them names (a note, a data file) rebuilds only what it changed, where any added file once
+    made every object build again."""
+    import json
+
+    settings = Settings(cache=tmp_path / "cache", coverage=False)
+    idle = ("src/limits.cpp", "int twice", "// doubles\nint twice")
+    run(limits, [idle], "prime-notes", settings)  # the slot's snapshot is made
+    slot_root = next((tmp_path / "cache" / "warm").glob("*/slot-0"))
+    spelled = sorted(slot_root.glob("snapshots/*/" + warm.SPELLED))
+    assert spelled, "the snapshot noted no names"
+    assert {"limits.hpp", "check.hpp"} <= set(json.loads(spelled[0].read_text()))
+    notes = ("docs/notes.md", "", "how the limits are chosen\n")
+    verdict = run(limits, [idle, notes], "notes", settings)
+    assert verdict.label == "no-op", verdict.reasons
+    name = spelled[0].parent.name
+    objects = sorted((slot_root / "snapshots" / name).rglob("golden_*.cpp.o"))
+    assert objects
+    for built in objects:
+        now = slot_root / "builds" / name / built.relative_to(slot_root / "snapshots" / name)
+        assert now.stat().st_mtime_ns == built.stat().st_mtime_ns, now

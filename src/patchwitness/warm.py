@@ -29,9 +29,13 @@ A snapshot's name covers its flags (the plain build, a coverage variant, a matri
 Ninja's dependency log lists the files each object read, never the files it did not find: a
 header the patch adds that an include now resolves to (a `gtest/gtest.h` earlier on the include
 path than the system's, an `"x.h"` beside the including file) leaves every object clean. So a
-patch that adds a file any compile could include (`note_added`) makes `restore_build` drop the
+patch that adds a file an include could find (`note_added`) makes `restore_build` drop the
 log: ninja then rebuilds every object, and nothing is trusted stale. A removed one too: a build
-that only asked whether it was there (`__has_include`) never logged it.
+that only asked whether it was there (`__has_include`) never logged it. Which files an include
+could find is read when a snapshot is kept: every file its build read (the log lists system
+headers too) is searched for the names its includes spell (include_names.py); a file whose name
+none spells, as a file or a folder on the way, is found by no include, so a note or a data file
+the patch adds leaves the log. An include spelled by a macro makes every added file count.
 
 Slots follow the branch. The key holds no commit: the slots of one key hold commits of one
 repository, and a grade at a commit no slot holds takes a slot at a commit near it (`acquire`)
@@ -46,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import filecmp
+import functools
 import hashlib
 import json
 import os
@@ -54,6 +59,9 @@ import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from patchwitness import include_names
+from patchwitness.runner import run_tool
 
 # The mtime of every pristine source: older than any object a build writes.
 FIXED_MTIME = 946_684_800  # 2000-01-01T00:00:00Z
@@ -190,10 +198,10 @@ def move(slot: Slot, tree: Path, sha: str) -> list[str]:
             _remove(snapshot)  # an interrupted copy: never a start
     changed, added = sync_tree(tree, slot.pristine)
     removed = [path for path in changed if not (slot.pristine / path).exists()]
-    if any(includable(path) for path in added + removed):
-        for snapshot in snapshots.glob("*"):
-            for log in (".ninja_deps", ".ninja_log"):
-                (snapshot / log).unlink(missing_ok=True)
+    appeared = [path for path in added + removed if includable(path)]
+    for snapshot in snapshots.glob("*"):
+        if could_be_found(snapshot, appeared):
+            _drop_dependency_log(snapshot)
     (slot.root / SHA_FILE).write_text(sha)
     (slot.root / ".pw-pristine").write_text("ready\n")
     return changed
@@ -296,10 +304,86 @@ def restore_build(slot: Slot, name: str, at_sha: bool = False) -> Path:
     slot's repository holds the SHA itself (`at_sha`): the tree the snapshot was built from."""
     build = slot.build(name)
     restore(slot.snapshot(name), build)
-    if not at_sha and includable_added(slot):
-        for log in (".ninja_deps", ".ninja_log"):
-            (build / log).unlink(missing_ok=True)
+    if not at_sha and could_be_found(slot.snapshot(name), includable_added(slot)):
+        _drop_dependency_log(build)
     return build
+
+
+def _drop_dependency_log(build: Path) -> None:
+    for log in (".ninja_deps", ".ninja_log"):
+        (build / log).unlink(missing_ok=True)
+
+
+SPELLED = ".pw-spelled"  # in a snapshot: the names its build's includes spell (include_names.py)
+
+
+def could_be_found(snapshot: Path, paths: list[str]) -> bool:
+    """Whether an include of a file the snapshot's build read could resolve to one of `paths`
+    (files that appeared or disappeared since): by the names the snapshot's includes spell,
+    noted when it was kept; every path counts when they are unknown."""
+    if not paths:
+        return False
+    try:
+        names = set(json.loads((snapshot / SPELLED).read_text()))
+    except (OSError, ValueError, TypeError):
+        return True
+    return any(include_names.could_be_found(names, path) for path in paths)
+
+
+def note_spelled(build: Path, target: Path) -> None:
+    """Write into `target` the names the includes of every file the build in `build` read
+    spell (ninja's dependency log lists them); nothing when they cannot all be read, so that
+    every added file counts."""
+    (target / SPELLED).unlink(missing_ok=True)
+    names = spelled_by(read_files(build), build)
+    if names is not None:
+        (target / SPELLED).write_text(json.dumps(sorted(names)))
+
+
+def read_files(build: Path) -> list[str] | None:
+    """Every file the build's compiles read, as ninja's dependency log has them (absolute);
+    None without a log."""
+    if not (build / ".ninja_deps").exists():
+        return None
+    try:
+        done = run_tool(["ninja", "-C", str(build), "-t", "deps"], cwd=build, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    return sorted({line.strip() for line in lines if line[:1].isspace() and line.strip()})
+
+
+def spelled_by(paths: list[str] | None, build: Path) -> set[str] | None:
+    """The names the includes of `paths` spell (relative ones are the build's); None when any
+    is unread or spells by macro."""
+    if paths is None:
+        return None
+    names: set[str] = set()
+    for path in paths:
+        where = Path(path) if os.path.isabs(path) else build / path
+        try:
+            stat = where.stat()
+        except OSError:
+            return None
+        found = _spelled_file(str(where), stat.st_mtime_ns, stat.st_size)
+        if found is None:
+            return None
+        names |= found
+    return names
+
+
+@functools.lru_cache(maxsize=16384)
+def _spelled_file(path: str, mtime_ns: int, size: int) -> frozenset[str] | None:
+    """One file's spelled names, once per process and version (the system's headers are read
+    by every snapshot's build)."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return None
+    found = include_names.spelled(text)
+    return None if found is None else frozenset(found)
 
 
 def start_build(slot: Slot, name: str) -> Path:
@@ -318,6 +402,7 @@ def keep_snapshot(slot: Slot, name: str) -> None:
     """The build tree `name` as it is now (built, no test run yet) becomes its snapshot."""
     target = slot.snapshot(name)
     restore(slot.build(name), target)
+    note_spelled(slot.build(name), target)
     (target / ".pw-complete").write_text("built\n")
 
 
