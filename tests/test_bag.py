@@ -283,3 +283,60 @@ def test_report_hides_held_out_tasks_and_refuses_mixed_fingerprints(tmp_path):
     assert "timeout_s" in refused and "120" in refused and "90" in refused
     assert "passed" not in refused  # no side-by-side matrix
     assert "passed" in report(db, "--show-mixed")
+
+
+def test_on_a_cluster_a_tasks_grades_go_to_the_node_that_made_its_baseline():
+    """A local Ray cluster of two nodes: the calls of one home (a task) go to the node where the
+    first of them (its preparation) ran, where its warm trees are."""
+    ray = pytest.importorskip("ray")
+    from ray.cluster_utils import Cluster
+
+    from patchwitness.executors import RayExecutor
+
+    cluster = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
+    )
+    cluster.add_node(num_cpus=1)
+    engine = None
+    try:
+        cluster.wait_for_nodes()
+        engine = RayExecutor(address=cluster.address)
+
+        def node(seconds: float) -> str:
+            time.sleep(seconds)  # long enough that one node alone cannot take every call
+            return ray.get_runtime_context().get_node_id()
+
+        tasks = [f"task-{i}" for i in range(4)]
+        made = dict(engine.run(node, [(1.0,)] * len(tasks), tasks))
+        homes = {tasks[i]: where for i, where in made.items()}
+        assert len(set(homes.values())) == 2  # the preparations were spread over both nodes
+        assert engine.homes == homes
+        grades = [t for t in tasks for _ in range(3)]
+        for index, where in engine.run(node, [(0.2,)] * len(grades), grades):
+            assert where == homes[grades[index]], grades[index]
+    finally:
+        if engine is not None:
+            engine.close()
+        cluster.shutdown()
+    assert not ray.is_initialized()
+
+
+def test_a_bag_names_each_calls_task_as_its_home(bag, tmp_path):
+    """What the executor routes by: every preparation and every grade names its task."""
+
+    class Recording(LocalExecutor):
+        def __init__(self) -> None:
+            super().__init__(2)
+            self.homes: list[list[str] | None] = []
+
+        def run(self, fn, calls, homes=None):
+            self.homes.append(homes)
+            yield from super().run(fn, calls, homes)
+
+    engine = Recording()
+    run_bag(*bag, tmp_path / "homes.db", executor=engine, settings=Settings(baseline_runs=1))
+    tasks = {str(p) for p in discover(*bag, tmp_path / "homes.db")[0]}
+    prepared, graded = engine.homes
+    assert sorted(prepared) == sorted(tasks)
+    assert prepared is not None and graded is not None
+    assert len(graded) == len(TASKS) * len(AGENTS) and set(graded) <= tasks

@@ -29,7 +29,7 @@ class Inline:
 
     name = "inline"
 
-    def run(self, fn, calls):
+    def run(self, fn, calls, homes=None):
         for index, args in enumerate(calls):
             yield index, fn(*args)
 

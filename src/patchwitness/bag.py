@@ -251,7 +251,8 @@ def _prepare(
     bar = progress.add_task(f"baselines ({runs} runs each)", total=len(tasks), labels="")
     prepared: dict[Path, dict] = {}
     calls = [(task, None, settings, db) for task in tasks]
-    for index, info in executor.run(prepare_task, calls):
+    homes = [str(task) for task in tasks]  # a task's grades go where its baseline was made
+    for index, info in executor.run(prepare_task, calls, homes):
         prepared[tasks[index]] = info
         progress.update(bar, advance=1)
     return prepared
@@ -268,7 +269,8 @@ def _grade(
 ) -> None:
     labels: Counter[str] = Counter()
     bar = progress.add_task(title, total=len(jobs), labels="")
-    for _, done in executor.run(grade_job, [(job, settings, db) for job in jobs]):
+    calls = [(job, settings, db) for job in jobs]
+    for _, done in executor.run(grade_job, calls, [str(job.task_dir) for job in jobs]):
         if isinstance(done, Crash):
             db.put_crash(done.task, done.agent, done.patch_sha256, done.error, done.trace)
             result.crashes.append(done)

@@ -4,6 +4,12 @@ Both take a picklable function and its argument tuples and yield (index, result)
 in, so the caller stores each verdict the moment it exists. The arguments carry everything the
 function needs (the grade's settings, its runner and sandbox among them): a worker sets nothing up
 on its own.
+
+A call may name a *home* (a task's directory): on a cluster, the calls of one home go to the node
+where the first of them ran, since that node's cache holds what it made (the task's baseline, its
+warm build trees), and a grade elsewhere would build them all again. Ray is told softly: a home
+node that is gone or full for long leaves the call to any node. One machine has one cache, so the
+local pool has nothing to route.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from typing import Any, Protocol
 class Executor(Protocol):
     name: str
 
-    def run(self, fn: Callable[..., Any], calls: list[tuple]) -> Iterator[tuple[int, Any]]: ...
+    def run(
+        self, fn: Callable[..., Any], calls: list[tuple], homes: list[str] | None = None
+    ) -> Iterator[tuple[int, Any]]: ...
 
     def close(self) -> None: ...
 
@@ -26,13 +34,22 @@ def _call(fn: Callable[..., Any], args: tuple) -> Any:
     return fn(*args)
 
 
+def _call_on_node(fn: Callable[..., Any], args: tuple) -> tuple[str, Any]:
+    """The call's result, and the Ray node it ran on."""
+    import ray
+
+    return ray.get_runtime_context().get_node_id(), fn(*args)
+
+
 class LocalExecutor:
     name = "local"
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers or os.cpu_count() or 1
 
-    def run(self, fn: Callable[..., Any], calls: list[tuple]) -> Iterator[tuple[int, Any]]:
+    def run(
+        self, fn: Callable[..., Any], calls: list[tuple], homes: list[str] | None = None
+    ) -> Iterator[tuple[int, Any]]:
         if not calls:
             return
         with ProcessPoolExecutor(max_workers=min(self.workers, len(calls))) as pool:
@@ -66,14 +83,34 @@ class RayExecutor:
             elif workers:
                 kwargs["num_cpus"] = workers
             ray.init(**kwargs)
-        self._remote = ray.remote(_call)
+        self._remote = ray.remote(_call_on_node)
+        self.homes: dict[str, str] = {}  # home -> the node its first call ran on
 
-    def run(self, fn: Callable[..., Any], calls: list[tuple]) -> Iterator[tuple[int, Any]]:
-        pending = {self._remote.remote(fn, args): i for i, args in enumerate(calls)}
+    def run(
+        self, fn: Callable[..., Any], calls: list[tuple], homes: list[str] | None = None
+    ) -> Iterator[tuple[int, Any]]:
+        homes = homes or [""] * len(calls)
+        pending = {
+            self._submit(fn, args, home): i
+            for i, (args, home) in enumerate(zip(calls, homes, strict=True))
+        }
         while pending:
             done, _ = self.ray.wait(list(pending), num_returns=1)
             for ref in done:
-                yield pending.pop(ref), self.ray.get(ref)
+                index = pending.pop(ref)
+                node, result = self.ray.get(ref)
+                if homes[index]:
+                    self.homes.setdefault(homes[index], node)
+                yield index, result
+
+    def _submit(self, fn: Callable[..., Any], args: tuple, home: str):
+        node = self.homes.get(home) if home else None
+        if node is None:
+            return self._remote.remote(fn, args)
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        where = NodeAffinitySchedulingStrategy(node_id=node, soft=True)
+        return self._remote.options(scheduling_strategy=where).remote(fn, args)
 
     def close(self) -> None:
         self.ray.shutdown()
