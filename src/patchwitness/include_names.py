@@ -5,10 +5,11 @@ An include finds a file by the path it spells (`<gsl/narrow>`, `"detail/x.hpp"`)
 along the include path. A file that appears or disappears changes what an include resolves to
 only if the include's path ends with that file's name, or passes through it (a directory, a
 symlink to one): one of the path's components is the file's name. So the components spelled by
-every `#include`, `#include_next`, `#import` and `__has_include` of every file a build read say
-which added or removed files that build could have missed (warm.py): a file whose name no
-include spells is found by none. An include spelled by a macro (`#include HEADER`) could be any
-name: the answer is then "unknown" (None), and every file counts.
+every `#include`, `#include_next`, `#import`, `__has_include` and header-unit `import` of every
+file a build read say which added or removed files that build could have missed (warm.py): a
+file whose name no include spells is found by none. An include spelled by a macro
+(`#include HEADER`) could be any name: the answer is then "unknown" (None), and every file
+counts.
 
 Pure: texts in, names out.
 """
@@ -23,6 +24,8 @@ from patchwitness.census.cpp_lexer import as_read
 # spelled digraphs, so a directive is a `#` at the start of a line.
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:include_next|include|import)\b[ \t]*(.?)(.*)$", re.M)
 _HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\s*\(\s*(.?)([^)\n]*)")
+# A C++20 header unit (`import <vector>;`, `export import "x.h";`) is found as an include is.
+_HEADER_UNIT = re.compile(r"^[ \t]*(?:export[ \t]+)?import[ \t]*([<\"])(.*)$", re.M)
 _CLOSE = {"<": ">", '"': '"'}
 
 
@@ -32,7 +35,8 @@ def spelled(text: str) -> set[str] | None:
         return set()
     read = as_read(text)
     names: set[str] = set()
-    for found in (*_DIRECTIVE.finditer(read), *_HAS_INCLUDE.finditer(read)):
+    readers = (_DIRECTIVE, _HAS_INCLUDE, _HEADER_UNIT)
+    for found in (m for reader in readers for m in reader.finditer(read)):
         opening, rest = found.group(1), found.group(2)
         close = _CLOSE.get(opening)
         if close is None or close not in rest:

@@ -15,9 +15,10 @@ decision cannot see through is a change:
   `source_location`, `__builtin_LINE` or a macro that stringizes a parameter (`#x` turns the
   spacing of its argument into a string) is never layout-only.
 
-Left out: a macro defined in another file that stringizes an argument this file respaced, and
-code elsewhere that reads this file's text. Both must be in the SHA already, since a patch that
-adds one changes that file, which is scored.
+Left out: a macro defined in another file that stringizes an argument this file respaced or
+reads the line it is used on (`__LINE__` in its body), and code elsewhere that reads this file's
+text or line numbers. Each must be in the SHA already, since a patch that adds one changes that
+other file, which is scored.
 """
 
 from __future__ import annotations
