@@ -53,7 +53,7 @@ from _common import (
 )
 from cpp_grade_overhead import sh
 from realworld.case import GitSource
-from realworld.sources import GIT_IDENTITY, Unavailable, local_copy
+from realworld.sources import Unavailable, git, local_copy
 
 from patchwitness.pr import grade_pull_request
 from patchwitness.settings import Settings
@@ -68,19 +68,6 @@ TASK_FILES = {
         f"language = \"cpp\"\ntimeout = 900\n[cpp]\nconfigure = '{CONFIGURE}'\nbuild = '{BUILD}'\n"
     ),
 }
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "advice.detachedHead=false", *args],
-        cwd=cwd,
-        env={**os.environ, **GIT_IDENTITY},
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.strip()[-400:]}")
-    return done.stdout.strip()
 
 
 def replay(source: Path, commit: str, count: int, where: Path) -> list[tuple[str, str, int]]:

@@ -166,6 +166,17 @@ def ctest_digest(text: str, tree: Path, build: Path) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
 
 
+def dependency_log(build: Path) -> str | None:
+    """`ninja -t deps` of a build tree; None when it has no log or ninja cannot read it."""
+    if not (build / ".ninja_deps").exists():
+        return None
+    try:
+        done = run_tool(["ninja", "-C", str(build), "-t", "deps"], cwd=build, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
 def read_graph(build: Path, tree: Path) -> BuildGraph:
     """The graph of a configured and built tree (empty parts where the build has none)."""
     try:
@@ -173,13 +184,8 @@ def read_graph(build: Path, tree: Path) -> BuildGraph:
     except OSError:
         commands = "[]"
     compiles = parse_compile_commands(commands, tree, build)
-    reads: dict[str, tuple[str, ...]] = {}
-    if (build / ".ninja_deps").exists():
-        try:
-            done = run_tool(["ninja", "-C", str(build), "-t", "deps"], cwd=build, timeout=120)
-            reads = parse_deps(done.stdout.decode("utf-8", "replace"), tree)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
+    log = dependency_log(build)
+    reads = parse_deps(log, tree) if log is not None else {}
     ctest = {}
     for path in sorted(build.rglob("CTestTestfile.cmake")):
         try:

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchwitness import include_names
-from patchwitness.runner import run_tool
+from patchwitness.buildgraph import dependency_log
 
 # The mtime of every pristine source: older than any object a build writes.
 FIXED_MTIME = 946_684_800  # 2000-01-01T00:00:00Z
@@ -341,18 +341,14 @@ def note_spelled(build: Path, target: Path) -> None:
 
 
 def read_files(build: Path) -> list[str] | None:
-    """Every file the build's compiles read, as ninja's dependency log has them (absolute);
-    None without a log."""
-    if not (build / ".ninja_deps").exists():
+    """Every file the build's compiles read, as ninja's dependency log has them; None without
+    a log."""
+    log = dependency_log(build)
+    if log is None:
         return None
-    try:
-        done = run_tool(["ninja", "-C", str(build), "-t", "deps"], cwd=build, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    lines = done.stdout.decode("utf-8", "replace").splitlines()
-    return sorted({line.strip() for line in lines if line[:1].isspace() and line.strip()})
+    return sorted(
+        {line.strip() for line in log.splitlines() if line[:1].isspace() and line.strip()}
+    )
 
 
 def spelled_by(paths: list[str] | None, build: Path) -> set[str] | None:
