@@ -82,6 +82,34 @@ def make_task(
     return Built(root, repo, sha, task_dir, dict(files))
 
 
+def make_cmake_task(
+    root: Path,
+    files: Mapping[str, str],
+    *,
+    failing: list[str],
+    matrix: str | None = None,
+    name: str = "limit",
+) -> Built:
+    """A C++ task over `files` (a CMake project whose tests ctest runs), the flag matrix off
+    unless `matrix` gives its manifest's JSON."""
+    repo = root / "repo"
+    sha = build.make_repo(repo, files)
+    task_dir = root / "tasks" / name
+    toml = 'language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
+    toml += '[matrix]\nmanifest = "matrix.json"\n' if matrix else "[matrix]\nenabled = false\n"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=failing,
+        toml=toml,
+    )
+    if matrix:
+        (task_dir / "matrix.json").write_text(matrix)
+    return Built(root, repo, sha, task_dir, dict(files))
+
+
 def tree_digest(root: Path) -> dict[str, bytes]:
     """Every file under root (including .git) with its bytes: 'byte-identical' made checkable."""
     out = {}

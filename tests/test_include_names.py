@@ -22,7 +22,7 @@ from patchwitness.include_names import could_be_found, spelled
         ("// #include <commented.h>\n/* #include <also.h> */\nint x;\n", set()),
         ("int main() { return 0; }\n", set()),
         ('#include "../up/one.h"\n', {"..", "up", "one.h"}),
-        ("import <vector>;\nexport import \"unit.h\";\n", {"vector", "unit.h"}),  # header units
+        ('import <vector>;\nexport import "unit.h";\n', {"vector", "unit.h"}),  # header units
     ],
 )
 def test_what_an_include_spells(text, names):

@@ -8,10 +8,9 @@ import shutil
 import pytest
 
 from patchwitness.api import grade
-from patchwitness.demo import build
 from patchwitness.settings import Settings
 
-from .conftest import Built
+from .conftest import Built, make_cmake_task
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("c++")),
@@ -44,18 +43,7 @@ FIX = ("src/limits.cpp", "return 7;", "return 8;")
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory) -> Built:
-    root = tmp_path_factory.mktemp("layout")
-    sha = build.make_repo(root / "repo", FILES)
-    task_dir = root / "tasks" / "limit"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["golden_limit"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
-    )
-    return Built(root, root / "repo", sha, task_dir, dict(FILES))
+    return make_cmake_task(tmp_path_factory.mktemp("layout"), FILES, failing=["golden_limit"])
 
 
 def test_a_fix_beside_a_reformatted_function_no_test_runs_is_accepted(task, tmp_path):

@@ -19,7 +19,7 @@ from patchwitness.api import grade
 from patchwitness.demo import build
 from patchwitness.settings import Settings
 
-from .conftest import Built
+from .conftest import Built, make_cmake_task
 
 needs_cpp = pytest.mark.skipif(
     not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("c++")),
@@ -166,18 +166,7 @@ HEADER = "include/limits.hpp"
 
 @pytest.fixture(scope="module")
 def limits(tmp_path_factory) -> Built:
-    root = tmp_path_factory.mktemp("warm")
-    sha = build.make_repo(root / "repo", FILES)
-    task_dir = root / "tasks" / "limit"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["golden_limit"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
-    )
-    return Built(root, root / "repo", sha, task_dir, dict(FILES))
+    return make_cmake_task(tmp_path_factory.mktemp("warm"), FILES, failing=["golden_limit"])
 
 
 def run(limits: Built, edits, name: str, settings: Settings):
@@ -290,20 +279,12 @@ def test_a_warm_sandboxed_matrix_builds_every_envelope_and_lets_tests_write(tmp_
     once called all-green (the UB of a patch then passed unseen)."""
     from patchwitness import sandbox
 
-    root = tmp_path / "writer"
-    sha = build.make_repo(root / "repo", WRITER_FILES)
-    task_dir = root / "tasks" / "limit"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
+    task = make_cmake_task(
+        tmp_path / "writer",
+        WRITER_FILES,
         failing=["golden_limit"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
-        '[matrix]\nmanifest = "matrix.json"\n',
+        matrix='{"mode": "cmake", "envelopes": ["dbg", "asan"]}\n',
     )
-    (task_dir / "matrix.json").write_text('{"mode": "cmake", "envelopes": ["dbg", "asan"]}\n')
-    task = Built(root, root / "repo", sha, task_dir, dict(WRITER_FILES))
     settings = Settings(cache=tmp_path / "cache", runner=sandbox.make_runner("bwrap"))
     for name in ("first", "second"):  # the first primes the slot, the second starts warm
         heard: list[str] = []
@@ -340,17 +321,7 @@ SHADOWED = {
 def test_a_header_the_patch_adds_earlier_on_the_include_path_is_built(tmp_path):
     """Ninja's log lists what each object read, not what it did not find: the new header is
     missed unless the warm build forgets that log. Warm and cold grades must agree."""
-    sha = build.make_repo(tmp_path / "repo", SHADOWED)
-    task_dir = tmp_path / "tasks" / "shadow"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["golden_limit"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
-    )
-    built = Built(tmp_path, tmp_path / "repo", sha, task_dir, dict(SHADOWED))
+    built = make_cmake_task(tmp_path, SHADOWED, failing=["golden_limit"], name="shadow")
     override = ("overrides/value.hpp", "", "#pragma once\ninline int value() { return 8; }\n")
     settings = Settings(cache=tmp_path / "cache")
     primed = run(
@@ -520,16 +491,7 @@ def test_a_slot_moved_to_the_next_commit_sees_every_change_a_fresh_build_sees(tm
 
 @needs_cpp
 def test_a_patch_that_removes_a_header_a_build_only_asked_about_is_built_again(tmp_path):
-    sha = build.make_repo(tmp_path / "repo", MOVE_A)
-    task_dir = tmp_path / "tasks" / "probe"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["golden_probe"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n[matrix]\nenabled = false\n',
-    )
+    task_dir = make_cmake_task(tmp_path, MOVE_A, failing=["golden_probe"], name="probe").task_dir
     after = dict(MOVE_A)
     del after["include/extra.hpp"]
     patch = tmp_path / "remove.diff"
@@ -549,20 +511,13 @@ def test_the_shas_matrix_is_run_in_the_slots_envelope_builds(monkeypatch, tmp_pa
     checkout gives: red where the SHA is red, whatever the patch does to the slot's tree."""
     from patchwitness.matrix import collect
 
-    root = tmp_path / "limits"
-    sha = build.make_repo(root / "repo", FILES)
-    task_dir = root / "tasks" / "limit"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
+    task = make_cmake_task(
+        tmp_path / "limits",
+        FILES,
         failing=["golden_limit"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
-        '[matrix]\nmanifest = "matrix.json"\n',
+        matrix='{"mode": "cmake", "envelopes": ["dbg", "rel"]}\n',
     )
-    (task_dir / "matrix.json").write_text('{"mode": "cmake", "envelopes": ["dbg", "rel"]}\n')
-    task = Built(root, root / "repo", sha, task_dir, dict(FILES))
+    task_dir = task.task_dir
     patch = task.patch([(HEADER, "return 7;", "return 8;")], "fix.diff")
 
     def at_sha(verdict) -> dict[str, str]:
