@@ -5,19 +5,20 @@ may execute, and nothing any test could see. The coverage gate does not score su
 lines are no code the patch changed. "The same program" is decided strictly, and anything the
 decision cannot see through is a change:
 
-- Python: the two texts parse to equal syntax trees (positions left out). A docstring or a
-  constant is part of the tree; a file that asks for line numbers or source text (frames,
-  `inspect`, `traceback`, `lineno`) is never layout-only, since moving its lines moves what it
-  reads.
+- Python: the two texts parse to equal syntax trees, every node at the same line and column.
+  Any code can read its own positions (a frame, a code object, a traceback, a log record), so a
+  position is part of a Python program: what is left is comments and whitespace that moves no
+  statement.
 - C and C++: the same tokens, each preprocessing directive ending where it ended (a directive
   ends at its line's end, so a line break there is a token). Comments and line continuations
-  are layout. A file with a raw string (whose whitespace is its value), `__LINE__`, a
-  `source_location`, `__builtin_LINE` or a macro that stringizes a parameter (`#x` turns the
-  spacing of its argument into a string) is never layout-only.
+  are layout. The language's own ways to see layout make a file never layout-only: a raw
+  string (its whitespace is its value), a line or column (`__LINE__`, `source_location`, the
+  builtins behind it) and a macro that stringizes a parameter (`#x` turns the spacing of its
+  argument into a string).
 
 Left out: a macro defined in another file that stringizes an argument this file respaced or
 reads the line it is used on (`__LINE__` in its body), and code elsewhere that reads this file's
-text or line numbers. Each must be in the SHA already, since a patch that adds one changes that
+text. Each must be in the SHA already, since a patch that adds one changes that
 other file, which is scored.
 """
 
@@ -29,8 +30,10 @@ import re
 from patchwitness import sourcefiles
 from patchwitness.census.cpp_lexer import as_read, tokens
 
-_PY_LINES = re.compile(r"lineno|frame|inspect|traceback|getsource|co_firstline|__code__")
-_CPP_LINES = re.compile(r'__LINE__|source_location|__builtin_LINE|(?<![\w$])(?:u8|[uUL])?R"')
+# What C and C++ have to see layout with: a line, a column, a raw string's whitespace.
+_CPP_LAYOUT = re.compile(
+    r'__LINE__|source_location|__builtin_(?:LINE|COLUMN)\b|(?<![\w$])(?:u8|[uUL])?R"'
+)
 
 
 def same_program(path: str, before: str | None, after: str | None) -> bool:
@@ -46,17 +49,15 @@ def same_program(path: str, before: str | None, after: str | None) -> bool:
 
 
 def _same_python(before: str, after: str) -> bool:
-    if _PY_LINES.search(before) or _PY_LINES.search(after):
-        return False
     try:
         old, new = ast.parse(before), ast.parse(after)
     except (SyntaxError, ValueError):
         return False
-    return ast.dump(old, include_attributes=False) == ast.dump(new, include_attributes=False)
+    return ast.dump(old, include_attributes=True) == ast.dump(new, include_attributes=True)
 
 
 def _same_cpp(before: str, after: str) -> bool:
-    if _CPP_LINES.search(before) or _CPP_LINES.search(after):
+    if _CPP_LAYOUT.search(before) or _CPP_LAYOUT.search(after):
         return False
     old, new = cpp_program(before), cpp_program(after)
     return old is not None and old == new
