@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import re
 
-from patchwitness import sourcefiles
+from patchwitness import python_ast, sourcefiles
 from patchwitness.census.cpp_lexer import as_read, tokens
 
 # What C and C++ have to see layout with: a line, a column, a raw string's whitespace.
@@ -50,7 +50,7 @@ def same_program(path: str, before: str | None, after: str | None) -> bool:
 
 def _same_python(before: str, after: str) -> bool:
     try:
-        old, new = ast.parse(before), ast.parse(after)
+        old, new = python_ast.parse(before), python_ast.parse(after)
     except (SyntaxError, ValueError):
         return False
     return ast.dump(old, include_attributes=True) == ast.dump(new, include_attributes=True)
