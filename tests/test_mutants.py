@@ -10,6 +10,7 @@ from patchwitness.mutants import (
     CONDITION_FALSE,
     CONDITION_TRUE,
     STATEMENT_DELETED,
+    VALUE_PICKED,
     mutants_of,
 )
 
@@ -91,3 +92,42 @@ def test_a_deleted_statement_that_would_leave_an_empty_block_is_pass():
     text = "def f(x):\n    if x:\n        x += 1\n    return x\n"
     deleted = [m for m in mutants_of("m.py", text, [3]) if m.operator == STATEMENT_DELETED]
     assert [m.text for m in deleted] == ["def f(x):\n    if x:\n        pass\n    return x\n"]
+
+
+PICKS = """\
+def f(d, o, n, xs):
+    a = min(len(xs) - 1, 1)
+    b = max(n, 0, key=abs)
+    c = abs(n - 3)
+    e = d.get("k", 7) + getattr(o, "size", 2)
+    g = d.get("k") or max(xs) or min(*xs) or min(n, default=0) or round(n, 2)
+    return a, b, c, e, g
+"""
+
+
+def test_a_call_that_picks_a_value_is_replaced_by_each_value_it_picks():
+    picked = [(line, said) for op, line, said in made([2, 3, 4, 5, 6], PICKS) if op == VALUE_PICKED]
+    assert picked == [
+        (2, "`min(len(xs) - 1, 1)` replaced by `len(xs) - 1`"),
+        (2, "`min(len(xs) - 1, 1)` replaced by `1`"),
+        (3, "`max(n, 0, key=abs)` replaced by `n`"),
+        (3, "`max(n, 0, key=abs)` replaced by `0`"),
+        (4, "`abs(n - 3)` replaced by `n - 3`"),
+        # the lookup that always misses
+        (5, '`d.get("k", 7)` replaced by `7`'),
+        (5, '`getattr(o, "size", 2)` replaced by `2`'),
+        # a lookup without a default, one iterable, unpacked or named arguments: no pick
+    ]
+    texts = {m.description: m.text for m in mutants_of("m.py", PICKS, [2, 5])}
+    assert "    a = (len(xs) - 1)\n" in texts["`min(len(xs) - 1, 1)` replaced by `len(xs) - 1`"]
+    assert '    e = (7) + getattr(o, "size", 2)\n' in texts['`d.get("k", 7)` replaced by `7`']
+
+
+def test_picks_come_after_the_decisions_and_before_the_deleted_statements():
+    text = "def f(x, d):\n    if x:\n        x = d.get(x, 0)\n    return x\n"
+    assert [op for op, _, _ in made([2, 3], text)] == [
+        CONDITION_TRUE,
+        CONDITION_FALSE,
+        VALUE_PICKED,
+        STATEMENT_DELETED,
+    ]

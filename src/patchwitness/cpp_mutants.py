@@ -49,6 +49,7 @@ CONDITION_TRUE = "condition-true"
 CONDITION_FALSE = "condition-false"
 STATEMENT_DELETED = "statement-deleted"
 BOUNDARY = "boundary"
+VALUE_PICKED = "value-picked"  # (Python's min/max/abs/get; not made on C++ text yet)
 
 _DECISION = re.compile(r"(?<![\w$])(if|while)\s*\(")
 _CONSTEXPR = re.compile(r"(?<![\w$])if\s+constexpr\b")

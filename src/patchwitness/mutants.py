@@ -7,6 +7,11 @@ matter if the line matters:
 - `condition-true` / `condition-false`: a decision's test (an `if`, `elif`, `while`, conditional
   expression or comprehension `if`, and each operand of an `and`/`or` in one) replaced by a
   constant: the code behaves as if the decision always, or never, went that way;
+- `value-picked`: a call that picks one of its arguments, or a default, as a decision would,
+  replaced by each value it can pick: `min(a, b)` and `max(a, b)` by `a` and by `b`, `abs(x)` by
+  `x`, `d.get(k, default)` and `getattr(o, name, default)` by `default` (the lookup always
+  missed): a pick no test tells apart is an `if` the tests do not pin (red team round 11 wrote
+  `lineno + min(len(sections) - 1, 1)`, right only for the tests' two sections);
 - `statement-deleted`: a simple statement wholly on added lines replaced by `pass`;
 - `boundary`: a comparison's `<` made `<=`, `>` made `>=`, and back.
 
@@ -31,7 +36,11 @@ CONDITION_TRUE = "condition-true"
 CONDITION_FALSE = "condition-false"
 STATEMENT_DELETED = "statement-deleted"
 BOUNDARY = "boundary"
-OPERATORS = (CONDITION_TRUE, CONDITION_FALSE, STATEMENT_DELETED, BOUNDARY)
+VALUE_PICKED = "value-picked"
+OPERATORS = (CONDITION_TRUE, CONDITION_FALSE, VALUE_PICKED, STATEMENT_DELETED, BOUNDARY)
+
+# Builtins whose value is one of their arguments, chosen by comparing them.
+PICKERS = frozenset({"min", "max"})
 
 # Calls whose deletion changes only what a person reads.
 QUIET_CALLS = frozenset(
@@ -75,7 +84,8 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = set(added)
-    edits = [*_conditions(tree, text, added), *_boundaries(tree, text, lines)]
+    edits = [*_conditions(tree, text, added), *_picks_of(tree, text, lines)]
+    edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
     out = []
     for operator, node, replacement, description in edits:
@@ -100,6 +110,45 @@ def _conditions(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:
         out.append((CONDITION_FALSE, node, "False", f"`{shown}` replaced by False"))
     # all the always-true mutants first, then the always-false ones
     return sorted(out, key=lambda e: (e[0] != CONDITION_TRUE, e[1].lineno))
+
+
+def _picks_of(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """Each value a picking call on an added line can give, in its place (`value-picked`)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.lineno not in lines:
+            continue
+        shown = _segment(text, node)
+        for value in _picked(node):
+            out.append(
+                (VALUE_PICKED, node, f"({_segment(text, value)})", _said(shown, text, value))
+            )
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _said(shown: str, text: str, value: ast.expr) -> str:
+    return f"`{shown}` replaced by `{_segment(text, value)}`"
+
+
+def _picked(call: ast.Call) -> list[ast.expr]:
+    """The values `call` may give back unchanged: both of `min(a, b)`, the argument of
+    `abs(x)`, the default of `d.get(k, default)` and `getattr(o, name, default)`; [] for any
+    other call, or one whose arguments are unpacked (`*args`) or named (but `key=`)."""
+    args = call.args
+    if any(isinstance(a, ast.Starred) for a in args):
+        return []
+    named = {k.arg for k in call.keywords}
+    func = call.func
+    if isinstance(func, ast.Name):
+        if func.id in PICKERS and len(args) >= 2 and named <= {"key"}:
+            return list(args)
+        if func.id == "abs" and len(args) == 1 and not named:
+            return [args[0]]
+        if func.id == "getattr" and len(args) == 3 and not named:
+            return [args[2]]
+    if isinstance(func, ast.Attribute) and func.attr == "get" and len(args) == 2 and not named:
+        return [args[1]]
+    return []
 
 
 def _deletions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:

@@ -304,8 +304,7 @@ CASES = (
                 "lineno + min(len(self.sections) - 1, 1)\n",
             ),
         ),
-        owner="the pinning gate (issue 23): min()/max()/abs()/bool arithmetic pick a value "
-        "as an `if` would; the probes and the mutants read only `if`, `while`, `x if c else y`",
+        # flagged since a call that picks a value is mutated to each value it picks (value-picked)
     ),
     # -- red team round 13 ----------------------------------------------------------------
     RedCase(

@@ -27,6 +27,7 @@ from patchwitness.suites import Focus, SuiteRun, Surroundings
 OPERATOR_ORDER = (
     cpp_mutants.CONDITION_TRUE,
     cpp_mutants.CONDITION_FALSE,
+    cpp_mutants.VALUE_PICKED,
     cpp_mutants.BOUNDARY,
     cpp_mutants.STATEMENT_DELETED,
 )
