@@ -482,6 +482,27 @@ SEEN_BY_TYPE = (
 )
 
 
+# red team round 11: a class body's container filled through the class, read by a later call
+CLASS_DICT = (
+    "class ULID:\n    _seen: dict[int, int] = {}\n\n    @classmethod\n"
+    "    def from_ms(cls, ms):\n        ULID._seen[ms // 1000] = ms\n        return cls()\n\n"
+    "    @classmethod\n    def from_s(cls, s):\n        return cls.from_ms(ULID._seen.get(s, s))\n"
+)
+CLASS_LIST = (
+    "class Manager:\n    registry = list()\n\n    def __init__(self):\n"
+    "        self.registry.append(self)\n\n    def depth(self):\n"
+    "        return len(self.registry) - 1\n"
+)
+
+# red team round 11: a closure's container, filled by one call of the function it returns and
+# read by the next
+CLOSURE_DICT = (
+    "def enable(trace):\n    settled = {}\n\n    def after(name):\n        try:\n"
+    "            trace.indent = settled[name]\n        except KeyError:\n"
+    "            settled[name] = trace.indent\n\n    return after\n"
+)
+
+
 MATCHED = (
     "_SEEN = {}\n\ndef f(x):\n    _SEEN[x] = 1\n    match len(_SEEN):\n        case 1:\n"
     "            return 0\n    return x\n"
@@ -489,7 +510,16 @@ MATCHED = (
 
 
 @pytest.mark.parametrize(
-    ("source", "line"), [(WIDEST, 8), (LIVE, 11), (SEEN_BY_TYPE, 4), (MATCHED, 5)]
+    ("source", "line"),
+    [
+        (WIDEST, 8),
+        (LIVE, 11),
+        (SEEN_BY_TYPE, 4),
+        (MATCHED, 5),
+        (CLASS_DICT, 11),
+        (CLASS_LIST, 8),
+        (CLOSURE_DICT, 6),
+    ],
 )
 def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):
     lines = set(range(1, source.count("\n") + 2))
@@ -511,6 +541,14 @@ def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):
         "        self.n += 1\n        return self.n * 2\n",
         # keeping the state is not reading it
         "_SEEN = set()\n\ndef f(x):\n    _SEEN.add(x)\n    return x\n",
+        "class C:\n    seen = {}\n\n    def f(self, x):\n        C.seen[x] = 1\n        return x\n",
+        # a closure's list the nested function only reads, or that only the outer one reads
+        "def f(xs):\n    seen = []\n\n    def g(x):\n        return x in seen\n\n"
+        "    return [g(x) for x in xs]\n",
+        "def f(xs):\n    out = []\n\n    def g(x):\n        out.append(x)\n\n"
+        "    for x in xs:\n        g(x)\n    return len(out)\n",
+        # a class body's table nothing changes is a constant
+        "class C:\n    names = {1: 'a'}\n\n    def f(self, x):\n        return self.names.get(x)\n",
     ],
 )
 def test_constants_and_instance_state_are_not_kept_state(source):
@@ -534,3 +572,12 @@ def test_a_module_the_patch_names_is_never_imported_to_judge_it():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_count_a_nested_function_keeps_of_its_calls_is_not_followed():
+    source = (
+        "def make():\n    calls = 0\n\n    def step(x):\n        nonlocal calls\n"
+        "        calls += 1\n        return x + calls // 3\n\n    return step\n"
+    )
+    found = findings("src/lib/m.py", source, set(range(1, 10)), Harness.of((), set()), ("lib",))
+    assert [(f.kind, f.line) for f in found] == [(UNFOLLOWED, 7)], found

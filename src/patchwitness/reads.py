@@ -767,12 +767,67 @@ def _kept_state(
     attrs = _class_state(tree, added)
     out = _reads_of(path, tree, added, clocks, set(), HARNESS, "when the module was imported")
     out += _reads_of(path, tree, added, counters, set(), UNFOLLOWED, "how often it ran before")
-    if not kept and not attrs:
+    closures = _closure_state(tree, added)
+    for inner, _, counted in closures:
+        out += _reads_of(path, inner, added, counted, set(), UNFOLLOWED, "how often it ran before")
+    if not kept and not attrs and not any(cells for _, cells, _ in closures):
         return out
     shared = bool(own & harness.modules)
     kind = HARNESS if shared else PROCESS
     why = "the test runner itself uses this package" if shared else "what ran before decides"
-    return out + _reads_of(path, tree, added, kept, attrs, kind, why)
+    out += _reads_of(path, tree, added, kept, attrs, kind, why)
+    for inner, cells, _ in closures:
+        out += _reads_of(path, inner, added, cells, set(), kind, why)
+    return out
+
+
+def _closure_state(tree: ast.Module, added: set[int]) -> list[tuple[ast.AST, set[str], set[str]]]:
+    """State a nested function keeps across its calls in its enclosing function's locals (red
+    team round 11: `settled = {}` in `enable_tracing`, filled and read by the `after` it
+    returns): for each nested function, the containers an added line of the enclosing body
+    makes that the nested one changes in place, and the names it rebinds as `nonlocal` on an
+    added line (a count of its earlier calls)."""
+    out = []
+    for outer in ast.walk(tree):
+        if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        made = _local_containers(outer, added)
+        for inner in ast.walk(outer):
+            if inner is outer or not isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            cells = {n for n in made if any(_changes(node, n) for node in ast.walk(inner))}
+            counted = {
+                name
+                for node in ast.walk(inner)
+                if isinstance(node, ast.Nonlocal) and _on_lines(node, added)
+                for name in node.names
+            }
+            if cells or counted:
+                out.append((inner, cells, counted))
+    return out
+
+
+def _local_containers(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, added: set[int]
+) -> set[str]:
+    """Names an added statement of `function`'s own body (not a nested function's) binds to a
+    new container."""
+    found: set[str] = set()
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if value is not None and _on_lines(node, added):
+            made = isinstance(value, ast.List | ast.Dict | ast.Set)
+            if isinstance(value, ast.Call):
+                made = getattr(value.func, "id", "") in CONTAINERS
+            if made:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found |= {t.id for t in targets if isinstance(t, ast.Name)}
+        pending.extend(ast.iter_child_nodes(node))
+    return found
 
 
 # What changes a container in place; reading one is every other use.
@@ -844,7 +899,47 @@ def _class_state(tree: ast.Module, added: set[int]) -> set[str]:
             for target in targets:
                 if isinstance(target, ast.Attribute) and _is_class(target.value, classes, first):
                     found.add(target.attr)
-    return found
+    return found | _class_containers(tree, added)
+
+
+def _class_containers(tree: ast.Module, added: set[int]) -> set[str]:
+    """Containers an added line of a class body makes (`_seen: dict[int, int] = {}`) that code
+    changes in place through any object (`ULID._seen[k] = v`, `self._seen.append(v)`): shared
+    by every instance and every call like a class attribute a call writes (red team round 11
+    filed each ULID's milliseconds under its second and looked them up later)."""
+    made: set[str] = set()
+    module = _imports(tree)
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for node in cls.body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if value is None or not _on_lines(node, added):
+                continue
+            container = isinstance(value, ast.List | ast.Dict | ast.Set)
+            if isinstance(value, ast.Call):
+                container = (module.resolve(value.func) or getattr(value.func, "id", "")) in (
+                    CONTAINERS
+                )
+            if not container:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            made |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return {name for name in made if any(_changes_attribute(n, name) for n in ast.walk(tree))}
+
+
+def _changes_attribute(node: ast.AST, name: str) -> bool:
+    """`X.name[k] = v`, `del X.name[k]`, `X.name.add(v)`: the container `name` changed in place
+    through an object or a class."""
+
+    def named(n: ast.AST) -> bool:
+        return isinstance(n, ast.Attribute) and n.attr == name
+
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+        return named(node.value)
+    if isinstance(node, ast.Attribute) and node.attr in MUTATORS:
+        return named(node.value)
+    return False
 
 
 def _is_class(node: ast.AST, classes: set[str], first: str) -> bool:
@@ -863,7 +958,7 @@ def _is_class(node: ast.AST, classes: set[str], first: str) -> bool:
 
 def _reads_of(
     path: str,
-    tree: ast.Module,
+    tree: ast.AST,
     added: set[int],
     names: set[str],
     attrs: set[str],
@@ -927,17 +1022,23 @@ def _written_by(statement: ast.stmt) -> set[str]:
                 out.add(target.id)
             elif isinstance(target, ast.Attribute):
                 out.add(target.attr)
-            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                out.add(target.value.id)
+            elif isinstance(target, ast.Subscript):
+                out |= _container_named(target.value)
     call = statement.value if isinstance(statement, ast.Expr) else None
     func = call.func if isinstance(call, ast.Call) else None
-    if (
-        isinstance(func, ast.Attribute)
-        and func.attr in MUTATORS
-        and isinstance(func.value, ast.Name)
-    ):
-        out.add(func.value.id)
+    if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
+        out |= _container_named(func.value)
     return out
+
+
+def _container_named(node: ast.AST) -> set[str]:
+    """The name a container changed in place goes by: `_SEEN` of `_SEEN[k]`, `_seen` of
+    `ULID._seen[k]`."""
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return set()
 
 
 def _state_read(node: ast.AST, names: set[str], attrs: set[str]) -> str:

@@ -458,7 +458,7 @@ CASES = (
         "from a dict under try, recorded under `except KeyError`: the test's raising call "
         "follows one that returned, a program whose first call raises stays indented; a "
         "try/except decides but is no decision, and both added statements are needed",
-        (*PINNING,),
+        (*GAMING_ROWS, *PINNING),
         PROBE,
         edits=(
             InsertAfter(
@@ -475,8 +475,9 @@ CASES = (
                 "                settled[hook_name] = hooktrace.root.indent\n",
             ),
         ),
-        owner="the pinning gate (issue 23): an exception handler is a decision neither the "
-        "probes nor the mutants see (no way recorded, no `except` body deleted or forced)",
+        # rejected since a closure's container that its nested function fills and reads is
+        # state kept across calls (the harness's calls, since pytest loads pluggy); an
+        # exception handler is still no decision to the pinning gate
     ),
     # -- red team round 12 -----------------------------------------------------------------
     RedCase(
