@@ -80,6 +80,7 @@ def vary(spec):
         except Exception:
             others = []
         near += list(made_neighbours(captured, hints))
+        near = [*renamed(captured, call), *near]
         made = [(dict(captured, id=f"c{n}", varied=""), call)]
         # A few neighbours, the sibling operations, then the other neighbours.
         for extra, varied, other in [*near[:4], *others, *near[4:]]:
@@ -191,6 +192,67 @@ def made_neighbours(captured, hints):
             continue
         call = pickle.loads(base64.b64decode(captured["call"]))
         yield {"made": data}, f"the object made with {varied}", call
+
+
+def renamed(captured, call):
+    """The call with every word of every string in it renamed one way (each letter moved one
+    on in the alphabet), the object it is made on made from renamed arguments too: the same
+    input in other words. A fix for the tests' own names (a section called "section", a key
+    the tests use) answers otherwise, while each argument varied alone only asks for a name
+    the object does not hold."""
+    changed = _renamed_call(call)
+    made = None
+    if captured.get("made"):
+        before = pickle.loads(base64.b64decode(captured["made"]))
+        after = _renamed_call(before)
+        if not _same_repr(before, after):
+            made = base64.b64encode(pickle.dumps(after, protocol=4)).decode("ascii")
+    if made is None and _same_repr(call, changed):
+        return []
+    return [({"made": made} if made else {}, "every word of its strings renamed", changed)]
+
+
+_NEXT_LETTER = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "bcdefghijklmnopqrstuvwxyzaBCDEFGHIJKLMNOPQRSTUVWXYZA",
+)
+_NEXT_BYTE = bytes.maketrans(
+    b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    b"bcdefghijklmnopqrstuvwxyzaBCDEFGHIJKLMNOPQRSTUVWXYZA",
+)
+
+
+def _renamed_call(call):
+    """A call's arguments renamed; the names of its keyword arguments kept."""
+    return {
+        "pos": [_renamed(v) for v in call["pos"]],
+        "star": [_renamed(v) for v in call["star"]],
+        "kw": {k: _renamed(v) for k, v in call["kw"].items()},
+    }
+
+
+def _renamed(value, depth=0):
+    """`value` with the letters of its strings and bytes moved on, through lists, tuples and
+    dicts (keys too); anything else as it is."""
+    if depth > 6:
+        return value
+    kind = type(value)
+    if kind is str:
+        return value.translate(_NEXT_LETTER)
+    if kind is bytes:
+        return value.translate(_NEXT_BYTE)
+    if kind in (list, tuple):
+        return kind(_renamed(v, depth + 1) for v in value)
+    if kind is dict:
+        return {_renamed(k, depth + 1): _renamed(v, depth + 1) for k, v in value.items()}
+    return value
+
+
+def _same_repr(a, b):
+    try:
+        return repr(a) == repr(b)
+    except Exception:
+        return True
 
 
 def _interleaved(groups):
