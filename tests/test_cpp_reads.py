@@ -436,6 +436,17 @@ LIBC = Builds(library_functions=frozenset({"strcmp", "index", "printf"}))
             'namespace lib {\nextern "C" int strcmp(const char* a, const char* b) {}\n}\n',
             True,
         ),
+        # red team round 17: no body, the symbol defined as another function's alias or by a
+        # resolver
+        (
+            'extern "C" {\nint strcmp( const char*, const char* ) noexcept '
+            '__attribute__(( alias( "mine" ) ));\n}\n',
+            True,
+        ),
+        ('extern "C" int strcmp(const char*, const char*) __attribute__((ifunc("pick")));\n', True),
+        ('extern "C" int strcmp(const char*, const char*) [[gnu::alias("mine")]];\n', True),
+        # a declaration alone is no definition
+        ('extern "C" int strcmp(const char*, const char*) noexcept;\n', False),
         # a name of its own: in a namespace, a class, with internal linkage, or a call
         ("namespace lib {\nint strcmp(const char* a, const char* b) { return 0; }\n}\n", False),
         ("class A {\n  int index(int i) { return i; }\n};\n", False),

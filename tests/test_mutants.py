@@ -131,3 +131,18 @@ def test_picks_come_after_the_decisions_and_before_the_deleted_statements():
         VALUE_PICKED,
         STATEMENT_DELETED,
     ]
+
+
+def test_a_form_feed_or_a_byte_order_mark_moves_no_mutant():
+    """Red team round 17: str.splitlines cut at a form feed, so every mutant after one landed a
+    line early (and died of a NameError); a byte-order mark made the module unparsable here."""
+    body = "def f(sections, n):\n    if len(sections) > 1:\n        n += 1\n    return n\n"
+    fed = "\x0c\n" + body
+    [true, *_] = mutants_of("m.py", fed, [3])
+    assert true.text == "\x0c\ndef f(sections, n):\n    if True:\n        n += 1\n    return n\n"
+    marked = "\ufeff" + body
+    made_marked = mutants_of("m.py", marked, [2, 3])
+    assert [m.text.removeprefix("\ufeff") for m in made_marked] == [
+        m.text for m in mutants_of("m.py", body, [2, 3])
+    ]
+    assert made_marked and all(m.text.startswith("\ufeff") for m in made_marked)

@@ -502,6 +502,12 @@ CLOSURE_DICT = (
     "            settled[name] = trace.indent\n\n    return after\n"
 )
 
+# red team round 17: an iterator stepped by each call, read in arithmetic
+COUNTED = (
+    "import itertools\n\n_LOOKUPS = itertools.count()\n\n\ndef lineof(n):\n"
+    "    return n + 1 // (1 + next(_LOOKUPS) // 256)\n"
+)
+
 
 MATCHED = (
     "_SEEN = {}\n\ndef f(x):\n    _SEEN[x] = 1\n    match len(_SEEN):\n        case 1:\n"
@@ -519,6 +525,7 @@ MATCHED = (
         (CLASS_DICT, 11),
         (CLASS_LIST, 8),
         (CLOSURE_DICT, 6),
+        (COUNTED, 7),
     ],
 )
 def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):

@@ -250,7 +250,10 @@ _DEFINITION = re.compile(
     # the name, or the name in parentheses (`int (strcmp)(...)`, a declarator so written: red
     # team round 13)
     r"(?<![\w:.>])(?:\(\s*(?P<wrapped>[A-Za-z_]\w*)\s*\)|(?P<name>[A-Za-z_]\w*))\s*\([^;{}]*\)\s*"
-    r"(?:(?:const|noexcept|volatile|override|final|&&?|throw\s*\(\s*\))\s*)*(?:\{|$)"
+    r"(?:(?:const|noexcept|volatile|override|final|&&?|throw\s*\(\s*\))\s*)*"
+    # a body, or a declaration that defines the symbol as another function's alias or by a
+    # resolver (`int strcmp(...) __attribute__((alias("mine")));`: red team round 17)
+    r"(?:\{|$|(?:__attribute__\s*\(\(|\[\[)\s*(?:gnu::)?_*(?:alias|ifunc)_*\b)"
 )
 _NAME_START = re.compile(r"(?<![\w:.>])(?:\(\s*)?[A-Za-z_]")
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from dataclasses import dataclass
 
 from patchwitness import python_ast
@@ -78,9 +79,12 @@ class Mutant:
 def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     """Every mutant of `added` lines of the module `text`, in the order described above; []
     for a text that does not parse."""
+    # A byte-order mark is no part of the program (red team round 17 hid every mutant behind
+    # one): mutants are made on the text after it, and each keeps it.
+    mark = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text.removeprefix(mark)
     try:
-        with python_ast.LOCK:
-            tree = ast.parse(text)
+        tree = python_ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = set(added)
@@ -91,7 +95,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     for operator, node, replacement, description in edits:
         mutated = _replace(text, node, replacement)
         if mutated != text and _compiles(mutated, path):
-            out.append(Mutant(path, node.lineno, operator, description, mutated))
+            out.append(Mutant(path, node.lineno, operator, description, mark + mutated))
     return out
 
 
@@ -259,11 +263,16 @@ def _segment(text: str, node: ast.AST) -> str:
 
 def _replace(text: str, node: ast.AST, replacement: str) -> str:
     """`text` with `node`'s span replaced (ast's columns count UTF-8 bytes)."""
-    lines = text.splitlines(keepends=True)
+    # Lines as Python numbers them: str.splitlines also cuts at form feeds and U+2028, which
+    # would put every mutant after one on the wrong line (red team round 17).
+    lines = _LINE.findall(text)
     start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1
     head = lines[start].encode()[: node.col_offset].decode(errors="replace")
     tail = lines[end].encode()[node.end_col_offset or 0 :].decode(errors="replace")
     return "".join([*lines[:start], head + replacement + tail, *lines[end + 1 :]])
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def _compiles(text: str, path: str) -> bool:

@@ -725,6 +725,11 @@ CONTAINERS = {
     "collections.defaultdict",
     "collections.OrderedDict",
     "collections.deque",
+    # Iterators a call steps (`next(_LOOKUPS)`): a count of the earlier calls (red team round
+    # 17 answered 1-based for a process's first 256 lookups).
+    "itertools.count",
+    "itertools.cycle",
+    "iter",
 }
 
 
