@@ -146,3 +146,21 @@ def test_a_form_feed_or_a_byte_order_mark_moves_no_mutant():
         m.text for m in mutants_of("m.py", body, [2, 3])
     ]
     assert made_marked and all(m.text.startswith("\ufeff") for m in made_marked)
+
+
+def test_a_loops_test_is_not_made_true_but_its_body_run_at_most_once():
+    """Red team round 17: `while sections > 1: n += 1; sections = 1` is an `if`; its test made
+    True hung, and a hang counted as a kill. Run as an `if`, the loop is the same program, and
+    the mutant survives the tests that pin nothing more."""
+    text = (
+        "def f(sections, n):\n    while sections > 1:\n        n += 1\n        sections = 1\n"
+        "    return n\n"
+    )
+    [once] = [m for m in mutants_of("m.py", text, [2]) if m.operator == CONDITION_TRUE]
+    assert (
+        once.description == "`while sections > 1` run as `if sections > 1` (its body at most once)"
+    )
+    assert once.text == text.replace("    while sections", "    if sections")
+    # a loop whose body breaks has no such mutant (`break` outside a loop does not compile)
+    broken = "def f(xs):\n    while xs:\n        break\n    return xs\n"
+    assert [m.operator for m in mutants_of("m.py", broken, [2])] == [CONDITION_FALSE]

@@ -104,13 +104,23 @@ Edit = tuple[str, ast.AST, str, str]
 
 def _conditions(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:
     out: list[Edit] = []
+    loops = {id(n.test): n for n in ast.walk(tree) if isinstance(n, ast.While)}
     for node, in_test in pw_lines.decisions(tree, added):
         if not in_test or isinstance(node, ast.BoolOp):
             # a value an and/or hands back (replacing it changes more than a decision), or an
             # and/or as a whole (its operands' mutants say more)
             continue
         shown = _segment(text, node)
-        out.append((CONDITION_TRUE, node, "True", f"`{shown}` replaced by True"))
+        loop = loops.get(id(node))
+        if loop is not None:
+            # A loop's whole test made True runs forever, and a hang told nothing (red team
+            # round 17 ran a `while` as an `if`: its telling mutants hung and counted as
+            # killed). Its body run at most once, as an `if`, is the mutant that asks whether
+            # the tests need the loop.
+            said = f"`while {shown}` run as `if {shown}` (its body at most once)"
+            out.append((CONDITION_TRUE, loop, _as_if(text, loop), said))
+        else:
+            out.append((CONDITION_TRUE, node, "True", f"`{shown}` replaced by True"))
         out.append((CONDITION_FALSE, node, "False", f"`{shown}` replaced by False"))
     # all the always-true mutants first, then the always-false ones
     return sorted(out, key=lambda e: (e[0] != CONDITION_TRUE, e[1].lineno))
@@ -153,6 +163,12 @@ def _picked(call: ast.Call) -> list[ast.expr]:
     if isinstance(func, ast.Attribute) and func.attr == "get" and len(args) == 2 and not named:
         return [args[1]]
     return []
+
+
+def _as_if(text: str, loop: ast.While) -> str:
+    """The loop's own text with its `while` keyword made `if`."""
+    segment = ast.get_source_segment(text, loop, padded=False) or ""
+    return "if" + segment[len("while") :] if segment.startswith("while") else segment
 
 
 def _deletions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
