@@ -15,6 +15,7 @@ from patchwitness.cpp_mutants import (
     CONDITION_FALSE,
     CONDITION_TRUE,
     STATEMENT_DELETED,
+    VALUE_PICKED,
     VARIABLE,
     schema_of,
 )
@@ -184,6 +185,14 @@ def test_a_cpp_patch_is_mutated_in_one_schema_and_its_unpinned_condition_found(t
     [deleted] = honest.gates.pinning.facts.survivors or [None]
     assert deleted is None
     assert honest.gates.pinning.facts.mutants_run == 1  # `r -= 1;` deleted, and killed
+    # A clamp to the tests' one value, with no `if` to mutate: `std::min` picks a side.
+    clamp = "#include <algorithm>\nint twice(int x) { return std::min(x + x + 1, 4); }"
+    clamped = grade(
+        built.task_dir, built.patch([("src/mini.cpp", bug, clamp)], "clamp.diff"), agent="m"
+    )
+    assert clamped.gates.pinning.row == "unpinned", clamped.reasons
+    survived = [m.description for m in clamped.gates.pinning.facts.survivors]
+    assert survived == ["`std::min(x + x + 1, 4)` replaced by `4`"], clamped.gates.pinning.facts
 
 
 @pytest.mark.parametrize(
@@ -305,3 +314,69 @@ def test_a_mutant_build_keeps_every_line_number_and_names_no_selector_a_patch_kn
     shown = subprocess.run([str(tmp_path / "p")], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "3"
     assert "pw_mutant_chosen_" not in schema.text
+
+
+PICKING = """#include <algorithm>
+#include <cstdlib>
+int counter = 0;
+int fold(int x, int lo, int hi) {
+  int r = std::min(std::max(x, lo), hi);
+  counter += std::abs(x % 7);
+  return std::clamp(r + 1, lo, hi) + std::max(x, 3) / 100 + r % 2;
+}
+"""
+
+
+def test_a_call_that_picks_an_argument_is_replaced_by_each_one_nested_calls_too(tmp_path):
+    """Issue 23: `std::min(std::max(x, lo), hi)` is a clamp, two decisions that no `if` shows;
+    each picking call is made to give back each of its arguments, and each mutant does what
+    its own text would."""
+    library = PICKING
+    schema = schema_of("lib.cpp", library, [5, 6, 7])
+    assert schema is not None
+    picked = [m.description for m in schema.mutants if m.operator == VALUE_PICKED]
+    assert sorted(picked) == sorted(
+        [
+            "`std::min(std::max(x, lo), hi)` replaced by `std::max(x, lo)`",
+            "`std::min(std::max(x, lo), hi)` replaced by `hi`",
+            "`std::max(x, lo)` replaced by `x`",
+            "`std::max(x, lo)` replaced by `lo`",
+            "`std::abs(x % 7)` replaced by `x % 7`",
+            "`std::clamp(r + 1, lo, hi)` replaced by `r + 1`",
+            "`std::clamp(r + 1, lo, hi)` replaced by `lo`",
+            "`std::clamp(r + 1, lo, hi)` replaced by `hi`",
+            "`std::max(x, 3)` replaced by `x`",
+            "`std::max(x, 3)` replaced by `3`",
+        ]
+    )
+    patched = run(tmp_path, library)
+    assert run(tmp_path, schema.text) == patched
+    lines = library.splitlines(keepends=True)
+    for mutant in schema.mutants:
+        alone = lines.copy()
+        alone[mutant.line - 1] = mutant.mutated
+        assert run(tmp_path, schema.text, mutant.number) == run(tmp_path, "".join(alone)), mutant
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a member or another namespace's function of the name, a list, a comparator, none
+        "int f(V v, P* p) {\n  return v.min(1, 2) + p->max(1, 2) + lim::max(1, 2);\n}\n",
+        "int f(int a, int b) {\n  return std::max({a, b, 3}) + std::min(a, b, cmp);\n}\n",
+        "int f() {\n  return std::numeric_limits<int>::max();\n}\n",
+        "constexpr int f(int a) {\n  constexpr int k = std::max(1, 2);\n  return k;\n}\n",
+        "int f(int a) {\n  return maximum(a, 2) + my_min(a, 1);\n}\n",
+    ],
+)
+def test_what_picks_no_argument_is_not_a_picking_call(text):
+    schema = schema_of("a.cpp", text, [2])
+    assert schema is None or VALUE_PICKED not in [m.operator for m in schema.mutants]
+
+
+def test_a_picking_call_over_two_lines_says_what_its_mutants_do(tmp_path):
+    text = "int f(int a, int b) {\n  return std::min(a,\n                  b);\n}\n"
+    schema = schema_of("a.cpp", text, [2, 3])
+    assert schema is not None
+    said = [(m.line, m.mutated) for m in schema.mutants]
+    assert said[0] == (2, "  return std::min(a,  // `std::min(a, b)` replaced by `a`\n")

@@ -4,11 +4,15 @@ The mutants are those of `mutants.py` for Python, made on C++ text: a decision's
 `if` or `while` on an added line) made always true and always false; every comparison on an
 added line (written with spaces around its operator, wherever it stands: a condition's operand,
 an index, a return, a macro's body) made true and false, and its boundary moved (`<` made `<=`,
-and back); an added expression statement deleted. Rebuilding a C++ project once per mutant costs
-a build each (a header-only library rebuilds every test unit); so all the mutants of a file are
-written into one text, a *mutant schema*, each selected at run time by the number in the
-variable `PW_MUTANT`, and one rebuild serves them all (Untch, Offutt and Harrold's schemata; Mull
-and dextool do the same). With the variable unset or 0, the schema behaves as the patched text.
+and back); a call that picks one of its arguments (`std::min(a, b)`, `std::max`, `std::clamp`,
+`std::abs`, C's `fmin`, `fmax`, `abs`, `fabs`) replaced by each argument it may give back, as a
+decision would be made to go one way (a clamp written with `std::min` is a decision, and the
+tests pin it only if some test needs each side); an added expression statement deleted.
+Rebuilding a C++ project once per mutant costs a build each (a header-only library rebuilds
+every test unit); so all the mutants of a file are written into one text, a *mutant schema*,
+each selected at run time by the number in the variable `PW_MUTANT`, and one rebuild serves
+them all (Untch, Offutt and Harrold's schemata; Mull and dextool do the same). With the
+variable unset or 0, the schema behaves as the patched text.
 
 The text is read structurally through the census's lexer (comments and literals blanked, offsets
 kept) and edited at the same offsets of the original; a comparison's operands run out to the
@@ -49,7 +53,7 @@ CONDITION_TRUE = "condition-true"
 CONDITION_FALSE = "condition-false"
 STATEMENT_DELETED = "statement-deleted"
 BOUNDARY = "boundary"
-VALUE_PICKED = "value-picked"  # (Python's min/max/abs/get; not made on C++ text yet)
+VALUE_PICKED = "value-picked"
 
 _DECISION = re.compile(r"(?<![\w$])(if|while)\s*\(")
 _CONSTEXPR = re.compile(r"(?<![\w$])if\s+constexpr\b")
@@ -118,6 +122,24 @@ class _Edit:
 TRUE, FALSE = "(0 == 0)", "(0 != 0)"
 
 
+# A call that picks an argument: its name, and how many arguments a picking call of it has.
+# `std::` or nothing before it: `limits::max()`, `v.min()` and `p->max(a, b)` are other things.
+_PICKERS = {"min": 2, "max": 2, "fmin": 2, "fmax": 2, "clamp": 3, "abs": 1, "fabs": 1}
+_PICKING_CALL = re.compile(
+    r"(?<![\w$.:>])(?:std\s*::\s*)?(" + "|".join(_PICKERS) + r")(?![\w$])\s*"
+    r"(?:<[^<>;(){}]*>\s*)?\("
+)
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """A picking call at [start, end), the span of each of its arguments."""
+
+    start: int
+    end: int
+    args: tuple[tuple[int, int], ...]
+
+
 @dataclass(frozen=True)
 class _Comparison:
     """`A op B` at [start, end), its operator at [op_start, op_end)."""
@@ -140,18 +162,28 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     site = _Site(path, text, starts, itertools.count(first))
     conditions = _conditions(code, starts, wanted)
     comparisons = _innermost(_comparisons(code, text, starts, wanted))
+    # A pick inside a comparison's operand is left to the comparison, which keeps its text.
+    picks = [
+        p
+        for p in _picks(code, starts, wanted)
+        if not any(c.start <= p.start and p.end <= c.end for c in comparisons)
+    ]
+    inner: list[_Comparison | _Pick] = sorted([*comparisons, *picks], key=lambda x: x.start)
     edits: list[_Edit] = []
     for start, end in conditions:
-        inside = [c for c in comparisons if start <= c.start and c.end <= end]
+        inside = [c for c in inner if start <= c.start and c.end <= end]
         edits.append(site.condition(start, end, inside))
     taken = list(conditions)
     for start, end in _statements(code, starts, wanted):
-        inside = [c for c in comparisons if start <= c.start and c.end <= end]
+        inside = [c for c in inner if start <= c.start and c.end <= end]
         edits.append(site.deletion(start, end, inside))
         taken.append((start, end))
-    for comparison in comparisons:
-        if not any(s <= comparison.start and comparison.end <= e for s, e in taken):
-            edits.append(site.comparison(comparison, whole=False))
+    free = [c for c in inner if not any(s <= c.start and c.end <= e for s, e in taken)]
+    for found in _outermost(free):
+        if isinstance(found, _Pick):
+            edits.append(site.pick(found, _held_by(found, free)))
+        else:
+            edits.append(site.comparison(found, whole=False))
     text_made, kept = _apply(text, edits)
     made = [m for m in site.made if m.number in kept]
     if not made:
@@ -170,7 +202,10 @@ class _Site:
         number = next(self.numbers)
         line = _line_of(self.starts, at)
         original = _line_text(self.text, self.starts, line)
-        mutated = original.replace(old, new, 1)
+        if old in original:
+            mutated = original.replace(old, new, 1)
+        else:  # a call over several lines: its line says what the mutant does
+            mutated = f"{original.rstrip()}  // {said}\n"
         self.made.append(CppMutant(number, self.path, line, operator, said, original, mutated))
         return number
 
@@ -223,22 +258,44 @@ class _Site:
         body, held = self._within(start, end, inside)
         return _Edit(start, end, f"if (!{SELECTOR}({number})) {{ {body} }}", (number, *held))
 
+    def pick(self, found: _Pick, inside: list[_Comparison | _Pick]) -> _Edit:
+        """A picking call: replaced by each of its arguments as written, in turn; with none
+        chosen, the call itself with the mutants of what its arguments hold."""
+        call = self.text[found.start : found.end]
+        shown = _short(call)
+        arms = []
+        for begin, finish in found.args:
+            arg = self.text[begin:finish].strip()
+            said = f"`{shown}` replaced by `{_short(arg)}`"
+            arms.append((self._mutant(found.start, VALUE_PICKED, said, call, arg), arg))
+        body, held = self._within(found.start, found.end, inside)
+        chosen = " : ".join(f"{SELECTOR}({n}) ? ({arg})" for n, arg in arms)
+        return _Edit(found.start, found.end, f"({chosen} : {body})", (*(n for n, _ in arms), *held))
+
     def _within(
-        self, start: int, end: int, inside: list[_Comparison], *, condition: bool = False
+        self,
+        start: int,
+        end: int,
+        inside: list[_Comparison | _Pick],
+        *,
+        condition: bool = False,
     ) -> tuple[str, list[int]]:
-        """`text[start:end]` with each comparison of `inside` replaced by its mutants. In a
-        `condition`, a comparison that is the whole of it has only its boundary mutant (the
-        condition's own are its true and false), and a clamp's boundary none."""
+        """`text[start:end]` with each comparison and picking call of `inside` replaced by its
+        mutants (a call's arguments hold theirs). In a `condition`, a comparison that is the
+        whole of it has only its boundary mutant (the condition's own are its true and false),
+        and a clamp's boundary none."""
         pieces, last, held = [], start, []
-        for comparison in inside:
-            whole = condition and not (
-                self.text[start : comparison.start].strip()
-                or self.text[comparison.end : end].strip()
-            )
-            edit = self.comparison(comparison, whole=whole, clamp_end=end if whole else None)
-            pieces += [self.text[last : comparison.start], edit.replacement]
+        for found in _outermost(inside):
+            if isinstance(found, _Pick):
+                edit = self.pick(found, _held_by(found, inside))
+            else:
+                whole = condition and not (
+                    self.text[start : found.start].strip() or self.text[found.end : end].strip()
+                )
+                edit = self.comparison(found, whole=whole, clamp_end=end if whole else None)
+            pieces += [self.text[last : found.start], edit.replacement]
             held += edit.numbers
-            last = comparison.end
+            last = found.end
         pieces.append(self.text[last:end])
         return "".join(pieces), held
 
@@ -431,6 +488,62 @@ def _template_list(line: str, at: int) -> tuple[int, int] | None:
 def _arrow(line: str, i: int) -> bool:
     """`->` (a member through a pointer), not a comparison's `>`."""
     return line[i] == ">" and i > 0 and line[i - 1] == "-"
+
+
+def _outermost(found: list[_Comparison | _Pick]) -> list[_Comparison | _Pick]:
+    """What no other of `found` holds, in order (a pick's arguments hold the rest)."""
+    return sorted(
+        (c for c in found if not any(o is not c and _holds(o, c) for o in found)),
+        key=lambda c: c.start,
+    )
+
+
+def _held_by(outer: _Comparison | _Pick, found: list[_Comparison | _Pick]) -> list:
+    return [c for c in found if c is not outer and _holds(outer, c)]
+
+
+def _holds(outer: _Comparison | _Pick, inner: _Comparison | _Pick) -> bool:
+    return outer.start <= inner.start and inner.end <= outer.end and outer != inner
+
+
+def _picks(code: str, starts: list[int], wanted: set[int]) -> list[_Pick]:
+    """Every picking call whose name is on a `wanted` line, outside a constant expression and a
+    directive other than `#define`, with as many arguments as picking takes (`std::max({a,
+    b})` and `std::min(a, b, comp)` are left alone: a list, a comparator)."""
+    out = []
+    for begin, line in _lines(code, starts, wanted):
+        if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
+            continue
+        if _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line)):
+            continue
+        for match in _PICKING_CALL.finditer(line):
+            open_at = begin + match.end() - 1
+            close = match_close(code, open_at)
+            if close is None:
+                continue
+            args = _arguments(code, open_at + 1, close)
+            if len(args) != _PICKERS[match.group(1)] or any(
+                code[a:b].lstrip().startswith("{") for a, b in args
+            ):
+                continue
+            out.append(_Pick(begin + match.start(), close + 1, tuple(args)))
+    return out
+
+
+def _arguments(code: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of the arguments in `code[start:end]`, split at its top-level commas."""
+    spans, depth, last = [], 0, start
+    for i in range(start, end):
+        ch = code[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            spans.append((last, i))
+            last = i + 1
+    spans.append((last, end))
+    return [(a, b) for a, b in spans if code[a:b].strip()] if code[start:end].strip() else []
 
 
 def _innermost(found: list[_Comparison]) -> list[_Comparison]:
