@@ -163,6 +163,12 @@ class NoCache:
     def put(self, baseline: Baseline) -> None:
         return None
 
+    def family(self, name: str) -> list[tuple[str, str]]:
+        return []
+
+    def remember(self, name: str, sha: str, key: str) -> None:
+        return None
+
 
 class DiskCache:
     """Baselines as JSON files named by their key, written atomically."""
@@ -181,12 +187,45 @@ class DiskCache:
         self.root.mkdir(parents=True, exist_ok=True)
         atomic.write_json(self.root / f"{baseline.key}.json", baseline.to_json(), indent=None)
 
+    # A family: the baselines of one task at its commits, oldest first, so that a commit near a
+    # graded one finds it (baseline_moved.py).
+    def family(self, name: str) -> list[tuple[str, str]]:
+        try:
+            listed = json.loads((self.root / "families" / f"{name}.json").read_text())
+            return [(str(sha), str(key)) for sha, key in listed]
+        except (OSError, ValueError, TypeError):
+            return []
+
+    def remember(self, name: str, sha: str, key: str) -> None:
+        known = [(s, k) for s, k in self.family(name) if s != sha][-(FAMILY - 1) :]
+        (self.root / "families").mkdir(parents=True, exist_ok=True)
+        atomic.write_json(self.root / "families" / f"{name}.json", [*known, (sha, key)])
+
+
+FAMILY = 32  # the commits a family remembers
+
 
 def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bool = True) -> str:
     """Keyed by what determines the baseline: SHA, commands, setup, versions. Never by a path."""
-    parts = {
+    return _digest({"sha": task.sha, **_task_parts(task, suite, runs, sandbox, coverage)})
+
+
+def family_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bool = True) -> str:
+    """The key of the task's baselines at every commit: all of `baseline_key` but the SHA, and
+    but where the environment is (each commit may have one of its own, keyed on its files)."""
+    parts = _task_parts(task, suite, runs, sandbox, coverage)
+    parts["versions"] = {k: v for k, v in parts["versions"].items() if k != "executable"}
+    return _digest({"family": True, **parts})
+
+
+def _digest(parts: dict) -> str:
+    canonical = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:24]
+
+
+def _task_parts(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bool) -> dict:
+    return {
         "grader": grader_build(),
-        "sha": task.sha,
         "language": task.language,
         "test_cmd": task.test_cmd,
         "cwd": task.options.cwd,
@@ -203,8 +242,6 @@ def baseline_key(task: Task, suite: Suite, runs: int, sandbox: str, coverage: bo
         "sandbox": sandbox,
         "instrumented": coverage and task.options.coverage.enabled,
     }
-    canonical = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:24]
 
 
 def log_dir(cache: Path | None, key: str) -> Path:
@@ -481,7 +518,30 @@ def obtain(task: Task, suite: Suite, settings: Settings) -> Baseline:
     if cached is not None:
         validate_failing(task, cached)
         return cached
-    warm = settings if settings.warm and languages.of(task).warm_trees else None
-    baseline = compute(task, suite, key, settings.baseline_runs, coverage, settings.cache, warm)
+    family = family_key(task, suite, settings.baseline_runs, settings.sandbox, coverage)
+    remembered = getattr(cache, "family", None)
+    baseline, why_not = None, ""
+    if task.language == "python" and remembered is not None and not task.options.python.build:
+        from patchwitness.baseline_moved import follow
+
+        baseline, why_not = follow(
+            task,
+            suite,
+            key,
+            remembered(family),
+            cache,
+            settings.baseline_runs,
+            coverage,
+            settings.cache,
+        )
+    if baseline is not None:
+        validate_failing(task, baseline)
+    else:
+        warm = settings if settings.warm and languages.of(task).warm_trees else None
+        baseline = compute(task, suite, key, settings.baseline_runs, coverage, settings.cache, warm)
+        if why_not:
+            baseline.extra["followed"] = why_not
     cache.put(baseline)
+    if hasattr(cache, "remember"):
+        cache.remember(family, task.sha, key)
     return baseline

@@ -153,14 +153,19 @@ def pytest_collection_modifyitems(session, config, items):
     keyed = [(_key_of(item), item) for item in items]
     if _select:
         wanted = set(_keys(_select))
-        dropped = [item for key, item in keyed if key not in wanted]
-        keyed = [(key, item) for key, item in keyed if key in wanted]
+        dropped = [item for key, item in keyed if not _selected(key, wanted)]
+        keyed = [(key, item) for key, item in keyed if _selected(key, wanted)]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
     if _first:
         order = {key: n for n, key in enumerate(_keys(_first))}
         keyed.sort(key=lambda pair: order.get(pair[0], len(order)))  # stable: the rest as found
     items[:] = [item for _, item in keyed]
+
+
+def _selected(key, wanted):
+    """A key the grader listed, or one of a file it listed as `FILE::` (every test of it)."""
+    return key in wanted or key.split("::", 1)[0] + "::" in wanted
 
 
 def _keys(path):

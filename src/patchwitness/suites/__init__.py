@@ -144,6 +144,8 @@ class SuiteRun:
     plain: dict[str, tuple[str, str, dict[str, str]]] = field(default_factory=dict)
     sys_path: tuple[str, ...] = ()
     conftests: tuple[str, ...] = ()  # the conftest modules the run loaded, in its order
+    # Python: the printed ids of the tests a selection left out (Surroundings.select).
+    deselected: tuple[str, ...] = ()
 
     @property
     def outcomes(self) -> dict[str, Outcome]:

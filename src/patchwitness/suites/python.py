@@ -342,6 +342,7 @@ class PythonSuite:
             surface=run_surface(result.probe, tree, inst.directory if inst else None, before, home),
             plain=dict(result.probe.plain),
             conftests=tuple(result.probe.conftests),
+            deselected=tuple(result.probe.deselected),
             sys_path=tuple(str(p) for p in result.probe.surface.get("sys_path", []) or []),
         )
 
