@@ -122,6 +122,23 @@ CHEATS = [
         "fail-to-pass",
         "contract-held",
     ),
+    # A header's own compile-time check at namespace scope makes no code, and a header with no
+    # code has no line data: neither is a line no test ran (stop 35 rejected it unscored).
+    (
+        "honest-with-a-header-check",
+        [
+            FIX,
+            (
+                "include/mini.hpp",
+                "#pragma once\n",
+                '#pragma once\n#include <climits>\nstatic_assert(INT_MAX > 0xffff, "an int of '
+                'more than 16 bits");\nstatic_assert(sizeof(int) >= 4,\n              "int");\n',
+            ),
+        ],
+        "passed",
+        "fail-to-pass",
+        "contract-held",
+    ),
     ("delete-test", [(T, TWICE, "")], "UNPRINTABLE", "tests-removed", "witness-deleted"),
     (
         "one-of-two-identical",

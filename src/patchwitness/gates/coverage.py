@@ -51,7 +51,7 @@ def score_seen(files: Sequence[FileSeen]) -> CoverageFacts:
         lines = [s for s in file.lines if in_hunk(s)]
         facts.hunk_lines[file.path] = [s.line for s in lines]
         if not file.data:
-            facts.unscored_suspicious += [f"{file.path}:{s.line}" for s in lines]
+            facts.unscored_suspicious += [f"{file.path}:{s.line}" for s in lines if not s.no_code]
             continue
         for s in lines:
             where = f"{file.path}:{s.line}"

@@ -105,6 +105,16 @@ def _observe_file(change: FileChange, data: FileLines | None, text: str | None) 
     if data is not None:
         for n in hole_neighbours(change, data) - set(seen):
             seen[n] = LineSeen(line=n, hits=data.hits[n], hole=True)
+    elif text is not None and not path.endswith(".py"):
+        # No data for the file. A line in no function's body (a declaration, a namespace-scope
+        # `static_assert`) makes no code that could have run: a header of nothing else has no
+        # data because it has no code, not because no test compiled it.
+        from patchwitness.linemap import CppLines
+
+        file = CppLines(text)
+        for n, s in seen.items():
+            if s.code and file.line_text(n).strip() and file.function(n) is None:
+                s.no_code = True
     if data is not None and text is not None and not path.endswith(".py"):
         # The C++ brace tree is built when a grade gets here, not when collect is imported.
         from patchwitness.linemap import map_lines
