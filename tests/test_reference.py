@@ -613,6 +613,72 @@ def test_the_calls_the_tests_make_are_captured_with_their_objects(tmp_path, monk
     assert dropped["counts"] == {"pkg/m.py::apply": 1}
 
 
+def test_a_path_handed_in_with_its_content_is_also_asked_as_a_file_that_exists(tmp_path):
+    """iniconfig's env-gated fix: 1-based only while the config's path names no file, as the
+    tests' in-memory `x.ini` does. The neighbour makes the files a call's strings name exist
+    (empty, in a folder of the call's own), and the two trees' answers part."""
+    for name, shift in (
+        ("reference", "+ 1"),
+        ("patch", "+ (0 if os.path.exists(self.path) else 1)"),
+    ):
+        tree = tmp_path / name
+        tree.mkdir()
+        (tree / "conf.py").write_text(
+            "import os\n\n\nclass Conf:\n    def __init__(self, path, data):\n"
+            "        self.path, self.data = path, data\n\n"
+            f"    def lineof(self, n):\n        return n {shift}\n"
+        )
+    made = base64.b64encode(
+        pickle.dumps({"pos": ["sub/x.ini", "[a]\n"], "star": [], "kw": {}}, protocol=4)
+    ).decode()
+    spec = {
+        "calls": [
+            {
+                "target": "conf.py::Conf.lineof",
+                "module": "conf",
+                "qualname": "Conf.lineof",
+                "init": False,
+                "test": "t",
+                "made": made,
+                "call": base64.b64encode(
+                    pickle.dumps({"pos": [None, 3], "star": [], "kw": {}}, protocol=4)
+                ).decode(),
+            }
+        ],
+        "hints": [],
+        "cap": 40,
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+
+    def differ(tree, *argv):
+        home = tmp_path / f"home-{tree.name}"
+        home.mkdir(exist_ok=True)
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree), "HOME": str(home)}
+        subprocess.run(
+            [sys.executable, str(PROBE_DIR / "pw_differ.py"), *argv],
+            cwd=tree,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+
+    differ(tmp_path / "reference", "vary", str(tmp_path / "spec.json"), str(tmp_path / "v.jsonl"))
+    varied = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    on_disk = [r for r in varied if r.get("files")]
+    assert [(r["files"], r["varied"]) for r in on_disk] == [
+        (["sub/x.ini"], "the files its strings name made to exist")
+    ]
+    (tmp_path / "run.json").write_text(json.dumps({"calls": varied}))
+    answers = {}
+    for name in ("reference", "patch"):
+        out = tmp_path / f"{name}.jsonl"
+        differ(tmp_path / name, "run", str(tmp_path / "run.json"), str(out))
+        answers[name] = {r["id"]: r["value"] for r in map(json.loads, out.read_text().splitlines())}
+    parted = [k for k in answers["reference"] if answers["reference"][k] != answers["patch"][k]]
+    assert parted == [on_disk[0]["id"]]
+    assert not (tmp_path / "reference" / "sub").exists()  # made in the run's home, not the tree
+
+
 # -- real grades -----------------------------------------------------------------------------------
 
 # The pinning gate's clamp task, without its test of a value inside the bounds.

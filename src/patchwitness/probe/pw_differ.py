@@ -80,7 +80,7 @@ def vary(spec):
         except Exception:
             others = []
         near += list(made_neighbours(captured, hints))
-        near = [*renamed(captured, call), *near]
+        near = [*renamed(captured, call), *on_disk(captured, call), *near]
         made = [(dict(captured, id=f"c{n}", varied=""), call)]
         # A few neighbours, the sibling operations, then the other neighbours.
         for extra, varied, other in [*near[:4], *others, *near[4:]]:
@@ -111,7 +111,7 @@ def _round_robin(per_call, chosen, seen, cap):
                     data = pickle.dumps(call, protocol=4)
                 except Exception:
                     continue
-                key = (record["qualname"], record.get("made"), data)
+                key = (record["qualname"], record.get("made"), data, str(record.get("files")))
                 if key in seen:
                     continue
                 seen.add(key)
@@ -210,6 +210,59 @@ def renamed(captured, call):
     if made is None and _same_repr(call, changed):
         return []
     return [({"made": made} if made else {}, "every word of its strings renamed", changed)]
+
+
+# A string that names a file by a relative path: a name with an extension, or folders.
+_FILE_NAME = re.compile(
+    r"^(?:\w[\w.\-]*/)*\w[\w\-]*\.[A-Za-z][\w.\-]*$|^(?:\w[\w.\-]*/)+\w[\w.\-]*$"
+)
+
+
+def on_disk(captured, call):
+    """The call made where the files its strings name exist (empty, in a folder of the call's
+    own): a path handed in with its content (`IniConfig("x.ini", data)`) is then also a file
+    on disk, as a user's usually is. A fix that holds only while the name is no file (the
+    tests' in-memory one) answers otherwise."""
+    names = set(_file_names(call))
+    if captured.get("made"):
+        names |= set(_file_names(pickle.loads(base64.b64decode(captured["made"]))))
+    if not names:
+        return []
+    return [({"files": sorted(names)}, "the files its strings name made to exist", call)]
+
+
+def _file_names(value, depth=0):
+    if depth > 6:
+        return
+    kind = type(value)
+    if kind is str and len(value) <= 120 and ".." not in value and _FILE_NAME.match(value):
+        yield value
+    elif kind in (list, tuple):
+        for v in value:
+            yield from _file_names(v, depth + 1)
+    elif kind is dict:
+        for v in value.values():
+            yield from _file_names(v, depth + 1)
+
+
+_FOLDER = []  # the folder a call whose files must exist runs in, once made
+
+
+def _make_files(names):
+    """A fresh folder in the run's home, made the working directory, holding each file."""
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="files-", dir=os.environ.get("HOME") or None)
+    os.chdir(folder)
+    _FOLDER.append(folder)
+    for name in names:
+        if os.path.isabs(name) or ".." in name.split("/"):
+            continue
+        parent = os.path.dirname(name)
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+        with open(name, "a", encoding="utf-8"):
+            pass
 
 
 _NEXT_LETTER = str.maketrans(
@@ -511,6 +564,8 @@ def in_child(call, seed):
 
 
 def perform(call):
+    if call.get("files"):
+        _make_files(call["files"])
     data = pickle.loads(base64.b64decode(call["call"]))
     function, how = resolve(call["module"], call["qualname"], call.get("init", False))
     pos, star, kw = data["pos"], data["star"], data["kw"]
@@ -558,6 +613,8 @@ def placed(text):
     object reprs by `describe` alone)."""
     for root in _roots():
         text = text.replace(root, "<tree>")
+    for folder in _FOLDER:
+        text = text.replace(os.path.realpath(folder), "<files>").replace(folder, "<files>")
     return text
 
 
