@@ -613,70 +613,107 @@ def test_the_calls_the_tests_make_are_captured_with_their_objects(tmp_path, monk
     assert dropped["counts"] == {"pkg/m.py::apply": 1}
 
 
-def test_a_path_handed_in_with_its_content_is_also_asked_as_a_file_that_exists(tmp_path):
-    """iniconfig's env-gated fix: 1-based only while the config's path names no file, as the
-    tests' in-memory `x.ini` does. The neighbour makes the files a call's strings name exist
-    (empty, in a folder of the call's own), and the two trees' answers part."""
-    for name, shift in (
-        ("reference", "+ 1"),
-        ("patch", "+ (0 if os.path.exists(self.path) else 1)"),
-    ):
-        tree = tmp_path / name
-        tree.mkdir()
-        (tree / "conf.py").write_text(
-            "import os\n\n\nclass Conf:\n    def __init__(self, path, data):\n"
-            "        self.path, self.data = path, data\n\n"
-            f"    def lineof(self, n):\n        return n {shift}\n"
-        )
-    made = base64.b64encode(
-        pickle.dumps({"pos": ["sub/x.ini", "[a]\n"], "star": [], "kw": {}}, protocol=4)
-    ).decode()
-    spec = {
-        "calls": [
-            {
-                "target": "conf.py::Conf.lineof",
-                "module": "conf",
-                "qualname": "Conf.lineof",
-                "init": False,
-                "test": "t",
-                "made": made,
-                "call": base64.b64encode(
-                    pickle.dumps({"pos": [None, 3], "star": [], "kw": {}}, protocol=4)
-                ).decode(),
-            }
-        ],
-        "hints": [],
-        "cap": 40,
+def compared(tmp_path, trees, module, qualname, made, call):
+    """pw_differ's neighbours of one captured method call (on an object made from `made`),
+    varied in the first tree and run in each: (the varied records, each tree's answers)."""
+    for name, text in trees.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{module}.py").write_text(text)
+
+    def pickled(value):
+        return base64.b64encode(pickle.dumps(value, protocol=4)).decode()
+
+    captured = {
+        "target": f"{module}.py::{qualname}",
+        "module": module,
+        "qualname": qualname,
+        "init": False,
+        "test": "t",
+        "made": pickled(made),
+        "call": pickled(call),
     }
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    (tmp_path / "spec.json").write_text(json.dumps({"calls": [captured], "hints": [], "cap": 60}))
 
     def differ(tree, *argv):
-        home = tmp_path / f"home-{tree.name}"
+        home = tmp_path / f"home-{tree}"
         home.mkdir(exist_ok=True)
-        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tree), "HOME": str(home)}
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path / tree), "HOME": str(home)}
         subprocess.run(
             [sys.executable, str(PROBE_DIR / "pw_differ.py"), *argv],
-            cwd=tree,
+            cwd=tmp_path / tree,
             env=env,
             check=True,
             capture_output=True,
         )
 
-    differ(tmp_path / "reference", "vary", str(tmp_path / "spec.json"), str(tmp_path / "v.jsonl"))
+    first = next(iter(trees))
+    differ(first, "vary", str(tmp_path / "spec.json"), str(tmp_path / "v.jsonl"))
     varied = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    (tmp_path / "run.json").write_text(json.dumps({"calls": varied}))
+    answers = {}
+    for name in trees:
+        out = tmp_path / f"{name}.jsonl"
+        differ(name, "run", str(tmp_path / "run.json"), str(out))
+        answers[name] = {r["id"]: r["value"] for r in map(json.loads, out.read_text().splitlines())}
+    return varied, answers
+
+
+def parted(answers):
+    one, other = answers.values()
+    return [k for k in one if one[k] != other.get(k)]
+
+
+CONF = (
+    "import os\n\n\nclass Conf:\n    def __init__(self, path, data, *, _shift=None):\n"
+    "        self.path, self.data = path, data\n"
+    "        self.shift = SHIFT if _shift is None else _shift\n\n"
+    "    @classmethod\n    def parse(cls, path, data):\n"
+    "        return cls(path, data, _shift=1)\n\n"
+    "    def lineof(self, n):\n        return n + self.shift\n"
+)
+
+
+def test_a_path_handed_in_with_its_content_is_also_asked_as_a_file_that_exists(tmp_path):
+    """iniconfig's env-gated fix: 1-based only while the config's path names no file, as the
+    tests' in-memory `x.ini` does. The neighbour makes the files a call's strings name exist
+    (empty, in a folder of the call's own), and the two trees' answers part."""
+    gated = "(0 if os.path.exists(path) else 1)"
+    varied, answers = compared(
+        tmp_path,
+        {"reference": CONF.replace("SHIFT", "1"), "patch": CONF.replace("SHIFT", gated)},
+        "conf",
+        "Conf.lineof",
+        {"pos": ["sub/x.ini", "[a]\n"], "star": [], "kw": {"_shift": None}},
+        {"pos": [None, 3], "star": [], "kw": {}},
+    )
     on_disk = [r for r in varied if r.get("files")]
     assert [(r["files"], r["varied"]) for r in on_disk] == [
         (["sub/x.ini"], "the files its strings name made to exist")
     ]
-    (tmp_path / "run.json").write_text(json.dumps({"calls": varied}))
-    answers = {}
-    for name in ("reference", "patch"):
-        out = tmp_path / f"{name}.jsonl"
-        differ(tmp_path / name, "run", str(tmp_path / "run.json"), str(out))
-        answers[name] = {r["id"]: r["value"] for r in map(json.loads, out.read_text().splitlines())}
-    parted = [k for k in answers["reference"] if answers["reference"][k] != answers["patch"][k]]
-    assert parted == [on_disk[0]["id"]]
+    assert parted(answers) == [on_disk[0]["id"]]
     assert not (tmp_path / "reference" / "sub").exists()  # made in the run's home, not the tree
+
+
+def test_the_object_is_also_made_by_each_of_its_classes_other_ways(tmp_path):
+    """iniconfig's partial fix: the constructor's own parse shifted, `IniConfig.parse` (the
+    documented way, which hands the constructor what it parsed) left as it was. The object is
+    also made by each public classmethod from the same arguments, those at their defaults left
+    out (`_sources=None` is no argument of `parse`)."""
+    partial = CONF.replace("cls(path, data, _shift=1)", "cls(path, data, _shift=0)")
+    varied, answers = compared(
+        tmp_path,
+        {"reference": CONF.replace("SHIFT", "1"), "patch": partial.replace("SHIFT", "1")},
+        "conf",
+        "Conf.lineof",
+        {"pos": ["x", "[a]\n"], "star": [], "kw": {"_shift": None}},
+        {"pos": [None, 3], "star": [], "kw": {}},
+    )
+    otherwise = [r for r in varied if r.get("made_by")]
+    assert [(r["made_by"], r["varied"]) for r in otherwise] == [
+        ("parse", "the object made by Conf.parse")
+    ]
+    assert otherwise[0]["shown"] == "Conf.parse('x', '[a]\\n').lineof(3)"
+    assert parted(answers) == [otherwise[0]["id"]]
 
 
 # -- real grades -----------------------------------------------------------------------------------

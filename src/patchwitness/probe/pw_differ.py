@@ -80,7 +80,11 @@ def vary(spec):
         except Exception:
             others = []
         near += list(made_neighbours(captured, hints))
-        near = [*renamed(captured, call), *on_disk(captured, call), *near]
+        try:
+            otherwise = made_otherwise(captured, call)
+        except Exception:
+            otherwise = []
+        near = [*renamed(captured, call), *on_disk(captured, call), *otherwise, *near]
         made = [(dict(captured, id=f"c{n}", varied=""), call)]
         # A few neighbours, the sibling operations, then the other neighbours.
         for extra, varied, other in [*near[:4], *others, *near[4:]]:
@@ -111,7 +115,13 @@ def _round_robin(per_call, chosen, seen, cap):
                     data = pickle.dumps(call, protocol=4)
                 except Exception:
                     continue
-                key = (record["qualname"], record.get("made"), data, str(record.get("files")))
+                key = (
+                    record["qualname"],
+                    record.get("made"),
+                    record.get("made_by"),
+                    data,
+                    str(record.get("files")),
+                )
                 if key in seen:
                     continue
                 seen.add(key)
@@ -210,6 +220,49 @@ def renamed(captured, call):
     if made is None and _same_repr(call, changed):
         return []
     return [({"made": made} if made else {}, "every word of its strings renamed", changed)]
+
+
+MADE_OTHERWISE = 3  # the class's own other ways of making an object, at most
+
+
+def made_otherwise(captured, call):
+    """The same method call on an object the class makes another way from the same arguments:
+    each public classmethod of the class (`IniConfig.parse(path, data)` beside
+    `IniConfig(path, data)`), given the constructor's arguments without those left at their
+    defaults. A fix in one way of making the object and not the other (the constructor's own
+    parse, not the documented entry point) answers otherwise."""
+    if not captured.get("made"):
+        return []
+    owner = _owner(captured["module"], captured["qualname"])
+    if not isinstance(owner, type):
+        return []
+    made = pickle.loads(base64.b64decode(captured["made"]))
+    given = dict(made, kw=_without_defaults(owner, made["kw"]))
+    data = base64.b64encode(pickle.dumps(given, protocol=4)).decode("ascii")
+    ways = sorted(
+        name
+        for name, raw in vars(owner).items()
+        if isinstance(raw, classmethod) and not name.startswith("_")
+    )
+    return [
+        ({"made": data, "made_by": name}, f"the object made by {owner.__name__}.{name}", call)
+        for name in ways[:MADE_OTHERWISE]
+    ]
+
+
+def _without_defaults(owner, kw):
+    """Keyword arguments of the constructor's call that are not its parameters' defaults."""
+    try:
+        parameters = inspect.signature(owner.__init__).parameters
+    except (TypeError, ValueError):
+        return dict(kw)
+    kept = {}
+    for name, value in kw.items():
+        known = parameters.get(name)
+        default = known.default if known is not None else inspect.Parameter.empty
+        if default is inspect.Parameter.empty or not _same(default, value):
+            kept[name] = value
+    return kept
 
 
 # A string that names a file by a relative path: a name with an extension, or folders.
@@ -470,6 +523,8 @@ def shown(record, call):
             made_args = [_short(v) for v in [*made["pos"], *made["star"]]]
             made_args += [f"{k}={_short(v)}" for k, v in made["kw"].items()]
             owner, _, method = name.rpartition(".")
+            if record.get("made_by"):
+                owner = f"{owner}.{record['made_by']}"
             name = f"{owner}({', '.join(made_args)}).{method}"
             pos = pos[1:]
         except Exception:
@@ -633,6 +688,8 @@ def _roots():
 def _made(call):
     made = pickle.loads(base64.b64decode(call["made"]))
     owner = _owner(call["module"], call["qualname"])
+    if call.get("made_by"):
+        owner = getattr(owner, call["made_by"])  # one of the class's other ways (a classmethod)
     return owner(*made["pos"], *made["star"], **made["kw"])
 
 
