@@ -223,6 +223,31 @@ def test_integer_types_move_to_other_widths_and_signedness():
     assert "int32_t -> int64_t (body line 2, column 33)" in moved
 
 
+def test_every_integer_type_of_a_body_moves_at_once():
+    """Red team round 18 fixed GSL's narrow for signed sources only, and for 32-bit targets
+    only: the tests convert signed to unsigned at 32 bits, and a type moved alone never makes a
+    conversion the other way or between other widths."""
+    body = (
+        "TEST(N, Narrow) {\n  int n = -42;\n"
+        "  EXPECT_THROW(narrow<uint32_t>(int32_t(-1)), narrowing_error);\n"
+        "  EXPECT_THROW(narrow<unsigned>(n), narrowing_error);\n}\n"
+    )
+    found = user.bodies(body, "t.cpp")[0]
+    made = user.variants(body, found, cap=100)
+    [swapped] = [v for v in made if v.varied == "every integer type with its other signedness"]
+    assert "narrow<int32_t>(uint32_t(-1))" in swapped.text
+    assert "unsigned n = -42;" in swapped.text and "narrow<int>(n)" in swapped.text
+    assert swapped.moved and made[1] is swapped  # never capped out
+    [half] = [v for v in made if v.varied == "every integer type at half its width"]
+    assert "narrow<uint16_t>(int16_t(-1))" in half.text and "short n = -42;" in half.text
+    [double] = [v for v in made if v.varied == "every integer type at twice its width"]
+    assert "narrow<uint64_t>(int64_t(-1))" in double.text
+    assert len(user.variants(body, found, cap=3)) == 4  # the body, then three neighbours
+    one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
+    alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
+    assert all("signedness" not in v.varied for v in alone)
+
+
 @needs_gxx
 def test_a_body_that_fails_or_ends_the_process_does_not_come_back_held(tmp_path: Path):
     tests = """\

@@ -165,8 +165,18 @@ def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY)
         column = start - (inner.rfind("\n", 0, start) + 1) + 1
         moves.append((start, end, new, f"{old} -> {new} (body line {line}, column {column})"))
     random.Random(f"{seed}:{body.name}").shuffle(moves)
-    chosen = sorted(moves[:cap])
     out = [Variant(body.name, "", inner, body.fixture)]
+    if cap <= 0:
+        return out
+    # Every integer type of the body moved at once (its other signedness, half its width, twice
+    # it): the conversions the test makes one way (signed to unsigned, 32 bits), made the other
+    # way and between the other widths too. A type moved alone keeps a conversion's two sides
+    # apart (red team round 18: a fix of one direction, a fix of the widths the tests use).
+    for said, move in _EVERY_TYPE_MOVES:
+        moved = _every_type_moved(inner, code, move)
+        if moved is not None:
+            out.append(Variant(body.name, said, moved, body.fixture, moved=True))
+    chosen = sorted(moves[: cap - len(out) + 1])
     for start, end, new, said in chosen:
         moved = inner[:start] + new + inner[end:]
         out.append(Variant(body.name, said, moved, body.fixture, moved=True))
@@ -318,6 +328,55 @@ def _number_moves(literal: str) -> list[str]:
         return list(dict.fromkeys(repr(v) for v in moved if v != value))
     moved_ints = [value + 1, value - 1, 0, value * 1000 + 7]
     return [str(v) for v in dict.fromkeys(moved_ints) if v != value and v >= 0]
+
+
+def _every_type_moved(inner: str, code: str, move) -> str | None:
+    """The body with each integer type it names moved by `move` (None: left as it is); None
+    when it names fewer than two (one moved alone is an ordinary neighbour already)."""
+    blocked = _blocked_spans(code)
+    found = [m for m in _INTEGER_TYPE.finditer(code) if not _inside(m.start(), blocked)]
+    if len(found) < 2:
+        return None
+    out, last = [], 0
+    for match in found:
+        out += [inner[last : match.start()], move(match.group(0)) or match.group(0)]
+        last = match.end()
+    out.append(inner[last:])
+    return "".join(out)
+
+
+def _other_signedness(name: str) -> str | None:
+    bare = name.removeprefix("std::")
+    prefix = name[: len(name) - len(bare)]
+    if bare in ("int", "unsigned"):
+        return "unsigned" if bare == "int" else "int"
+    return prefix + (bare[1:] if bare.startswith("u") else "u" + bare)
+
+
+def _resized(factor: float):
+    """A move to `factor` times the width (None where there is no such type)."""
+    plain = {
+        0.5: {"int": "short", "unsigned": "unsigned short"},
+        2: {"int": "long long", "unsigned": "unsigned long long"},
+    }[factor]
+
+    def move(name: str) -> str | None:
+        bare = name.removeprefix("std::")
+        prefix = name[: len(name) - len(bare)]
+        fixed = re.fullmatch(r"(u?)int(8|16|32|64)_t", bare)
+        if fixed is None:
+            return plain.get(bare)
+        width = int(int(fixed.group(2)) * factor)
+        return f"{prefix}{fixed.group(1)}int{width}_t" if width in (8, 16, 32, 64) else None
+
+    return move
+
+
+_EVERY_TYPE_MOVES = (
+    ("every integer type with its other signedness", _other_signedness),
+    ("every integer type at half its width", _resized(0.5)),
+    ("every integer type at twice its width", _resized(2)),
+)
 
 
 def _type_moves(name: str) -> list[str]:
