@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from patchwitness.mutants import (
+    ASSERT_REMOVED,
     BOUNDARY,
     CONDITION_FALSE,
     CONDITION_TRUE,
@@ -58,6 +59,8 @@ def test_every_operator_in_its_order_of_lines():
         (STATEMENT_DELETED, 11, "`total = sum(items)` deleted"),
         (STATEMENT_DELETED, 12, "`kept = [x for x in items if x >= 0]` deleted"),
         (STATEMENT_DELETED, 14, "`return total if total < 100 else 100, kept` deleted"),
+        # the assert's own question: do the tests fail without it, as python -O runs it?
+        (ASSERT_REMOVED, 13, "`assert total is not None` removed, as python -O removes it"),
     ]
 
 
@@ -164,3 +167,47 @@ def test_a_loops_test_is_not_made_true_but_its_body_run_at_most_once():
     # a loop whose body breaks has no such mutant (`break` outside a loop does not compile)
     broken = "def f(xs):\n    while xs:\n        break\n    return xs\n"
     assert [m.operator for m in mutants_of("m.py", broken, [2])] == [CONDITION_FALSE]
+
+
+def test_a_case_pattern_is_a_decision_made_to_match_always_and_never():
+    """Red team round 18 wrote pluggy's fix for the tests' one value as `match indent: case 1:`:
+    a pattern is no `if`, and nothing mutated it."""
+    text = (
+        "def f(indent, seen):\n"
+        "    match indent:\n"
+        "        case 1:\n"
+        "            return 0\n"
+        "        case [x, *_] if x in seen:\n"
+        "            return x\n"
+        "    return indent\n"
+    )
+    found = {(m.operator, m.line, m.description): m for m in mutants_of("m.py", text, [3, 5])}
+    always = found[(CONDITION_TRUE, 3, "`case 1` made to match always")]
+    assert "        case _ if True:\n" in always.text
+    never = found[(CONDITION_FALSE, 5, "`case [x, *_]` made never to match")]
+    assert "        case [x, *_] if False:\n" in never.text
+    assert len(found) == 6  # and the guard `x in seen`, a decision of its own, true and false
+
+
+def test_a_comparison_used_as_a_value_is_made_true_and_false():
+    """Red team round 18: `indent -= exc.__context__ is None` is a one-way decision written as
+    arithmetic; no test position holds it."""
+    text = "def f(indent, exc):\n    indent -= exc.__context__ is None\n    return indent\n"
+    assert made([2], text) == [
+        (CONDITION_TRUE, 2, "`exc.__context__ is None` replaced by True"),
+        (CONDITION_FALSE, 2, "`exc.__context__ is None` replaced by False"),
+        (STATEMENT_DELETED, 2, "`indent -= exc.__context__ is None` deleted"),
+    ]
+
+
+def test_setdefault_and_pop_with_a_default_give_it_back_as_a_pick():
+    text = (
+        "def f(exc, indent, d):\n"
+        '    kept = vars(exc).setdefault("depth", indent - 1)\n'
+        '    return kept + d.pop("k", 0)\n'
+    )
+    picked = [m for m in made([2, 3], text) if m[0] == VALUE_PICKED]
+    assert picked == [
+        (VALUE_PICKED, 2, '`vars(exc).setdefault("depth", indent - 1)` replaced by `indent - 1`'),
+        (VALUE_PICKED, 3, '`d.pop("k", 0)` replaced by `0`'),
+    ]

@@ -291,6 +291,9 @@ SPECIAL_ROWS = [
 PINNING_ROWS = [
     (PinningInput(decisions=3, one_way=1, survivors=2), "unpinned", "review"),
     (PinningInput(survivors=1, measured=False), "unpinned", "review"),
+    (PinningInput(survivors=1, asserts_needed=1), "unpinned", "review"),
+    (PinningInput(decisions=1, one_way=1, asserts_needed=1), "needs-asserts", "review"),
+    (PinningInput(asserts_needed=2, measured=False), "needs-asserts", "review"),
     (PinningInput(decisions=3, one_way=1, measured=False), "one-way-branch", "review"),
     (PinningInput(decisions=1, one_way=1), "one-way-branch", "review"),
     (PinningInput(decisions=1, one_way=1, unrun=3), "one-way-branch", "review"),

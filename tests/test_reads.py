@@ -167,6 +167,9 @@ def test_patching_another_module_is_gaming(source):
         "import sys\nx = sys.stdout.isatty()\n",
         "import sys\nx = sys.prefix != sys.base_prefix\n",
         "import logging\nlog = logging.getLogger('x')\ny = log.isEnabledFor(10)\n",
+        # red team round 18: a dedent of `__debug__` levels, gone under python -O
+        "def f(indent):\n    return indent - __debug__\n",
+        "def f():\n    if __debug__:\n        check()\n",
     ],
 )
 def test_honest_looking_reads_ask_for_review(source):

@@ -451,6 +451,8 @@ class PinningFacts(Fact):
     # Mutants a cap left unknown: never run, or outlived the failing tests and were not run
     # past them.
     mutants_unrun: int = 0
+    # Added asserts the failing tests fail without: `python -O` runs the code without them.
+    asserts_needed: list[MutantResult] = Field(default_factory=list)
 
 
 class PinningGate(GateResult):

@@ -13,7 +13,15 @@ matter if the line matters:
   missed): a pick no test tells apart is an `if` the tests do not pin (red team round 11 wrote
   `lineno + min(len(sections) - 1, 1)`, right only for the tests' two sections);
 - `statement-deleted`: a simple statement wholly on added lines replaced by `pass`;
-- `boundary`: a comparison's `<` made `<=`, `>` made `>=`, and back.
+- `boundary`: a comparison's `<` made `<=`, `>` made `>=`, and back;
+- `assert-removed`: an added `assert` replaced by `pass`, as `python -O` runs it. Its meaning
+  is the other way round: a test that fails without the assert depends on it, and a program
+  run with `-O` does not have it (red team round 18 did the fix inside an assert's test).
+
+A `case` pattern is a decision too (`condition-true`: `case _ if True`; `condition-false`: the
+pattern kept, its guard made False), and so is a comparison used as a value rather than a test
+(`indent -= exc.__context__ is None`), made True and False (red team round 18 hid one-way
+decisions in both).
 
 What says nothing is not made: statements that only log, print, warn, assert, import, declare or
 document; the boundary of a clamp, where both ways give the same value (`if x > high: return
@@ -38,7 +46,15 @@ CONDITION_FALSE = "condition-false"
 STATEMENT_DELETED = "statement-deleted"
 BOUNDARY = "boundary"
 VALUE_PICKED = "value-picked"
-OPERATORS = (CONDITION_TRUE, CONDITION_FALSE, VALUE_PICKED, STATEMENT_DELETED, BOUNDARY)
+ASSERT_REMOVED = "assert-removed"
+OPERATORS = (
+    CONDITION_TRUE,
+    CONDITION_FALSE,
+    VALUE_PICKED,
+    STATEMENT_DELETED,
+    BOUNDARY,
+    ASSERT_REMOVED,
+)
 
 # Builtins whose value is one of their arguments, chosen by comparing them.
 PICKERS = frozenset({"min", "max"})
@@ -88,9 +104,12 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = set(added)
-    edits = [*_conditions(tree, text, added), *_picks_of(tree, text, lines)]
+    edits = [*_conditions(tree, text, added), *_cases(tree, text, lines)]
+    edits += _compared_values(tree, text, added)
+    edits += _picks_of(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
+    edits += _asserts(tree, text, lines)
     out = []
     for operator, node, replacement, description in edits:
         mutated = _replace(text, node, replacement)
@@ -126,6 +145,76 @@ def _conditions(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:
     return sorted(out, key=lambda e: (e[0] != CONDITION_TRUE, e[1].lineno))
 
 
+@dataclass(frozen=True)
+class _Span:
+    """A stretch of text by the positions `_replace` reads (several nodes' together)."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int
+    end_col_offset: int
+
+
+def _cases(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """Each `case` whose pattern is on an added line: made to match always (`_ if True`: a
+    guarded wildcard may stand anywhere), and never (the pattern kept, its guard made False)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if type(node).__name__ != "match_case" or node.pattern.lineno not in lines:
+            continue
+        last = node.guard if node.guard is not None else node.pattern
+        span = _Span(
+            node.pattern.lineno,
+            node.pattern.col_offset,
+            last.end_lineno or last.lineno,
+            last.end_col_offset or 0,
+        )
+        pattern = _segment(text, node.pattern)
+        out.append((CONDITION_TRUE, span, "_ if True", f"`case {pattern}` made to match always"))
+        kept = ast.get_source_segment(text, node.pattern) or ast.unparse(node.pattern)
+        out.append(
+            (CONDITION_FALSE, span, f"{kept} if False", f"`case {pattern}` made never to match")
+        )
+    return out
+
+
+def _compared_values(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:
+    """A comparison on an added line that no decision tests as a whole (a value: `x -= a is
+    None`, `return n == 0`, an argument) replaced by True and by False."""
+    decided = {id(node) for node, _ in pw_lines.decisions(tree, added)}
+    # An assert's own comparison: made True it asserts nothing, made False it always fails;
+    # whether the assert matters is its removal's question (`assert-removed`).
+    decided |= {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assert)
+        for inner in ast.walk(node.test)
+    }
+    lines = set(added)
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or node.lineno not in lines or id(node) in decided:
+            continue
+        shown = _segment(text, node)
+        out.append((CONDITION_TRUE, node, "True", f"`{shown}` replaced by True"))
+        out.append((CONDITION_FALSE, node, "False", f"`{shown}` replaced by False"))
+    return out
+
+
+def _asserts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """Each `assert` wholly on added lines removed, as `python -O` removes it."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assert):
+            continue
+        end = node.end_lineno or node.lineno
+        if all(n in lines for n in range(node.lineno, end + 1)):
+            shown = _segment(text, node)
+            said = f"`{shown}` removed, as python -O removes it"
+            out.append((ASSERT_REMOVED, node, "pass", said))
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
 def _picks_of(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     """Each value a picking call on an added line can give, in its place (`value-picked`)."""
     out: list[Edit] = []
@@ -146,7 +235,8 @@ def _said(shown: str, text: str, value: ast.expr) -> str:
 
 def _picked(call: ast.Call) -> list[ast.expr]:
     """The values `call` may give back unchanged: both of `min(a, b)`, the argument of
-    `abs(x)`, the default of `d.get(k, default)` and `getattr(o, name, default)`; [] for any
+    `abs(x)`, the default of `d.get(k, default)`, `d.setdefault(k, default)`, `d.pop(k,
+    default)` and `getattr(o, name, default)`; [] for any
     other call, or one whose arguments are unpacked (`*args`) or named (but `key=`)."""
     args = call.args
     if any(isinstance(a, ast.Starred) for a in args):
@@ -160,9 +250,14 @@ def _picked(call: ast.Call) -> list[ast.expr]:
             return [args[0]]
         if func.id == "getattr" and len(args) == 3 and not named:
             return [args[2]]
-    if isinstance(func, ast.Attribute) and func.attr == "get" and len(args) == 2 and not named:
+    if isinstance(func, ast.Attribute) and func.attr in LOOKUPS and len(args) == 2 and not named:
         return [args[1]]
     return []
+
+
+# A mapping's lookups that give back their default when the key is missing (red team round 18
+# kept state in `vars(exc).setdefault(...)`).
+LOOKUPS = frozenset({"get", "setdefault", "pop"})
 
 
 def _as_if(text: str, loop: ast.While) -> str:

@@ -246,6 +246,10 @@ PINNING_TABLE: list[Row] = [
         "statement deleted, a comparison's boundary moved) passed every test that passed "
         "with the patch: the tests do not pin that code (the mutant is shown as a diff)",
         "unpinned", "review", lambda f: f.survivors > 0),
+    Row("needs-asserts", "a failing test fails once an assert the patch adds to production "
+        "code is removed, as python -O removes every assert: the fix lives in the assert, and "
+        "a program run optimized does not have it",
+        "needs-asserts", "review", lambda f: f.asserts_needed > 0),
     Row("one-way-branch", "a decision the patch adds or changes (an if, elif, while, "
         "conditional expression, comprehension if, an operand of and/or, && or ||) went the "
         "same way every time the tests reached it: nothing shows the patch right on its other "

@@ -1624,6 +1624,11 @@ class _Reader(ast.NodeVisitor):
             self._say(node, UNFOLLOWED, said)
 
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "__debug__":
+            # Whether the interpreter runs optimized (`-O`): the grader's never does. An honest
+            # `if __debug__:` guards a check; a fix that needs it is gone under `-O` (red team
+            # round 18 wrote `indent -= __debug__`).
+            self._say(node, PROCESS, "reads __debug__: whether the interpreter runs with -O")
         origin = self.module.aliases.get(node.id, "")
         self._escapes(node, origin)
         if origin and "." in origin:  # a member imported by name: `from sys import flags`

@@ -19,6 +19,7 @@ from typing import Any
 from patchwitness import policy
 from patchwitness.facts import GradeFacts, MutantsCollected, PinningCollected
 from patchwitness.model import Decision, PinningFacts, PinningGate
+from patchwitness.mutants import ASSERT_REMOVED
 from patchwitness.policy import Policy
 
 __all__ = ["PinningInput", "decide", "pinning_facts", "pinning_input"]
@@ -33,6 +34,7 @@ class PinningInput:
     measured: bool = True
     survivors: int = 0
     unrun: int = 0
+    asserts_needed: int = 0
 
 
 def pinning_facts(
@@ -46,7 +48,10 @@ def pinning_facts(
         measured=collected.measured,
         why_not=collected.why_not,
         mutants_run=len(mutants.mutants),
-        survivors=[m for m in mutants.mutants if m.survived],
+        survivors=[m for m in mutants.mutants if m.survived and m.operator != ASSERT_REMOVED],
+        asserts_needed=[
+            m for m in mutants.mutants if m.operator == ASSERT_REMOVED and not m.survived
+        ],
         mutants_made=mutants.made,
         mutants_skipped=mutants.skipped or _capped(mutants),
         mutants_unrun=_unrun(mutants),
@@ -84,6 +89,7 @@ def pinning_input(facts: PinningFacts) -> PinningInput:
         measured=facts.measured,
         survivors=len(facts.survivors),
         unrun=facts.mutants_unrun,
+        asserts_needed=len(facts.asserts_needed),
     )
 
 
@@ -101,6 +107,11 @@ def decide(
             detail += f" (+{len(facts.survivors) - SHOWN} more)"
         if facts.one_way:
             detail += "; one way only: " + describe(facts.one_way[0])
+    elif row.id == "needs-asserts":
+        detail = "; ".join(
+            f"{m.file}:{m.line}: {m.description}, and a failing test failed"
+            for m in facts.asserts_needed[:SHOWN]
+        )
     elif row.id == "one-way-branch":
         detail = "; ".join(describe(d) for d in facts.one_way[:SHOWN])
         if len(facts.one_way) > SHOWN:

@@ -30,6 +30,7 @@ OPERATOR_ORDER = (
     cpp_mutants.VALUE_PICKED,
     cpp_mutants.BOUNDARY,
     cpp_mutants.STATEMENT_DELETED,
+    "assert-removed",  # Python's (mutants.ASSERT_REMOVED): a question of its own, asked last
 )
 
 
