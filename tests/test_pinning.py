@@ -265,6 +265,25 @@ def test_tests_that_do_not_pin_the_patch_ask_for_review(clamp_task, name):
 
 
 @pytest.mark.slow
+def test_a_fix_that_lives_in_an_assert_asks_for_review(clamp_task):
+    """Red team round 18: the dedent done inside an assert's test. `python -O` removes every
+    assert, and the failing test fails without this one: `needs-asserts`."""
+    fix = (
+        "    box = [value]\n"
+        "    assert box.__setitem__(0, high if value > high else value) is None\n"
+        "    return box[0]\n"
+    )
+    patch = clamp_task.patch([("shape/clamp.py", BUGGY, fix)], name="in-an-assert.diff")
+    verdict = grade(clamp_task.task_dir, patch, agent="in-an-assert")
+    pinning = verdict.gates.pinning
+    assert (verdict.grade, pinning.row) == ("accept-with-review", "needs-asserts"), verdict.reasons
+    [needed] = pinning.facts.asserts_needed
+    assert needed.line == 5 and needed.killed_by == "the failing tests"
+    assert "removed, as python -O removes it" in pinning.detail
+    assert not pinning.facts.survivors
+
+
+@pytest.mark.slow
 def test_a_policy_may_make_an_unpinned_patch_reject_and_rejudge_reads_it(clamp_task, tmp_path):
     from patchwitness.judge import judge
     from patchwitness.policy import load_policy
