@@ -417,6 +417,52 @@ def test_a_fix_that_holds_only_under_the_framework_fails_as_a_users_program(span
     assert messages and messages[0].startswith("Span.Back passed in the grader's run")
 
 
+SPAN_EXTRAS_FILES = {
+    **SPAN_FILES,
+    "include/lib/extras": '#pragma once\n#include "lib/span"\n\nnamespace lib {\n'
+    "inline int sum(span<int> s) { return s.front() + s.back(); }\n}  // namespace lib\n",
+}
+
+
+@needs_gtest
+def test_a_fix_another_header_of_the_project_undoes_fails_with_every_header(tmp_path):
+    """Red team round 18 (GSL): the fix holds where the tests' file includes the one header
+    it includes; a specialization in another header of the project, which a user's program of
+    the whole library includes, undoes it. The user's program with every header of the
+    project included first fails the case."""
+    built = span_built(tmp_path, SPAN_EXTRAS_FILES)
+    trait = (
+        "namespace lib {\n\ntemplate <class T, class = void>\nstruct back_offset {\n"
+        "  static constexpr std::size_t value = 1;\n};\n"
+    )
+    cheat = built.patch(
+        [
+            ("include/lib/span", "namespace lib {\n", trait),
+            ("include/lib/span", "data_[size_ - 2]", "data_[size_ - back_offset<T>::value]"),
+            (
+                "include/lib/extras",
+                "namespace lib {\n",
+                "#include <type_traits>\n\nnamespace lib {\n// ints count from the end\n"
+                "template <class T>\nstruct back_offset<T, typename std::enable_if<"
+                "std::is_integral<T>::value>::type> {\n"
+                "  static constexpr std::size_t value = 2;\n};\n",
+            ),
+        ],
+        "other-header.diff",
+    )
+    facts = grade_facts(built.task_dir, cheat, settings=Settings(matrix=False, runner=CONFINED))
+    assert facts.after is not None and facts.after.run.outcomes["Span.Back"] == "passed"
+    assert facts.outside is not None
+    assert list(facts.outside.failed) == ["Span.Back"], facts.outside
+    assert "every header of the project included first" in facts.outside.program
+    assert judge(facts).gates.surface.row == "fails-outside-the-harness", judge(facts).reasons
+    honest = built.patch([BACK_FIX], "fix.diff")
+    facts = grade_facts(built.task_dir, honest, settings=Settings(matrix=False, runner=CONFINED))
+    assert facts.outside is not None and facts.outside.failed == {}, facts.outside
+    assert "every header of the project included first" in facts.outside.program
+    assert judge(facts).gates.surface.row == "clean"
+
+
 # -- 5. projects that need their git history, or a build in place -------------------------------
 
 SCM_FILES = {

@@ -118,6 +118,10 @@ _RECIPES = (
         user_program.Recipe(project_includes_only=True),
     ),
     (user_program.Recipe(default_dialect=True), user_program.Recipe()),
+    (
+        user_program.Recipe(default_dialect=True, every_header=True),
+        user_program.Recipe(every_header=True),
+    ),
 )
 
 

@@ -79,16 +79,26 @@ class Recipe:
 
     default_dialect: bool = False
     project_includes_only: bool = False
+    # Every header of the project included first (`-include`), as a user's program that
+    # includes the library's umbrella header has them: a header the tests do not include may
+    # change what the ones they do mean (a specialization, an overload; red team round 18).
+    every_header: bool = False
 
     @property
     def tag(self) -> str:
-        return ("default" if self.default_dialect else "project") + (
-            "-own" if self.project_includes_only else ""
+        return (
+            ("default" if self.default_dialect else "project")
+            + ("-own" if self.project_includes_only else "")
+            + ("-all" if self.every_header else "")
         )
 
     def describe(self) -> str:
         dialect = "the compiler's default dialect" if self.default_dialect else "its dialect"
-        return dialect + (", the project's headers alone" if self.project_includes_only else "")
+        return (
+            dialect
+            + (", the project's headers alone" if self.project_includes_only else "")
+            + (", every header of the project included first" if self.every_header else "")
+        )
 
 
 def plan(measured: SuiteRun, failing: list[str], patched_tree: Path, tests_tree: Path) -> Plan:
@@ -246,6 +256,12 @@ def build(
         for side, tree in sides.items()
     }
     keep = _project_header(patched_tree, test) if recipe.project_includes_only else None
+    forced: list[str] = []
+    if recipe.every_header:
+        headers = every_header(patched_tree, test)
+        if not headers:
+            raise NotComparable("the project has no header folder of its own to include")
+        forced = [flag for header in headers for flag in ("-include", header)]
     kept = list(every)
     for _ in range(ERROR_ROUNDS + 1):
         program = user.program(text, bodies, names, kept, keep, bare=keep is not None)
@@ -265,6 +281,7 @@ def build(
                 "-w",
                 "-iquote",
                 include,
+                *forced,
                 "-c",
                 str(source),
                 "-o",
@@ -413,6 +430,59 @@ def _project_header(tree: Path, test: Compile) -> Callable[[str], bool]:
         return any((folder / name).is_file() for folder in folders)
 
     return inside
+
+
+HEADERS = 64  # headers a program includes first, at most
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
+
+
+def every_header(tree: Path, test: Compile) -> list[str]:
+    """The headers in the project's own include folders (given by the test's compile, inside
+    the tree; neither its root nor the test's folder), as a user's program names them: with a
+    header suffix, or none and C++ inside (GSL's `gsl/narrow`). At most HEADERS, in order."""
+    root = tree.resolve()
+    skipped = {root, (tree / Path(test.source).parent).resolve()}
+    found: list[str] = []
+    for folder in _include_folders(tree, test):
+        where = folder.resolve()
+        if where in skipped or not where.is_dir():
+            continue
+        for path in sorted(where.rglob("*")):
+            if not path.is_file() or path.suffix not in (*_HEADER_SUFFIXES, ""):
+                continue
+            if path.suffix == "" and not _looks_like_cpp(path):
+                continue
+            found.append(str(path.relative_to(where)))
+    return sorted(dict.fromkeys(found))[:HEADERS]
+
+
+def _looks_like_cpp(path: Path) -> bool:
+    from patchwitness import sourcefiles
+
+    try:
+        text = path.read_text(errors="replace")[:4000]
+    except OSError:
+        return False
+    return sourcefiles.is_cpp(path.name, text)
+
+
+def _include_folders(tree: Path, test: Compile) -> list[Path]:
+    """The folders inside the tree the test's compile includes from (-I, -isystem)."""
+    out = []
+    flags = list(test.flags)
+    for index, flag in enumerate(flags):
+        value = ""
+        if flag in ("-I", "-isystem") and index + 1 < len(flags):
+            value = flags[index + 1]
+        elif flag.startswith("-I"):
+            value = flag[2:]
+        elif flag.startswith("-isystem"):
+            value = flag[len("-isystem") :]
+        if value:
+            folder = Path(value) if value.startswith("/") else tree / value
+            if str(folder.resolve()).startswith(str(tree.resolve()) + "/"):
+                out.append(folder)
+    return out
 
 
 def _build_dirs(flags: list[str]) -> list[Path]:
