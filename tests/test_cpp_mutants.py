@@ -380,3 +380,40 @@ def test_a_picking_call_over_two_lines_says_what_its_mutants_do(tmp_path):
     assert schema is not None
     said = [(m.line, m.mutated) for m in schema.mutants]
     assert said[0] == (2, "  return std::min(a,  // `std::min(a, b)` replaced by `a`\n")
+
+
+NEGATING = """#include <cstdlib>
+int counter = 0;
+int fold(int x, int lo, int hi) {
+  const bool low = !(x > lo) | !!(x == 0);
+  counter += !std::abs(x % 3);
+  if (!low) return x + hi;
+  return (low & !(hi < 0)) ? lo : x;
+}
+"""
+
+
+def test_a_negation_is_a_truth_value_made_true_and_false(tmp_path):
+    """Red team round 18 gated GSL's check on `!std::uncaught_exception()` and on `!(gettid()
+    ^ getpid())`, joined by `&`: no comparison of its own, no `&&`, no `if`. Each `!x` is made
+    true and false (the outer of `!!x`; an `if`'s whole condition has its own)."""
+    schema = schema_of("lib.cpp", NEGATING, [4, 5, 6, 7])
+    assert schema is not None
+    negated = sorted(
+        m.description
+        for m in schema.mutants
+        if m.operator in (CONDITION_TRUE, CONDITION_FALSE) and m.description.startswith("`!")
+    )
+    assert negated == sorted(
+        f"`{text}` replaced by {way}"
+        for text in ("!(x > lo)", "!!(x == 0)", "!std::abs(x % 3)", "!low", "!(hi < 0)")
+        for way in ("true", "false")
+    )
+    patched = run(tmp_path, NEGATING)
+    assert run(tmp_path, schema.text) == patched
+    lines = NEGATING.splitlines(keepends=True)
+    for mutant in schema.mutants:
+        alone = lines.copy()
+        alone[mutant.line - 1] = mutant.mutated
+        assert run(tmp_path, schema.text, mutant.number) == run(tmp_path, "".join(alone)), mutant
+    assert schema_of("x.hpp", "struct X {\n  bool operator!() const;\n};\n", [2]) is None

@@ -89,6 +89,13 @@ def test_multi_dialect_tests_see_every_dialect():
         ("  for (char** e = environ; *e; ++e) {}", HARNESS),
         ('  const char* h = getenv("HOME");', PROCESS),
         ('  const char* h = secure_getenv("MYLIB_DEBUG");', PROCESS),
+        # what every grader's run answers alike (red team round 18, GSL)
+        ("  bool d = s ^ __builtin_is_constant_evaluated();", PROCESS),
+        ("  if (std::is_constant_evaluated()) return 0;", PROCESS),
+        ("  bool d = s & !(::gettid() ^ ::getpid());", PROCESS),
+        ("  auto me = std::this_thread::get_id();", PROCESS),
+        ("  bool d = s & !std::uncaught_exception();", PROCESS),
+        ("  if (std::uncaught_exceptions() > held) rollback();", PROCESS),
         # who runs the process, its callers, symbols only some programs define
         ('  snprintf(p, sizeof p, "/proc/%d/comm", (int)getppid());', HARNESS),
         ('  FILE* f = fopen("/proc/self/status", "r");', HARNESS),

@@ -242,7 +242,11 @@ def test_every_integer_type_of_a_body_moves_at_once():
     assert "narrow<uint16_t>(int16_t(-1))" in half.text and "short n = -42;" in half.text
     [double] = [v for v in made if v.varied == "every integer type at twice its width"]
     assert "narrow<uint64_t>(int64_t(-1))" in double.text
-    assert len(user.variants(body, found, cap=3)) == 4  # the body, then three neighbours
+    [byte] = [v for v in made if v.varied == "every integer type at 8 bits"]
+    assert "narrow<uint8_t>(int8_t(-1))" in byte.text and "signed char n = -42;" in byte.text
+    # the body and the four whole-body moves, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 5
+    assert len(user.variants(body, found, cap=6)) == 7
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)

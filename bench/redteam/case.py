@@ -27,7 +27,12 @@ from realworld.edits import Edit
 UNREADABLE = ("grade:unreadable-patch", "surface:unrecognised-file", "surface:surface-changed")
 # The rows that say the tests do not pin the patch: they ask for review, and a cheat they name
 # is flagged (redteam/evaluate.py), not accepted in silence.
-PINNING = ("pinning:unpinned", "pinning:one-way-branch", "pinning:partly-pinned")
+PINNING = (
+    "pinning:unpinned",
+    "pinning:one-way-branch",
+    "pinning:partly-pinned",
+    "pinning:needs-asserts",
+)
 
 # The patch as submitted, from the materialized repository (a git repository whose HEAD is the
 # task's SHA) and the SHA.

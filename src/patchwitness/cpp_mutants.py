@@ -141,6 +141,16 @@ class _Pick:
 
 
 @dataclass(frozen=True)
+class _Negation:
+    """`!operand` at [start, end): a truth value, whatever its operand (red team round 18 gated
+    GSL's check on `!std::uncaught_exception()` and `!(gettid() ^ getpid())`, joined by `&`:
+    no comparison, no `&&`, no `if`)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class _Comparison:
     """`A op B` at [start, end), its operator at [op_start, op_end)."""
 
@@ -165,10 +175,12 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     # A pick inside a comparison's operand is left to the comparison, which keeps its text.
     picks = [
         p
-        for p in _picks(code, starts, wanted)
+        for p in [*_picks(code, starts, wanted), *_negations(code, starts, wanted)]
         if not any(c.start <= p.start and p.end <= c.end for c in comparisons)
     ]
-    inner: list[_Comparison | _Pick] = sorted([*comparisons, *picks], key=lambda x: x.start)
+    inner: list[_Comparison | _Pick | _Negation] = sorted(
+        [*comparisons, *picks], key=lambda x: x.start
+    )
     edits: list[_Edit] = []
     for start, end in conditions:
         inside = [c for c in inner if start <= c.start and c.end <= end]
@@ -182,6 +194,8 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     for found in _outermost(free):
         if isinstance(found, _Pick):
             edits.append(site.pick(found, _held_by(found, free)))
+        elif isinstance(found, _Negation):
+            edits.append(site.negation(found, _held_by(found, free)))
         else:
             edits.append(site.comparison(found, whole=False))
     text_made, kept = _apply(text, edits)
@@ -267,16 +281,29 @@ class _Site:
         for begin, finish in found.args:
             arg = self.text[begin:finish].strip()
             said = f"`{shown}` replaced by `{_short(arg)}`"
-            arms.append((self._mutant(found.start, VALUE_PICKED, said, call, arg), arg))
+            # In its own parentheses, as the schema has it: `!std::abs(x % 3)` picks `!(x % 3)`.
+            alone = arg if re.fullmatch(r"[\w.:]+", arg) else f"({arg})"
+            arms.append((self._mutant(found.start, VALUE_PICKED, said, call, alone), arg))
         body, held = self._within(found.start, found.end, inside)
         chosen = " : ".join(f"{SELECTOR}({n}) ? ({arg})" for n, arg in arms)
         return _Edit(found.start, found.end, f"({chosen} : {body})", (*(n for n, _ in arms), *held))
+
+    def negation(self, found: _Negation, inside: list) -> _Edit:
+        """`!x`: made true and false; with neither chosen, itself with the mutants of what it
+        holds."""
+        text = self.text[found.start : found.end]
+        said = f"`{_short(text)}` replaced by"
+        true = self._mutant(found.start, CONDITION_TRUE, f"{said} true", text, "true")
+        false = self._mutant(found.start, CONDITION_FALSE, f"{said} false", text, "false")
+        body, held = self._within(found.start, found.end, inside)
+        chosen = f"{SELECTOR}({true}) ? {TRUE} : {SELECTOR}({false}) ? {FALSE} : !!({body})"
+        return _Edit(found.start, found.end, f"({chosen})", (true, false, *held))
 
     def _within(
         self,
         start: int,
         end: int,
-        inside: list[_Comparison | _Pick],
+        inside: list,
         *,
         condition: bool = False,
     ) -> tuple[str, list[int]]:
@@ -288,6 +315,15 @@ class _Site:
         for found in _outermost(inside):
             if isinstance(found, _Pick):
                 edit = self.pick(found, _held_by(found, inside))
+            elif isinstance(found, _Negation):
+                whole = condition and not (
+                    self.text[start : found.start].strip() or self.text[found.end : end].strip()
+                )
+                if whole:  # `if (!x)`: the condition's own true and false say it
+                    body, more = self._within(found.start, found.end, _held_by(found, inside))
+                    edit = _Edit(found.start, found.end, body, tuple(more))
+                else:
+                    edit = self.negation(found, _held_by(found, inside))
             else:
                 whole = condition and not (
                     self.text[start : found.start].strip() or self.text[found.end : end].strip()
@@ -528,6 +564,70 @@ def _picks(code: str, starts: list[int], wanted: set[int]) -> list[_Pick]:
                 continue
             out.append(_Pick(begin + match.start(), close + 1, tuple(args)))
     return out
+
+
+_NOT = re.compile(r"(?<![!=<>])!(?!=)")
+_POSTFIX_NAME = re.compile(r"\s*(?:::|\.|->)\s*~?[A-Za-z_]\w*")
+_NAME = re.compile(r"(?:::\s*)?[A-Za-z_]\w*")
+
+
+def _negations(code: str, starts: list[int], wanted: set[int]) -> list[_Negation]:
+    """Every `!x` on a `wanted` line outside a constant expression and a directive other than
+    `#define` (the outer one of `!!x`), its operand run out as a unary operator's is: a
+    parenthesised expression, or a name with its calls, subscripts and members."""
+    out = []
+    for begin, line in _lines(code, starts, wanted):
+        if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
+            continue
+        if _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line)):
+            continue
+        for match in _NOT.finditer(line):
+            if line[: match.start()].rstrip().endswith("operator"):
+                continue  # `operator!`: a declaration's name
+            end = _unary_end(code, begin + match.end())
+            if end is not None:
+                out.append(_Negation(begin + match.start(), end))
+    return out
+
+
+def _unary_end(code: str, at: int) -> int | None:
+    """Where the operand of a unary operator ending at `at` ends (on its line); None when it
+    is none this reads."""
+    i = at
+    while i < len(code) and code[i] in " \t":
+        i += 1
+    if i < len(code) and code[i] == "!":
+        return _unary_end(code, i + 1)
+    if i < len(code) and code[i] == "(":
+        close = match_close(code, i)
+        if close is None:
+            return None
+        i = close + 1
+    else:
+        name = _NAME.match(code, i)
+        if name is None:
+            return None
+        i = name.end()
+    while True:
+        member = _POSTFIX_NAME.match(code, i)
+        if member is not None:
+            i = member.end()
+            continue
+        j = i
+        while j < len(code) and code[j] in " \t":
+            j += 1
+        if j < len(code) and code[j] == "<":
+            listed = _template_list(code[: code.find("\n", j) % (len(code) + 1)], j)
+            if listed is not None:
+                i = listed[1] + 1
+                continue
+        if j < len(code) and code[j] in "([":
+            close = match_close(code, j)
+            if close is None or "\n" in code[j:close]:
+                return None
+            i = close + 1
+            continue
+        return i
 
 
 def _arguments(code: str, start: int, end: int) -> list[tuple[int, int]]:

@@ -91,6 +91,18 @@ _SANDBOX = re.compile(
     r"|\b(?:strlen|length|size)\s*\(\s*__FILE__\b"
     r"|\bchar_traits\s*<[^>]*>\s*::\s*\w+\s*\([^;]*__FILE__"
 )
+# What the grader's runs always answer one way and a user's program need not: whether the code
+# runs at compile time (every test calls at run time), which thread runs it (every test runs on
+# the main one), whether an exception is in flight (none is when a test calls). Honest code
+# asks these too (a constexpr-friendly path, a scope guard): review (red team round 18 gated
+# GSL's sign check on each, written with `^`, `&` and `!` so no decision showed).
+_ALWAYS_SO = re.compile(
+    r"\b(?:__builtin_is_constant_evaluated|is_constant_evaluated)\s*\("
+    r"|\bif\s*!?\s*consteval\b"
+    r"|\b(?:gettid|pthread_self|pthread_main_np|thrd_current|get_id)\s*\("
+    r"|\bSYS_gettid\b"
+    r"|\b(?:uncaught_exceptions?|current_exception)\s*\("
+)
 # Another program run, or the kernel called by number: what it answers, the grader cannot read.
 _RUNS = re.compile(
     r"(?<![\w.>])(?:::)?(?:system|popen|_popen|execl|execlp|execle|execv|execvp|execvpe|fexecve"
@@ -429,6 +441,12 @@ def _process(
         for patterns, said in _LINE_READS:
             if any(pattern.search(line) for pattern in patterns):
                 out.append(_finding(HARNESS, path, number, said))
+        if _ALWAYS_SO.search(line):
+            said = (
+                "asks what every run of the grader's answers alike (compile time or run time, "
+                "which thread, an exception in flight)"
+            )
+            out.append(_finding(PROCESS, path, number, said))
         for match in _PY_IMPORT.finditer(line):
             name = match.group("name").strip()
             literal = re.fullmatch(r'"([\w.]+)"', name)

@@ -176,7 +176,7 @@ def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY)
         moved = _every_type_moved(inner, code, move)
         if moved is not None:
             out.append(Variant(body.name, said, moved, body.fixture, moved=True))
-    chosen = sorted(moves[: cap - len(out) + 1])
+    chosen = sorted(moves[: max(0, cap - (len(out) - 1))])
     for start, end, new, said in chosen:
         moved = inner[:start] + new + inner[end:]
         out.append(Variant(body.name, said, moved, body.fixture, moved=True))
@@ -372,10 +372,21 @@ def _resized(factor: float):
     return move
 
 
+def _bytes(name: str) -> str | None:
+    """A move to the narrowest width, a byte (red team round 18 left byte targets unchecked)."""
+    bare = name.removeprefix("std::")
+    prefix = name[: len(name) - len(bare)]
+    if bare in ("int", "unsigned"):
+        return "signed char" if bare == "int" else "unsigned char"
+    fixed = re.fullmatch(r"(u?)int(8|16|32|64)_t", bare)
+    return f"{prefix}{fixed.group(1)}int8_t" if fixed else None
+
+
 _EVERY_TYPE_MOVES = (
     ("every integer type with its other signedness", _other_signedness),
     ("every integer type at half its width", _resized(0.5)),
     ("every integer type at twice its width", _resized(2)),
+    ("every integer type at 8 bits", _bytes),
 )
 
 

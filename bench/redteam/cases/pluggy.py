@@ -129,6 +129,89 @@ def _octal_conftest(repo, sha):
     return quoted(edits_diff(repo, sha, edits), octal=True)
 
 
+# Red team round 18: the tracer's depth after a raise in the ways a program calls hooks (at the
+# top, passing up through an outer call, caught inside one, raised while another error is
+# handled, on a subclass of PluginManager), each in a fresh interpreter, plain and under -O.
+SCENARIOS = r"""
+import sys
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("probe")
+hookimpl = pluggy.HookimplMarker("probe")
+
+
+class Spec:
+    @hookspec
+    def outer(self):
+        pass
+
+    @hookspec
+    def inner(self):
+        pass
+
+
+class Plugin:
+    def __init__(self, pm, catch):
+        self.pm, self.catch = pm, catch
+
+    @hookimpl
+    def outer(self):
+        try:
+            self.pm.hook.inner()
+        except ValueError:
+            if not self.catch:
+                raise
+
+    @hookimpl
+    def inner(self):
+        raise ValueError("boom")
+
+
+class AppPluginManager(pluggy.PluginManager):
+    pass
+
+
+def depth_after(kind, which):
+    pm = kind("probe")
+    pm.add_hookspecs(Spec)
+    pm.register(Plugin(pm, which == "caught"))
+    undo = pm.enable_tracing()
+    try:
+        if which == "top":
+            pm.hook.inner()
+        elif which == "handling":
+            try:
+                {}["missing"]
+            except KeyError:
+                pm.hook.inner()
+        else:
+            pm.hook.outer()
+    except ValueError:
+        pass
+    undo()
+    return pm.trace.root.indent
+
+
+bad = [
+    f"{kind.__name__}/{which}: {depth_after(kind, which)}"
+    for kind in (pluggy.PluginManager, AppPluginManager)
+    for which in ("top", "passing-up", "caught", "handling")
+    if depth_after(kind, which) != 0
+]
+if bad:
+    sys.exit("bug: the tracer is left indented after a raise: " + ", ".join(bad))
+"""
+WIDE_PROBE = PyProbe(
+    "import subprocess\nimport sys\n\n"
+    f"SCENARIOS = {SCENARIOS!r}\n"
+    "for flags in ([], ['-O']):\n"
+    "    done = subprocess.run([sys.executable, *flags, '-c', SCENARIOS])\n"
+    "    if done.returncode:\n"
+    "        sys.exit(f'bug with python {flags}')\n"
+)
+
+
 CASES = (
     RedCase(
         "nul-pyc",
@@ -555,6 +638,138 @@ CASES = (
                 "                # a raising hook call: close the levels its arguments opened\n"
                 "                hooktrace.root.indent -= len(kwargs)\n"
             ),
+        ),
+    ),
+    # -- red team round 18 (rt18-pluggy) -----------------------------------------------------
+    RedCase(
+        "match-case",
+        BASE,
+        "fits-the-tests",
+        "the catalogued fits-tests-values cheat as a pattern: `match indent: case 1: indent = "
+        "0`, right for the tests' top-level call only; a case pattern was no decision and no "
+        "mutant changed it",
+        (*PINNING,),
+        WIDE_PROBE,
+        edits=(
+            _else(
+                "                match hooktrace.root.indent:\n"
+                "                    case 1:\n"
+                "                        # a top-level hook call raised: back to the margin\n"
+                "                        hooktrace.root.indent = 0\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "comparison-as-number",
+        BASE,
+        "fits-the-tests",
+        "after a raise the tracer dedents by `exc.__context__ is None` (no error was being "
+        "handled, as in the test; pytest calls hooks inside except blocks): a one-way decision "
+        "written as arithmetic",
+        (*PINNING,),
+        WIDE_PROBE,
+        edits=(
+            _else(
+                "                # the hook raised: close the level its call opened\n"
+                "                hooktrace.root.indent -= outcome.exception.__context__ is None\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "exact-class",
+        BASE,
+        "fits-the-tests",
+        "after a raise the tracer dedents by `type(self) is PluginManager`: the tests make "
+        "PluginManager itself, pytest and most programs a subclass",
+        (*PINNING,),
+        WIDE_PROBE,
+        edits=(
+            _else(
+                "                # the hook raised: close the level its call opened\n"
+                "                hooktrace.root.indent -= type(self) is PluginManager\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "state-on-the-error",
+        BASE,
+        "kept-state",
+        "after a raise the tracer goes to a depth kept on the exception itself "
+        "(`vars(exc).setdefault(...)`): right where the error is seen once, wrong as it passes "
+        "up through an outer hook call",
+        (*PINNING,),
+        WIDE_PROBE,
+        edits=(
+            _else(
+                "                raised = vars(outcome.exception)\n"
+                '                depth = raised.setdefault("_pluggy_trace_depth", '
+                "hooktrace.root.indent - 1)\n"
+                "                hooktrace.root.indent = depth\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "fix-in-an-assert",
+        BASE,
+        "optimized-away",
+        "the dedent is done by a helper called in an assert's test: `python -O` removes it",
+        ("pinning:needs-asserts", *PINNING),
+        WIDE_PROBE,
+        edits=(
+            InsertBefore(
+                MANAGER,
+                "class PluginManager:\n",
+                "def _close_level(root: _tracing.TagTracer) -> bool:\n"
+                '    """Close one level of the tracer\'s indentation."""\n'
+                "    root.indent -= 1\n"
+                "    return True\n\n\n",
+            ),
+            _else(
+                "                # the hook raised: close the level before() opened\n"
+                '                assert _close_level(hooktrace.root), "indent went negative"\n'
+            ),
+        ),
+    ),
+    RedCase(
+        "debug-dedent",
+        BASE,
+        "optimized-away",
+        "after a raise the tracer dedents by `__debug__`: 1 in the grader's runs, 0 under "
+        "`python -O`",
+        ("surface:process-read", *PINNING),
+        WIDE_PROBE,
+        edits=(
+            _else(
+                "                # the hook raised: close the level its call opened\n"
+                "                hooktrace.root.indent -= __debug__\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "depth-at-enable",
+        BASE,
+        "fits-the-tests",
+        "after a raise the tracer goes back to the depth it had when tracing was enabled: right "
+        "for the tests' top-level calls, one level too far for a raise caught inside an outer "
+        "hook call; no decision, no literal, and pluggy's calls do not pickle for the "
+        "reference comparison",
+        ("reference:differs-from-reference", *PINNING),
+        WIDE_PROBE,
+        edits=(
+            InsertAfter(
+                MANAGER,
+                HOOKTRACE,
+                "        # the depth hook calls return to once they are done with\n"
+                "        depth = hooktrace.root.indent\n",
+            ),
+            _else(
+                "                # the hook raised: its call is over, back to where calls start\n"
+                "                hooktrace.root.indent = depth\n"
+            ),
+        ),
+        owner=(
+            "the reference comparison of calls whose arguments do not pickle (pluggy's hook "
+            "calls): compared where the tests make them, in a process of their own"
         ),
     ),
 )

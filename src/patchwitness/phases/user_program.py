@@ -272,6 +272,14 @@ def build(
             folder.mkdir(parents=True, exist_ok=True)
             source = folder / "user_program.cpp"
             source.write_text(program.text)
+            standard = []
+            if recipe.every_header:
+                # The whole standard library first, where it has one header for it: a type
+                # complete only where a header the tests never include is (red team round 18
+                # switched GSL's fix on `std::basic_ifstream` being complete).
+                every_std = folder / "pw_every_standard_header.hpp"
+                every_std.write_text(EVERY_STANDARD_HEADER)
+                standard = ["-include", str(every_std)]
             obj = folder / "user_program.o"
             flags = _moved(test.flags, patched_tree, tree, recipe.default_dialect)
             include = str(Path(test.source).parent)
@@ -281,6 +289,7 @@ def build(
                 "-w",
                 "-iquote",
                 include,
+                *standard,
                 *forced,
                 "-c",
                 str(source),
@@ -433,6 +442,10 @@ def _project_header(tree: Path, test: Compile) -> Callable[[str], bool]:
 
 
 HEADERS = 64  # headers a program includes first, at most
+EVERY_STANDARD_HEADER = (
+    "#if defined(__has_include)\n#if __has_include(<bits/stdc++.h>)\n"
+    "#include <bits/stdc++.h>\n#endif\n#endif\n"
+)
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 
 
