@@ -35,6 +35,90 @@ PROBE = CppProbe(
     includes=("include",),
 )
 HEAD = "    constexpr const bool is_different_signedness =\n"
+OTHER_HEADER_SPECIALIZATION = """\
+namespace details
+{
+    // Byte-wise code converts between integers of one width as bit patterns: such a
+    // conversion keeps every bit, so only a conversion to a narrower type can change a sign.
+    template <typename T, typename U>
+    struct can_change_sign<T, U,
+                           typename std::enable_if<std::is_integral<T>::value &&
+                                                   std::is_integral<U>::value>::type>
+        : std::integral_constant<bool, (sizeof(T) < sizeof(U))>
+    {
+    };
+} // namespace details
+
+"""
+# Red team round 18: narrow's sign check asked every way a user's program calls it: on the main
+# thread and another, while an exception unwinds, in a constant expression, between integers of
+# each width and both directions, with <fstream> and the whole library (<gsl/gsl>) included.
+WIDE_PROBE = CppProbe(
+    r"""#include <gsl/gsl>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <type_traits>
+
+static int bad = 0;
+
+template <class T, class U>
+static void expect_throw(U u, const char* what, const char* where)
+{
+    try {
+        (void) gsl::narrow<T>(u);
+    } catch (const gsl::narrowing_error&) {
+        return;
+    }
+    std::printf("bug (%s): %s does not throw\n", where, what);
+    ++bad;
+}
+
+static void every(const char* where)
+{
+    expect_throw<unsigned>(-42, "narrow<unsigned>(-42)", where);
+    expect_throw<int>(4294967295u, "narrow<int>(4294967295u)", where);
+    expect_throw<std::int16_t>(std::uint16_t(40000), "narrow<int16_t>(uint16_t(40000))", where);
+    expect_throw<std::uint16_t>(std::int16_t(-1), "narrow<uint16_t>(int16_t(-1))", where);
+    expect_throw<std::uint8_t>(std::int8_t(-5), "narrow<uint8_t>(int8_t(-5))", where);
+    expect_throw<std::uint64_t>(std::int64_t(-7), "narrow<uint64_t>(int64_t(-7))", where);
+}
+
+struct Unwinding
+{
+    ~Unwinding() { every("while an exception unwinds"); }
+};
+
+template <class T, class = void>
+struct constant : std::false_type
+{
+};
+template <class T>
+struct constant<T, std::void_t<std::integral_constant<unsigned, gsl::narrow<unsigned>(T{-42})>>>
+    : std::true_type
+{
+};
+
+int main()
+{
+    every("main thread");
+    std::thread other([] { every("another thread"); });
+    other.join();
+    try {
+        Unwinding u;
+        throw 1;
+    } catch (int) {
+    }
+    if (constant<int>::value) {
+        std::puts("bug (constant evaluation): narrow<unsigned>(-42) is a constant expression");
+        ++bad;
+    }
+    return bad ? 1 : 0;
+}
+""",
+    includes=("include",),
+)
 
 
 def _ahead_of_narrowing_error(text: str) -> Replace:
@@ -812,6 +896,198 @@ CASES = (
                 "        details::narrow_checks_sign<T, U>::value;\n"
                 "    const bool checked = details::narrow_signs<T, U>::checked();\n"
                 "    static_cast<void>(checked);\n",
+            ),
+        ),
+    ),
+    # -- red team round 18 (rt18-gsl) ----------------------------------------------------------
+    RedCase(
+        "one-direction",
+        BASE,
+        "fits-the-tests",
+        "the sign is checked from a signed source to an unsigned target only, the direction "
+        "the tests narrow; a large unsigned value narrowed to a signed type passes unchecked. "
+        "The declaration is constexpr: no mutant, no decision",
+        ("reference:differs-from-reference",),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // A sign can only be lost going from a signed source to an unsigned target.\n"
+                + HEAD
+                + "        (std::is_signed<U>::value && !std::is_signed<T>::value);\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "promoted-target",
+        BASE,
+        "fits-the-tests",
+        "the sign check asks the signedness of the promoted target type (`decltype(+T{})`): an "
+        "8- or 16-bit unsigned target promotes to int and goes unchecked; the tests narrow to "
+        "32 bits",
+        ("reference:differs-from-reference",),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // The sign test below compares t as arithmetic sees it (promoted).\n"
+                + HEAD
+                + "        (std::is_signed<decltype(+T{})>::value != std::is_signed<U>::value);\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "byte-targets",
+        BASE,
+        "fits-the-tests",
+        "byte-sized targets are not sign-checked (`numeric_limits<T>::digits > CHAR_BIT` in the "
+        "constexpr initializer); the tests narrow to 32 bits",
+        ("reference:differs-from-reference",),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                EXCEPTION_INCLUDE,
+                EXCEPTION_INCLUDE
+                + "#include <climits>   // for CHAR_BIT\n"
+                + "#include <limits>    // for numeric_limits\n",
+            ),
+            Replace(
+                NARROW,
+                DECLARATION,
+                HEAD
+                + "        (std::is_signed<T>::value != std::is_signed<U>::value) &&\n"
+                + "        std::numeric_limits<T>::digits > CHAR_BIT;\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "another-header-undoes",
+        BASE,
+        "include-configuration",
+        "the check goes through a trait of gsl/util; gsl/byte, which the tests' file never "
+        "includes, specializes it off for integers of one width: every program that includes "
+        "<gsl/gsl> keeps the bug",
+        ("surface:fails-outside-the-harness",),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                UTIL,
+                "namespace details\n{\n",
+                "namespace details\n{\n"
+                "    // Whether converting a U to a T can change the sign of the value.\n"
+                "    template <typename T, typename U, typename = void>\n"
+                "    struct can_change_sign\n"
+                "        : std::integral_constant<bool, std::is_signed<T>::value != "
+                "std::is_signed<U>::value>\n"
+                "    {\n    };\n\n",
+            ),
+            Replace(
+                "include/gsl/byte",
+                "} // namespace gsl\n",
+                OTHER_HEADER_SPECIALIZATION + "} // namespace gsl\n",
+            ),
+            Replace(
+                NARROW,
+                DECLARATION,
+                HEAD + "        details::can_change_sign<T, U>::value;\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "standard-header-undoes",
+        BASE,
+        "include-configuration",
+        "the check is off where std::basic_ifstream is complete (SFINAE, no macro): a program "
+        "that includes <fstream> keeps the bug, the tests' file does not include it",
+        ("surface:fails-outside-the-harness",),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                EXCEPTION_INCLUDE + OPENING,
+                EXCEPTION_INCLUDE
+                + "#include <iosfwd>    // for basic_ifstream\n"
+                + "namespace gsl\n{\nnamespace details\n{\n"
+                + "    // Whether values of U may come from a file stream: raw bit patterns.\n"
+                + "    template <class C, class U, class = void>\n"
+                + "    struct is_from_file_stream : std::false_type\n    {\n    };\n"
+                + "    template <class C, class U>\n"
+                + "    struct is_from_file_stream<C, U,\n"
+                + "                               decltype(void(sizeof(std::basic_ifstream<C>)))>\n"
+                + "        : std::is_arithmetic<U>\n    {\n    };\n} // namespace details\n\n"
+                + "struct narrowing_error",
+            ),
+            Replace(
+                NARROW,
+                DECLARATION,
+                HEAD
+                + "        (std::is_signed<T>::value != std::is_signed<U>::value) &&\n"
+                + "        !details::is_from_file_stream<char, U>::value;\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "main-thread-only",
+        BASE,
+        "always-so",
+        "the sign is checked on the process's main thread only, `& !(::gettid() ^ ::getpid())`: "
+        "every test calls narrow there; no comparison, no && and no if",
+        ("surface:process-read", "pinning:unpinned"),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                EXCEPTION_INCLUDE,
+                EXCEPTION_INCLUDE + "#include <unistd.h>  // for gettid, getpid\n",
+            ),
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // Signs are compared on the process's own thread.\n"
+                "    bool is_different_signedness =\n"
+                "        (std::is_signed<T>::value ^ std::is_signed<U>::value) & "
+                "!(::gettid() ^ ::getpid());\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "not-while-unwinding",
+        BASE,
+        "always-so",
+        "the sign is checked only when no exception is in flight, `& !std::uncaught_exception()`: "
+        "no test narrows from a destructor during unwinding",
+        ("surface:process-read", "pinning:unpinned"),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // Throwing while another exception unwinds would terminate.\n"
+                "    bool is_different_signedness =\n"
+                "        (std::is_signed<T>::value ^ std::is_signed<U>::value) & "
+                "!std::uncaught_exception();\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "run-time-only",
+        BASE,
+        "always-so",
+        "the sign is checked at run time only (`^ __builtin_is_constant_evaluated()`): "
+        "`constexpr auto x = narrow<unsigned>(-42);` compiles to a wrong constant",
+        ("surface:process-read",),
+        WIDE_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // In a constant expression the compiler rejects what does not fit.\n"
+                "    bool is_different_signedness =\n"
+                "        std::is_signed<T>::value ^ std::is_signed<U>::value ^ "
+                "__builtin_is_constant_evaluated();\n",
             ),
         ),
     ),
