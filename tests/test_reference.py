@@ -267,6 +267,27 @@ def difference(call="f(2)"):
             "accept",
             "4 calls into m.py::f agreed",
         ),
+        (
+            ReferenceFacts(compared=4, targets=["m.py::f"], reaching=2),
+            "same-as-reference",
+            "accept",
+            "4 calls into m.py::f agreed",
+        ),
+        # red team round 18: pluggy's changed function took no call that pickles; the tests'
+        # other calls agreed, and said so as if the change had been compared
+        (
+            ReferenceFacts(compared=43, targets=["m.py::Marker.__call__"], reaching=0),
+            "change-not-reached",
+            "accept",
+            "43 calls agreed, none of which ran m.py::Marker.__call__: the change itself was "
+            "not compared",
+        ),
+        (
+            ReferenceFacts(compared=3, differing=1, differences=[difference()], reaching=0),
+            "differs-from-reference",
+            "review",
+            "f(2) [argument 1: 1 -> 2]: the reference returned 1, the patch 5",
+        ),
     ],
 )
 def test_reference_rows(facts, row, effect, said):
@@ -278,6 +299,7 @@ def test_every_reference_row_has_a_case():
     assert [r.id for r in REFERENCE_TABLE] == [
         "differs-from-reference",
         "not-compared",
+        "change-not-reached",
         "same-as-reference",
     ]
     assert decide(ReferenceFacts(), ReferenceInput()).row == "not-compared"
@@ -714,6 +736,45 @@ def test_the_object_is_also_made_by_each_of_its_classes_other_ways(tmp_path):
     ]
     assert otherwise[0]["shown"] == "Conf.parse('x', '[a]\\n').lineof(3)"
     assert parted(answers) == [otherwise[0]["id"]]
+
+
+def test_each_call_says_whether_it_ran_a_changed_function(tmp_path):
+    """A call that never ran the code either fix changes compares nothing of the change; a
+    nested function's code counts for the function that holds it."""
+    (tmp_path / "m.py").write_text(
+        "def changed(x):\n    def inner():\n        return x + 1\n    return inner\n\n\n"
+        "def other(x):\n    return x\n\n\ndef through(x):\n    return changed(x)()\n"
+    )
+
+    def call(n, qualname, *args):
+        data = pickle.dumps({"pos": list(args), "star": [], "kw": {}}, protocol=4)
+        return {
+            "id": f"c{n}",
+            "module": "m",
+            "qualname": qualname,
+            "init": False,
+            "call": base64.b64encode(data).decode(),
+        }
+
+    calls = [call(0, "other", 1), call(1, "through", 1), call(2, "changed", 1)]
+    spec = {"calls": calls, "seed": 1, "changed": [{"file": "m.py", "qualname": "changed"}]}
+    (tmp_path / "run.json").write_text(json.dumps(spec))
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path), "HOME": str(tmp_path)}
+    subprocess.run(
+        [sys.executable, str(PROBE_DIR / "pw_differ.py"), "run", "run.json", "out.jsonl"],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    got = {r["id"]: r["reached"] for r in map(json.loads, (tmp_path / "out.jsonl").open())}
+    assert got == {"c0": False, "c1": True, "c2": True}
+    compared = differ.compare(
+        calls,
+        {c["id"]: report(steady=True) | {"reached": got[c["id"]]} for c in calls},
+        {c["id"]: report() for c in calls},
+    )
+    assert (compared.compared, compared.reaching) == (3, 2)
 
 
 # -- real grades -----------------------------------------------------------------------------------

@@ -488,6 +488,9 @@ class ReferenceFacts(Fact):
     nondeterministic: int = 0
     unrunnable: int = 0
     skipped: str = ""
+    # Of the calls compared, those that ran a function either fix changes (None: not watched,
+    # as for a C++ program or a change no Python function holds).
+    reaching: int | None = None
 
 
 class ReferenceGate(GateResult):

@@ -285,6 +285,10 @@ REFERENCE_TABLE: list[Row] = [
     Row("not-compared", "the task has no reference fix, or no call could be compared (none "
         "captured, none rebuilt, or the language has no comparison yet): nothing said either "
         "way", "not-compared", "accept", lambda f: f.compared == 0),
+    Row("change-not-reached", "calls were compared and agreed, but none of them ran a "
+        "function either fix changes (the tests' calls into it could not be rebuilt): the "
+        "change itself was not compared, nothing said either way",
+        "not-compared", "accept", lambda f: f.reaching == 0),
     Row("same-as-reference", "on every call compared the patch did what the reference fix "
         "did", "same", "accept", lambda f: True),
 ]

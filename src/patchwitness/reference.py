@@ -238,6 +238,8 @@ class Comparison:
     differing: list[Witness] = field(default_factory=list)
     nondeterministic: int = 0  # the reference disagreed with itself
     unrunnable: int = 0  # the call could not be rebuilt or resolved in one of the trees
+    # Compared calls that ran a function either fix changes, as the reference's run saw it.
+    reaching: int = 0
 
 
 def compare(
@@ -260,6 +262,7 @@ def compare(
             out.nondeterministic += 1
             continue
         out.compared += 1
+        out.reaching += bool(ref.get("reached", True))
         fields = differing_fields(ref, pat)
         if fields:
             out.differing.append(_witness(call, fields, ref, pat))

@@ -25,11 +25,15 @@ __all__ = ["ReferenceInput", "decide", "describe", "reference_input"]
 class ReferenceInput:
     compared: int = 0
     differing: int = 0
+    # Compared calls that reached a changed function; -1 when that was not watched.
+    reaching: int = -1
 
 
 def reference_input(facts: ReferenceFacts) -> ReferenceInput:
     return ReferenceInput(
-        compared=facts.compared, differing=max(facts.differing, len(facts.differences))
+        compared=facts.compared,
+        differing=max(facts.differing, len(facts.differences)),
+        reaching=-1 if facts.reaching is None else facts.reaching,
     )
 
 
@@ -46,6 +50,11 @@ def decide(
             detail += f" (+{facts.differing - 1} more of {facts.compared} calls)"
     elif row.id == "not-compared":
         detail = facts.skipped or "no call could be compared"
+    elif row.id == "change-not-reached":
+        detail = (
+            f"{facts.compared} calls agreed, none of which ran "
+            f"{', '.join(facts.targets[:3])}: the change itself was not compared"
+        )
     elif row.id == "same-as-reference":
         detail = f"{facts.compared} calls into {', '.join(facts.targets[:3])} agreed"
     return ReferenceGate(

@@ -63,6 +63,7 @@ def collect_reference(
                 _side(_production(applied), texts, task.repo, task.sha),
             ]
         )
+        changed = [t for t in wanted if t.direct]
         # No Python function changed by name, or a compiled extension's source changed (which
         # no Python name stands for): the calls the failing tests make straight into the tree
         # are captured too (red team round 14: a comment in a Python function the tests call
@@ -89,7 +90,7 @@ def collect_reference(
         else:
             hints = differ.hints({**_texts(ref.repo, reference), **texts}, wanted)
             wide = [str(t) for t in wanted if not t.direct]
-            _compare(ctx, tree, ref, captured, hints, found, wide)
+            _compare(ctx, tree, ref, captured, hints, found, wide, changed)
     ctx.clock.lap("reference")
     return found
 
@@ -325,6 +326,7 @@ def _compare(
     hints: list,
     found: ReferenceFacts,
     wide: list[str],
+    changed: list[differ.Target],
 ) -> None:
     suite = ctx.suite
     assert isinstance(suite, PythonSuite)
@@ -348,12 +350,17 @@ def _compare(
     run_spec = given / "calls.json"
     # Randomness seeded alike in both trees, by a seed drawn for this grade: no patch knows it.
     seed = secrets.randbits(31)
-    run_spec.write_text(json.dumps({"calls": calls, "seed": seed}))
+    # The functions either fix changes, which each call is watched for reaching: a call that
+    # never ran them compared nothing of the change (red team round 18: pluggy's changed
+    # function took no call that pickles, and the tests' other calls agreed, said as agreement).
+    watched = [{"file": t.file, "qualname": t.qualname} for t in changed]
+    run_spec.write_text(json.dumps({"calls": calls, "seed": seed, "changed": watched}))
     patched = _drive(suite, tree.ws.repo, work, "patched", given, ["run", str(run_spec)])
     argv = ["run", str(run_spec), "--twice"]
     reference = _drive(suite, ref.repo, work, "reference", given, argv)
     compared = differ.compare(calls, _by_id(reference), _by_id(patched))
     found.compared = compared.compared
+    found.reaching = compared.reaching if watched else None
     found.nondeterministic = compared.nondeterministic
     found.unrunnable = compared.unrunnable
     found.differing = len(compared.differing)

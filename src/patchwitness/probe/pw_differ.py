@@ -562,8 +562,12 @@ def seed_randomness():
     random._urandom = _urandom  # SystemRandom's source
 
 
+_CHANGED = []  # (file relative to a root, qualified name) of the functions either fix changes
+
+
 def run(spec, options):
     seed_randomness()
+    _CHANGED.extend((c["file"], c["qualname"]) for c in spec.get("changed", []))
     # The grader draws the seed for each grade, the same for both trees: no value a patch could
     # know (a fixed one would tell this process from a user's by the bytes it gives).
     seed = int(spec.get("seed", 0))
@@ -632,9 +636,12 @@ def perform(call):
     result = {"outcome": "returned", "value": "", "exception": ""}
     real = sys.stdout, sys.stderr
     value = None
+    reached = _Reached() if _CHANGED else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sys.stdout, sys.stderr = stdout, stderr
+        if reached is not None:
+            sys.setprofile(reached)
         try:
             value = function(*pos, *star, **kw)
             if inspect.iscoroutine(value):
@@ -644,7 +651,10 @@ def perform(call):
         except BaseException as exc:  # SystemExit too: how the call ended, compared by type
             result.update(outcome="raised", exception=_name(type(exc)))
         finally:
+            sys.setprofile(None)
             sys.stdout, sys.stderr = real
+    if reached is not None:
+        result["reached"] = reached.found
     if result["outcome"] == "returned":
         result["value"] = placed(describe(value))
     result["stdout"] = placed(stdout.getvalue()[-2000:])
@@ -653,6 +663,38 @@ def perform(call):
     result["state"] = placed(describe(pos[0])) if how == "method" and pos else ""
     result["args_after"] = placed(describe([pos[1:] if how == "method" else pos, star, kw]))
     return result
+
+
+class _Reached:
+    """A profile function: whether a function either fix changes ran during the call (the
+    code of a nested function counts for the function that holds it)."""
+
+    def __init__(self):
+        self.found = False
+        self.seen = {}
+
+    def __call__(self, frame, event, arg):
+        if self.found or event != "call":
+            return
+        code = frame.f_code
+        known = self.seen.get(code)
+        if known is None:
+            known = self.seen[code] = _is_changed(code)
+        self.found = known
+
+
+def _is_changed(code):
+    path = os.path.realpath(code.co_filename)
+    name = getattr(code, "co_qualname", code.co_name)
+    for root in _roots():
+        real = os.path.realpath(root)
+        if not path.startswith(real + os.sep):
+            continue
+        rel = os.path.relpath(path, real).replace(os.sep, "/")
+        for file, qualname in _CHANGED:
+            if rel == file and (name == qualname or name.startswith(qualname + ".<locals>.")):
+                return True
+    return False
 
 
 def neutral(text):
