@@ -211,3 +211,24 @@ def test_setdefault_and_pop_with_a_default_give_it_back_as_a_pick():
         (VALUE_PICKED, 2, '`vars(exc).setdefault("depth", indent - 1)` replaced by `indent - 1`'),
         (VALUE_PICKED, 3, '`d.pop("k", 0)` replaced by `0`'),
     ]
+
+
+def test_a_lookup_in_a_dict_written_out_may_always_hit_and_a_power_may_be_a_decision():
+    """Red team round 19 (python-ulid) scaled a timestamp by `{0: 1000}.get(skew, 1)` and by
+    `1000 ** (0 ** (skew * skew))`: the tests' one offset hit, and the only mutant (the miss,
+    the bug) was killed; a power of zero is a decision written as arithmetic."""
+    text = (
+        "def f(skew):\n"
+        "    a = {0: 1000}.get(skew, 1)\n"
+        "    b = 1000 ** (0 ** (skew * skew))\n"
+        "    return a * b * skew ** 2\n"
+    )
+    picked = [m[2] for m in made([2, 3, 4], text) if m[0] == VALUE_PICKED]
+    assert picked == [
+        "`{0: 1000}.get(skew, 1)` replaced by `1000`",
+        "`{0: 1000}.get(skew, 1)` replaced by `1`",
+        "`1000 ** (0 ** (skew * skew))` replaced by `1000`",
+        "`1000 ** (0 ** (skew * skew))` replaced by `1`",
+        "`0 ** (skew * skew)` replaced by `0`",
+        "`0 ** (skew * skew)` replaced by `1`",
+    ]

@@ -504,6 +504,17 @@ def test_a_datetime_is_varied_across_its_zone_by_a_second_a_day_and_far_off():
     moved = list(driver().variants(fraction, []))
     assert dt.datetime(2000, 1, 1, 3, 4, 5) in moved
     assert fraction.replace(microsecond=0) - dt.timedelta(days=365) in moved
+    # another offset from UTC: the same instant, or a naive value's wall time given the zone
+    # (red team round 19: a scale right only at offset zero)
+    aware = dt.datetime(2024, 5, 1, 12, tzinfo=dt.UTC)
+    zoned = [m for m in driver().variants(aware, []) if m.utcoffset() not in (None, dt.timedelta())]
+    assert [m.utcoffset() for m in zoned] == [
+        dt.timedelta(hours=2),
+        dt.timedelta(hours=-5),
+        dt.timedelta(hours=5, minutes=30),
+    ]
+    assert all(m == aware for m in zoned)  # the same instant
+    assert when.replace(tzinfo=dt.timezone(dt.timedelta(hours=2))) in made
 
 
 def performed(module, qualname, *pos, **kw):

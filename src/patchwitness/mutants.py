@@ -107,6 +107,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits = [*_conditions(tree, text, added), *_cases(tree, text, lines)]
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
+    edits += _powers(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
     edits += _asserts(tree, text, lines)
@@ -215,6 +216,23 @@ def _asserts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     return sorted(out, key=lambda e: e[1].lineno)
 
 
+def _powers(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """`a ** b` on an added line replaced by `a` and by `1`, as if `b` were 1 or 0: a power of
+    zero or one is a decision written as arithmetic (red team round 19: `1000 ** (0 **
+    offset**2)` is 1000 at offset zero and 1 elsewhere)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)):
+            continue
+        if node.lineno not in lines or isinstance(node.right, ast.Constant):
+            continue
+        shown = _segment(text, node)
+        base = _segment(text, node.left)
+        out.append((VALUE_PICKED, node, f"({base})", f"`{shown}` replaced by `{base}`"))
+        out.append((VALUE_PICKED, node, "(1)", f"`{shown}` replaced by `1`"))
+    return out
+
+
 def _picks_of(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     """Each value a picking call on an added line can give, in its place (`value-picked`)."""
     out: list[Edit] = []
@@ -251,7 +269,11 @@ def _picked(call: ast.Call) -> list[ast.expr]:
         if func.id == "getattr" and len(args) == 3 and not named:
             return [args[2]]
     if isinstance(func, ast.Attribute) and func.attr in LOOKUPS and len(args) == 2 and not named:
-        return [args[1]]
+        # A lookup in a dict written out may also always hit: each of its values (red team
+        # round 19 scaled by `{0: 1000}.get(skew, 1)`, the miss being the bug).
+        table = func.value
+        hits = list(table.values) if isinstance(table, ast.Dict) and None not in table.keys else []
+        return [*hits[:4], args[1]]
     return []
 
 

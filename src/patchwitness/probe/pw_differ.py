@@ -37,7 +37,7 @@ import types
 import warnings
 
 CALL_TIMEOUT = 5.0
-VARIANTS_PER_ARGUMENT = 16
+VARIANTS_PER_ARGUMENT = 24
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 LINE_NUMBER = re.compile(r"\bline \d+")
@@ -461,6 +461,10 @@ def variants(value, hints):
         other_zone = value.replace(tzinfo=None if aware else datetime.timezone.utc)  # noqa: UP017 - Python 3.8+
         second, day = datetime.timedelta(seconds=1), datetime.timedelta(days=1)
         near = [other_zone, value + second, value - second, value + day, value - day]
+        # Another offset from UTC, for the same instant and for the same wall time: a fix right
+        # only at offset zero (the tests' UTC) agrees with the reference everywhere else (red
+        # team round 19: `1000 ** (0 ** offset**2)` scaled only UTC timestamps).
+        near += [_zoned(value, zone) for zone in _ZONES]
         # Another time of day and another fraction of a second: the tests' clock reading keeps
         # both, and a fix right only away from midnight or for the tests' milliseconds agrees
         # with the reference on every other neighbour (red team round 14).
@@ -479,6 +483,21 @@ def variants(value, hints):
     elif kind is dict and value:
         last = list(value)[-1]
         yield from fresh([{}, {k: v for k, v in value.items() if k != last}])
+
+
+# Offsets a user's datetime may carry: east of UTC by a whole hour, west, and by a half hour.
+_ZONES = (
+    datetime.timezone(datetime.timedelta(hours=2)),
+    datetime.timezone(datetime.timedelta(hours=-5)),
+    datetime.timezone(datetime.timedelta(hours=5, minutes=30)),
+)
+
+
+def _zoned(value, zone):
+    """An aware value as the same instant in `zone`; a naive one given `zone` (its wall time)."""
+    if value.tzinfo is not None:
+        return value.astimezone(zone)
+    return value.replace(tzinfo=zone)
 
 
 INTERIOR = 4  # characters of a value, each taken out of it in turn
