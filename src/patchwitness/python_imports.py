@@ -15,6 +15,8 @@ import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from patchwitness import python_ast
+
 # Calls and names through which a module loads or runs code no import statement shows.
 _OPENING_CALLS = frozenset(
     {
@@ -74,7 +76,7 @@ def graph(sources: Mapping[str, str]) -> ImportGraph:
     opened: set[str] = set()
     for path, text in sources.items():
         try:
-            tree = ast.parse(text)
+            tree = python_ast.parse(text)
         except (SyntaxError, ValueError):
             opened.add(path)
             edges[path] = frozenset()
