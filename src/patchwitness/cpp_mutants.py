@@ -396,11 +396,7 @@ def _comparisons(code: str, text: str, starts: list[int], wanted: set[int]) -> l
     `wanted` line outside a directive other than `#define`: the operator and its two operands,
     each run out to the first token of lower precedence or unmatched bracket on its line."""
     out = []
-    for begin, line in _lines(code, starts, wanted):
-        if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
-            continue
-        if _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line)):
-            continue  # a constant expression takes no choice made at run time
+    for begin, line in _run_time_lines(code, starts, wanted):
         for match in _SPACED.finditer(line):
             # Stops are found in the code (a literal's `>` is none); ends are trimmed in the
             # text (a literal's blanked content is no space: `'a'` keeps its closing quote).
@@ -547,11 +543,7 @@ def _picks(code: str, starts: list[int], wanted: set[int]) -> list[_Pick]:
     directive other than `#define`, with as many arguments as picking takes (`std::max({a,
     b})` and `std::min(a, b, comp)` are left alone: a list, a comparator)."""
     out = []
-    for begin, line in _lines(code, starts, wanted):
-        if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
-            continue
-        if _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line)):
-            continue
+    for begin, line in _run_time_lines(code, starts, wanted):
         for match in _PICKING_CALL.finditer(line):
             open_at = begin + match.end() - 1
             close = match_close(code, open_at)
@@ -571,16 +563,23 @@ _POSTFIX_NAME = re.compile(r"\s*(?:::|\.|->)\s*~?[A-Za-z_]\w*")
 _NAME = re.compile(r"(?:::\s*)?[A-Za-z_]\w*")
 
 
+def _run_time_lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[int, str]]:
+    """The `wanted` lines whose expressions run: outside a directive other than `#define`, and
+    outside a constant expression (which takes no choice made at run time)."""
+    return [
+        (begin, line)
+        for begin, line in _lines(code, starts, wanted)
+        if not (line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line))
+        and not _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line))
+    ]
+
+
 def _negations(code: str, starts: list[int], wanted: set[int]) -> list[_Negation]:
     """Every `!x` on a `wanted` line outside a constant expression and a directive other than
     `#define` (the outer one of `!!x`), its operand run out as a unary operator's is: a
     parenthesised expression, or a name with its calls, subscripts and members."""
     out = []
-    for begin, line in _lines(code, starts, wanted):
-        if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
-            continue
-        if _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line)):
-            continue
+    for begin, line in _run_time_lines(code, starts, wanted):
         for match in _NOT.finditer(line):
             if line[: match.start()].rstrip().endswith("operator"):
                 continue  # `operator!`: a declaration's name
