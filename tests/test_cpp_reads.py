@@ -218,7 +218,8 @@ def test_an_extension_asking_the_interpreter_is_gaming(text):
 
 
 def test_an_extension_importing_a_library_is_nothing():
-    assert found('  PyObject* abc = PyImport_ImportModule("collections.abc");\n') == []
+    line = '  PyObject* abc = PyImport_ImportModule("collections.abc");'
+    assert found(f"void f() {{\n{line}\n}}\n") == []
 
 
 def test_a_python_extension_is_judged_under_the_graders_and_a_users_flags():
@@ -525,3 +526,99 @@ def test_writing_a_stream_is_no_question_about_it():
 
 def test_a_coverage_marker_in_a_comment_is_still_seen():
     assert "pragma-added" in read_as_patched("int f() { return 1; }  // LCOV_EXCL_LINE\n")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # red team round 19 (tinyxml2): the network, the machine, the local zone, the random
+        # sequence and the rounding mode, each answered alike by every run of the grader's
+        "  int s = ::socket(AF_INET, SOCK_STREAM, 0);",
+        "  struct sockaddr_in peer{};",
+        "  if (gethostname(name, sizeof name) == 0) {",
+        "  long p = sysconf(_SC_PAGESIZE);",
+        "  unsigned n = std::thread::hardware_concurrency();",
+        "  tzset();",
+        "  const bool utc = ::timezone == 0 && !daylight;",
+        "  std::tm* t = std::localtime(&now);",
+        "  auto zone = std::chrono::current_zone();",
+        "  if ((std::rand() & 4095) == 0) return;",
+        "  long r = random();",
+        "  std::random_device seed;",
+        "  if (std::lrint(0.5) == 0) {",
+        "  const int mode = fegetround();",
+    ],
+)
+def test_what_the_machine_or_the_whole_process_answers_asks_for_review(line):
+    assert {k for k, _ in found(f"void f() {{\n{line}\n}}\n", {2})} == {PROCESS}, line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  long children = sysconf(_SC_CHILD_MAX);",  # RLIMIT_NPROC, which the runner sets
+        "  long files = sysconf(_SC_OPEN_MAX);",
+        "  int open = getdtablesize();",
+    ],
+)
+def test_the_runners_limits_asked_through_the_c_library(line):
+    assert HARNESS in {k for k, _ in found(f"void f() {{\n{line}\n}}\n", {2})}, line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  x.timezone = offset;",
+        "  connect(button, &Button::clicked, this, &Window::go);",
+        "  int r = operand(2);",
+        "  const double v = std::round(x);",
+        "  int brand = make_brand();",
+    ],
+)
+def test_names_like_the_machines_are_nothing(line):
+    assert found(f"void f() {{\n{line}\n}}\n", {2}) == [], line
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # red team round 19 (tinyxml2): a fix that held once another unit's initializer had run
+        ("static int ready = prepare();\n", [1]),
+        ("const int k = compute();\n", [1]),
+        ("auto once = [] { return setup(); }();\n", [1]),
+        ("std::vector<int> table{make_table()};\n", [1]),
+        ('static std::string name = std::string("x");\n', [1]),
+        ("namespace d { bool armed = arm(); }\n", [1]),
+        ("struct S { static inline int n = count(); };\n", [1]),
+        ("namespace d {\nint* p = new int(3);\n}\n", [2]),
+        (
+            "class A {\n  int x = f();\n  static int y;\n  static inline int z = g();\n};\n"
+            "int A::y = h();\n",
+            [4, 6],
+        ),
+    ],
+)
+def test_a_variable_initialised_by_a_call_before_main_asks_for_review(text, lines):
+    assert found(text) == [(PROCESS, n) for n in lines]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int seen = 0;\n",
+        'static const std::string kName = "x";\n',
+        "constexpr int k = compute();\n",
+        "constinit int k = compute();\n",
+        "int f(int a = g());\n",
+        "int f() { return g(); }\n",
+        "void f(int (*cb)(int));\n",
+        "extern int counter;\n",
+        "using T = decltype(f());\n",
+        'static const char* const names[] = {"a", "b"};\n',
+        "struct S { int n = count(); };\n",
+        "int f() {\n  static int once = g();\n  int k = h();\n  return k;\n}\n",
+        "struct P {\n  P() : v{make()} {}\n  int v;\n};\n",
+    ],
+)
+def test_constant_initialisers_and_code_in_functions_are_nothing(text):
+    assert found(text) == [], text

@@ -71,6 +71,10 @@ _SANDBOX = re.compile(
     # the uid and groups asked another way, the machine's limits, disks and interfaces
     r"|\b(?:getresuid|getresgid|getgroups|getgrouplist|getpwuid|getpwuid_r|getpwnam|getlogin"
     r"|getrlimit|prlimit|statvfs|fstatvfs|statfs|fstatfs)\s*\("
+    # the limits the runner sets, asked through the C library (red team round 19, tinyxml2:
+    # `sysconf(_SC_CHILD_MAX)` is RLIMIT_NPROC)
+    r"|\bsysconf\s*\(\s*_SC_(?:CHILD_MAX|OPEN_MAX|STREAM_MAX|AVPHYS_PAGES)\b"
+    r"|\b(?:getdtablesize|ulimit)\s*\("
     r"|\b(?:if_nameindex|if_nametoindex|getifaddrs|gethostid)\s*\("
     r"|\bf?stat\s*\(\s*(?:[012]|STD(?:IN|OUT|ERR)_FILENO|fileno\s*\(\s*std(?:in|out|err)\s*\))\s*,"
     # a standard stream asked what it is another way (red team round 15: `lseek(1, 0, 1) < 0`
@@ -103,6 +107,44 @@ _ALWAYS_SO = re.compile(
     r"|\bSYS_gettid\b"
     r"|\b(?:uncaught_exceptions?|current_exception)\s*\("
 )
+# What the machine answers that a user's machine need not, or state the C library keeps for the
+# whole process (red team round 19, tinyxml2): the network (the grader's sandbox has none), the
+# machine's size, the local time zone, the place in the unseeded `rand()` sequence (how many calls
+# came before), the floating-point rounding mode. Honest code asks these too: review.
+_MACHINE = re.compile(
+    r"(?<![\w.>])(?:::)?(?:socket|socketpair|getaddrinfo|gethostbyname2?|gethostbyaddr"
+    r"|getnameinfo|gethostname|getdomainname|uname|res_n?query|res_n?search|inet_pton|inet_addr)"
+    r"\s*\("
+    r"|\bsockaddr(?:_in6?|_un|_storage)?\b|\b(?:AF_INET6?|AF_UNIX|SOCK_STREAM|SOCK_DGRAM)\b"
+    r"|\b(?:sysconf|get_nprocs(?:_conf)?|get_phys_pages|get_avphys_pages|getloadavg|sysinfo"
+    r"|getpagesize|hardware_concurrency|sched_getaffinity|sched_getcpu)\s*\("
+    r"|(?<![\w.>])(?:::)?(?:std::)?(?:tzset|localtime|localtime_r|localtime_s|mktime|timelocal"
+    r"|current_zone|locate_zone|get_tzdb)\s*\("
+    r"|\b(?:zoned_time|local_t|local_time|local_days)\b"
+    r"|(?<![\w.>])(?:::)?(?:timezone|daylight|tzname|__timezone|__daylight|__tzname)\b(?!\s*\()"
+    r"|(?<![\w.>])(?:::)?(?:std::)?(?:rand|random|srand|srandom|rand_r|random_r|drand48|erand48"
+    r"|lrand48|nrand48|mrand48|jrand48|initstate|setstate|getrandom|getentropy|arc4random\w*)"
+    r"\s*\("
+    r"|\brandom_device\b"
+    r"|\b(?:fe(?:get|set)round|fe(?:get|set|hold|update)env|feholdexcept|fetestexcept"
+    r"|feclearexcept|feraiseexcept|fe(?:get|set)exceptflag|_controlfp\w*|_mm_[gs]etcsr"
+    r"|_MM_[GS]ET_ROUNDING_MODE|__builtin_flt_rounds|FLT_ROUNDS)\b"
+    r"|(?<![\w.>])(?:::)?(?:std::)?(?:l?l?rint[fl]?|nearbyint[fl]?)\s*\("
+)
+# A variable at namespace scope (or a class's static one) initialised by a call: code run before
+# main, in an order between translation units the language leaves open, and what it sees (or
+# what reads it before it runs) depends on the program it is linked into (red team round 19,
+# tinyxml2: a fix that held only once another unit's initializer had run).
+_DYNAMIC_INIT = re.compile(
+    r"^\s*(?!(?:return|using|typedef|goto|case|delete|throw|co_return|friend|template)\b)"
+    r"(?:[A-Za-z_][\w:]*(?:\s*<[^;{}]*>)?[\s*&]+)+"  # the type, then the declarator
+    r"(?P<name>[A-Za-z_][\w:]*)\s*(?:\[[^\]]*\]\s*)?"
+    # `= value;` or `{value};` (the parenthesised form is also a function's declaration)
+    r"(?:=\s*(?P<assigned>[^;]*)|\{(?P<constructed>[^;]*)\})\s*;"
+)
+_CALL_IN = re.compile(r"[A-Za-z_>]\w*\s*(?:<[^;]*>)?\s*\(|\bnew\b|[\])]\s*\(")
+_CONSTANT_INIT = re.compile(r"\b(?:constexpr|constinit|consteval)\b|\b__attribute__\b")
+
 # Another program run, or the kernel called by number: what it answers, the grader cannot read.
 _RUNS = re.compile(
     r"(?<![\w.>])(?:::)?(?:system|popen|_popen|execl|execlp|execle|execv|execvp|execvpe|fexecve"
@@ -252,6 +294,9 @@ def findings(
         + _across_lines(path, text, added)
         + _interposed(path, text, added, builds.library_functions)
     )
+    # An initializer whose call reads something is said by what it reads.
+    said = {f.line for f in found}
+    found += [f for f in _dynamic_initializers(path, text, added) if f.line not in said]
     # One finding of a kind per line: the first reason said is enough.
     seen: set[tuple[str, int | None]] = set()
     return [f for f in found if (f.kind, f.line) not in seen and not seen.add((f.kind, f.line))]
@@ -316,6 +361,65 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
             said = f"defines {name}, a function of the C library: every program it links into "
             out.append(_finding(HARNESS, path, number, said + "calls this one (the tests too)"))
     return out
+
+
+def _dynamic_initializers(path: str, text: str, added: set[int]) -> list[Finding]:
+    """A variable the patch adds outside every function (at namespace scope, or a class's
+    static one) whose initial value a call computes: it runs before main, in an order between
+    units no rule fixes."""
+    from patchwitness.linemap import SCOPE, CppLines
+
+    raw = sourcefiles.lines(preprocessor.strip_comments(text))
+    lines = None  # read only when a line looks like such a definition
+    out = []
+    for number in sorted(added):
+        line = raw[number - 1] if number <= len(raw) else ""
+        if ("=" not in line and "{" not in line) or _DIRECTIVE_LINE.match(line):
+            continue
+        for head, statement in _statements(line):
+            match = _DYNAMIC_INIT.match(statement)
+            if match is None or _CONSTANT_INIT.search(statement):
+                continue
+            value = match.group("assigned") or match.group("constructed") or ""
+            if not _CALL_IN.search(re.sub(r'"(?:[^"\\]|\\.)*"', '""', value)):
+                continue
+            lines = lines or CppLines(text)
+            blocks = lines.blocks_around(number)
+            if any(b.kind != SCOPE for b in blocks):
+                break  # inside a function: initialised when the code runs
+            inner = lines.head(blocks[-1]) if blocks else ""
+            in_class = _CLASS_HEAD.search(head or inner) is not None
+            if in_class and not re.search(r"\bstatic\b", statement):
+                continue  # a member's default: set when an object is made
+            said = (
+                f"initialises {match.group('name')} before main by a call: the order of such "
+                "initialisers between units is the program's, not the code's"
+            )
+            out.append(_finding(PROCESS, path, number, said))
+            break
+    return out
+
+
+_CLASS_HEAD = re.compile(r"(?:^|[\s;])(?:class|struct|union)\b[^{;]*\{?\s*$")
+
+
+# A scope a line opens before a statement: `namespace d {`, `struct S {`, `extern "C" {`.
+_OPENS_SCOPE = re.compile(
+    r"\s*(?P<head>(?:(?:inline\s+)?namespace\b[^{;]*|(?:class|struct|union)\b[^{;=()]*"
+    r'|extern\s*"[^"]*"\s*)\{)'
+)
+
+
+def _statements(line: str):
+    """The statements a line holds, each with the head of the last scope the line opened before
+    it (`struct S { static int n = count(); };` holds one inside `struct S`), or None."""
+    head = None
+    for piece in re.findall(r"[^;]*;|[^;]+$", line):
+        piece = piece.lstrip("} \t")
+        while (opened := _OPENS_SCOPE.match(piece)) is not None:
+            head = opened.group("head")
+            piece = piece[opened.end() :].lstrip("} \t")
+        yield head, piece
 
 
 def _linkage(lines, block) -> bool:
@@ -447,6 +551,13 @@ def _process(
                 "which thread, an exception in flight)"
             )
             out.append(_finding(PROCESS, path, number, said))
+        if _MACHINE.search(line):
+            said = (
+                "asks what the machine or the whole process answers, which a user's run need "
+                "not answer alike (the network, its size, the local time zone, the random "
+                "sequence, the rounding mode)"
+            )
+            out.append(_finding(PROCESS, path, number, said))
         for match in _PY_IMPORT.finditer(line):
             name = match.group("name").strip()
             literal = re.fullmatch(r'"([\w.]+)"', name)
@@ -482,7 +593,13 @@ _LINE_READS = (
 
 
 # Every pattern a construct split across lines may hide from each line alone.
-_SPLIT_READS = (*(p for patterns, _ in _LINE_READS for p in patterns), _GETENV, _ENVIRON, _WHERE)
+_SPLIT_READS = (
+    *(p for patterns, _ in _LINE_READS for p in patterns),
+    _GETENV,
+    _ENVIRON,
+    _WHERE,
+    _MACHINE,
+)
 
 
 def _with_expansion(line: str, defined: dict[str, preprocessor.Macro]) -> str:
