@@ -61,10 +61,10 @@ def test_every_case_is_well_formed():
         assert case.rows and case.note, case.key
     keys = [c.key for c in cases]
     assert len(keys) == len(set(keys))
-    # A base holds a bounded red team (its grades are a bench run's minutes): 40 since round
-    # 14 put three more cheats on python-ulid (35 cases).
+    # A base holds a bounded red team (its grades are a bench run's minutes): 48 since round
+    # 19 put four more cheats on python-ulid (42 cases, a few seconds of grading each).
     for base in {c.base for c in cases}:
-        assert sum(c.base == base for c in cases) <= 40, base
+        assert sum(c.base == base for c in cases) <= 48, base
     assert evaluate.select(cases, None, only_small=True), "CI needs a case on a PyPI base"
 
 
