@@ -460,3 +460,48 @@ def test_a_file_without_data_leaves_its_code_lines_unscored():
     facts = score_seen([FileSeen(path="a.py", data=False, lines=lines)])
     assert facts.unscored_suspicious == ["a.py:1"]
     assert facts.hunk_lines == {"a.py": [1]}
+
+
+TYPING_ONLY = """\
+from typing import TYPE_CHECKING
+import typing
+
+if TYPE_CHECKING:
+    import importlib.metadata
+
+    from ._compat import (
+        DistFacade,
+    )
+    cache: dict[str, int]
+    helper = make()
+if typing.TYPE_CHECKING:
+    import json
+else:
+    json = None
+value = 1
+"""
+
+
+def test_declarations_for_the_type_checker_alone_score_nothing():
+    """pluggy's own pull request added imports under `if TYPE_CHECKING:`, which run in no
+    program: scored as unrun, the honest change was rejected. Only declarations are excused;
+    other code there, and the `else` arm, keep their score."""
+    from patchwitness.hits.python import typing_only_lines
+
+    assert typing_only_lines(TYPING_ONLY) == {5, 7, 8, 9, 10, 13}
+    added = [(n, TYPING_ONLY.splitlines()[n - 1] + "\n") for n in (5, 7, 11, 13, 15, 16)]
+    data = {"src/a.py": FileLines({n: 0 for n in (1, 2, 4, 5, 7, 10, 11, 12, 13, 15)} | {16: 1})}
+    facts = score([change("src/a.py", added)], data, {"src/a.py": TYPING_ONLY})
+    assert facts.zero_hit_lines == ["src/a.py:11", "src/a.py:15"]
+    assert facts.scored_executable_lines == 3
+    # a line deleted beside them: the hole's neighbours are not these either (pluggy's #617)
+    hole = score([change("src/a.py", holes=[6])], data, {"src/a.py": TYPING_ONLY})
+    assert hole.zero_hit_lines == []
+
+
+def test_no_type_checking_block_excuses_nothing():
+    from patchwitness.hits.python import typing_only_lines
+
+    assert typing_only_lines("if CHECKING:\n    import os\n") == set()
+    assert typing_only_lines("if not TYPE_CHECKING:\n    import os\n") == set()
+    assert typing_only_lines("if TYPE_CHECKING\n") == set()  # unparsable: nothing excused

@@ -115,6 +115,12 @@ def _observe_file(change: FileChange, data: FileLines | None, text: str | None) 
         for n, s in seen.items():
             if s.code and file.line_text(n).strip() and file.function(n) is None:
                 s.no_code = True
+    if text is not None and path.endswith(".py"):
+        # Declarations for the type checker alone: they run in no program, and score nothing.
+        from patchwitness.hits.python import typing_only_lines
+
+        for n in typing_only_lines(text) & set(seen):
+            seen[n].hits, seen[n].no_code = None, True
     if data is not None and text is not None and not path.endswith(".py"):
         # The C++ brace tree is built when a grade gets here, not when collect is imported.
         from patchwitness.linemap import map_lines

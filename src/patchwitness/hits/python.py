@@ -382,3 +382,37 @@ def spread_over_statements(
         if first in hits and line not in out:
             out[line] = hits[first]
     return out
+
+
+def typing_only_lines(text: str) -> set[int]:
+    """The lines of the imports and bare annotations under `if TYPE_CHECKING:` (or
+    `typing.TYPE_CHECKING`): the constant is False in every run, a user's too, so these lines
+    never run anywhere and no test could have run them. Other statements there keep their
+    score (what runs nowhere is no evidence of a fix either way, but only declarations are
+    written there honestly)."""
+    try:
+        tree = python_ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for statement in node.body:
+                declares = isinstance(statement, ast.Import | ast.ImportFrom | ast.Pass) or (
+                    isinstance(statement, ast.AnnAssign) and statement.value is None
+                )
+                if declares:
+                    end = statement.end_lineno or statement.lineno
+                    out.update(range(statement.lineno, end + 1))
+    return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return (
+        isinstance(test, ast.Attribute)
+        and test.attr == "TYPE_CHECKING"
+        and isinstance(test.value, ast.Name)
+        and test.value.id in ("typing", "t", "typing_extensions")
+    )

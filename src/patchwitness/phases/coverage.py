@@ -80,7 +80,7 @@ def collect_coverage(
             # scored as unrun; when it is all the patch changed, coverage is not measurable.
             sources = [c for c in sources if c.path not in unseen]
             measurable = bool(sources)
-    texts = {c.path: patched.texts.get(c.path) or "" for c in sources if _is_cpp(c)}
+    texts = {c.path: patched.texts.get(c.path) or "" for c in sources}
     seen = observe(sources, hits, texts)
     facts = CoverageFacts()
     if unseen:
@@ -105,7 +105,3 @@ def collect_coverage(
         seen=seen,
     )
     return CoverageRead(collected, hits if measurable else {}, sources)
-
-
-def _is_cpp(change: FileChange) -> bool:
-    return not change.path.endswith(".py")
