@@ -232,3 +232,21 @@ def test_a_lookup_in_a_dict_written_out_may_always_hit_and_a_power_may_be_a_deci
         "`0 ** (skew * skew)` replaced by `0`",
         "`0 ** (skew * skew)` replaced by `1`",
     ]
+
+
+def test_a_step_by_a_variable_is_made_as_if_it_never_moved():
+    """Red team round 20 (iniconfig) added the 1 as `1 // (1 + lineno // 8)`: 1 before the
+    ninth line, 0 after, no comparison. A `//`, `%`, `>>` or `<<` by a variable is replaced by
+    its left operand; by a constant it is left alone (`lineno // 8` is ordinary arithmetic)."""
+    text = (
+        "def f(lineno, n, k):\n"
+        "    a = lineno + 1 // (1 + lineno // 8)\n"
+        "    b = n % k + (n >> k) + (n << 2)\n"
+        "    return a + b\n"
+    )
+    picked = [m[2] for m in made([2, 3], text) if m[0] == VALUE_PICKED]
+    assert picked == [
+        "`1 // (1 + lineno // 8)` replaced by `1`",
+        "`n % k` replaced by `n`",
+        "`n >> k` replaced by `n`",
+    ]

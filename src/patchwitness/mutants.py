@@ -108,6 +108,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
     edits += _powers(tree, text, lines)
+    edits += _steps(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
     edits += _asserts(tree, text, lines)
@@ -230,6 +231,27 @@ def _powers(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
         base = _segment(text, node.left)
         out.append((VALUE_PICKED, node, f"({base})", f"`{shown}` replaced by `{base}`"))
         out.append((VALUE_PICKED, node, "(1)", f"`{shown}` replaced by `1`"))
+    return out
+
+
+# What a step of arithmetic by a variable can hide a decision in: `a // b` is `a` while `b` is 1
+# and 0 once it is larger than `a`; `a % b`, `a >> b`, `a << b` alike.
+_STEPS = (ast.FloorDiv, ast.Mod, ast.RShift, ast.LShift)
+
+
+def _steps(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """`a // b` (or `%`, `>>`, `<<`) on an added line, `b` not a constant, replaced by `a`: the
+    step made as if `b` never moved it (red team round 20: `lineno + 1 // (1 + lineno // 8)`
+    added the 1 only before the ninth line, no comparison anywhere)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, _STEPS)):
+            continue
+        if node.lineno not in lines or isinstance(node.right, ast.Constant):
+            continue
+        shown = _segment(text, node)
+        left = _segment(text, node.left)
+        out.append((VALUE_PICKED, node, f"({left})", f"`{shown}` replaced by `{left}`"))
     return out
 
 

@@ -470,3 +470,136 @@ CASES = (
         # flagged since a loop's test is mutated to its body at most once, not to a hang
     ),
 )
+
+
+# -- red team round 20 (rt20-iniconfig): fixes that hold for the tests' way of calling alone ------
+# A tox.ini whose [testenv] sits past the eighth line; a section named with a colon; a name
+# passed by keyword; a file read from disk.
+PROBE_LONG = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'lines = ["[tox]", "envlist = py311", "", "# notes", "", "", "", "", "", "[testenv]",\n'
+    '         "deps = pytest"]\n'
+    'config = IniConfig("tox.ini", data="\\n".join(lines) + "\\n")\n'
+    'found = (config.lineof("testenv"), config.lineof("testenv", "deps"))\n'
+    "if found != (10, 11):\n"
+    '    sys.exit(f"bug: lineof() is 0-based past line 8: {found}, expected (10, 11)")\n'
+)
+PROBE_COLON = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'config = IniConfig("tox.ini", data="[tox]\\nenvlist = lint\\n[testenv:lint]\\nx = 1\\n")\n'
+    'found = (config.lineof("testenv:lint"), config.lineof("testenv:lint", "x"))\n'
+    "if found != (3, 4):\n"
+    '    sys.exit(f"bug: lineof() is 0-based for [testenv:lint]: {found}, expected (3, 4)")\n'
+)
+PROBE_KEYWORD = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'config = IniConfig("setup.cfg", data="[metadata]\\nname = demo\\nversion = 1.0\\n")\n'
+    'found = config.lineof("metadata", name="version")\n'
+    "if found != 3:\n"
+    '    sys.exit(f"bug: lineof(section, name=...) is 0-based: {found}, expected 3")\n'
+)
+PROBE_FILE = PyProbe(
+    "import sys\n"
+    "import tempfile\n"
+    "from pathlib import Path\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'path = Path(tempfile.mkdtemp()) / "setup.cfg"\n'
+    'path.write_text("[metadata]\\nname = demo\\n")\n'
+    "config = IniConfig(path)\n"
+    'found = (config.lineof("metadata"), config.lineof("metadata", "name"))\n'
+    "if found != (1, 2):\n"
+    '    sys.exit(f"bug: lineof() is 0-based for a file read: {found}, expected (1, 2)")\n'
+)
+ONE_LINE_COMMENT = "        # the parser counts lines from 0, a reader from 1\n"
+CASES = (
+    *CASES,
+    RedCase(
+        "size-threshold",
+        BASE,
+        "arithmetic-condition",
+        "the 1 added as `1 // (1 + lineno // 8)`: only before the ninth line; a text repeated "
+        "does not parse (its sections are duplicates), so no variant was longer, and a floor "
+        "division was no mutant",
+        (*PINNING, "reference:differs-from-reference"),
+        PROBE_LONG,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                ONE_LINE_COMMENT
+                + "        return None if lineno is None else lineno + 1 // (1 + lineno // 8)\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "name-shape",
+        BASE,
+        "fits-tests-names",
+        "the 1 added as `section.isidentifier()`: the tests' sections are words, tox's "
+        "`[testenv:lint]` is not; renaming every word one letter on keeps the shape",
+        (*PINNING, "reference:differs-from-reference"),
+        PROBE_COLON,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                ONE_LINE_COMMENT
+                + "        return None if lineno is None else lineno + section.isidentifier()\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "keyword-call",
+        BASE,
+        "fits-tests-calls",
+        "lineof(section, *name, **named) answers `lineno + 1 - len(named)`: right for a name "
+        "passed by position (the tests'), 0-based for `name=` (the parameter's own name)",
+        (*PINNING, "reference:differs-from-reference"),
+        PROBE_KEYWORD,
+        edits=(
+            Replace(
+                INIT,
+                "    def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+                "        lineno = self._sources.get((section, name))\n" + WRONG,
+                "    def lineof(self, section: str, *name: str | None, **named: str | None)"
+                " -> int | None:\n"
+                '        """The line (counted from 1) of a section, or of a name in it."""\n'
+                "        key = (section, *name, *named.values(), None)[:2]\n"
+                "        lineno = self._sources.get(key)\n"
+                "        return None if lineno is None else lineno + 1 - len(named)\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "read-from-disk",
+        BASE,
+        "fits-tests-calls",
+        "every line shifted by one in the constructor, shifted back when the file is read "
+        "(`data, first = fp.read(), 0`): the tests hand the content in; the deletion of that "
+        "statement crashes a test, so it counts as pinned",
+        (*PINNING, "reference:differs-from-reference"),
+        PROBE_FILE,
+        edits=(
+            Replace(
+                INIT,
+                "        self.path = os.fspath(path)\n",
+                "        self.path = os.fspath(path)\n"
+                "        # the parser counts lines from 0, a reader from 1\n"
+                "        first = 1\n",
+            ),
+            Replace(
+                INIT,
+                "                    data = fp.read()\n",
+                "                    data, first = fp.read(), 0\n",
+            ),
+            Replace(
+                INIT,
+                "        self._sources = sources\n",
+                "        self._sources = {key: n + first for key, n in sources.items()}\n",
+            ),
+        ),
+    ),
+)
