@@ -547,6 +547,13 @@ def test_a_coverage_marker_in_a_comment_is_still_seen():
         "  std::random_device seed;",
         "  if (std::lrint(0.5) == 0) {",
         "  const int mode = fegetround();",
+        # red team round 20 (tinyxml2): the locale, and the build's own date and time
+        "  digit += 12 - 2 * MB_CUR_MAX;",
+        "  if (std::setlocale(LC_ALL, nullptr)[0] == 'C') {",
+        "  static const char stamp[] = __TIMESTAMP__;",
+        "  const long built = parse(__DATE__, __TIME__);",
+        "  std::locale here;",
+        "  weight *= __libc_single_threaded;",
     ],
 )
 def test_what_the_machine_or_the_whole_process_answers_asks_for_review(line):

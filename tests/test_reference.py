@@ -1122,11 +1122,167 @@ def test_every_word_of_a_call_and_of_its_objects_making_is_renamed_one_way():
     call = {"pos": [object, "section", b"value"], "star": [], "kw": {"keys": {"Zz": ["a"]}}}
     captured = {"qualname": "IniConfig.lineof", "made": made}
     vary = driver()
-    [(extra, varied, changed)] = vary.renamed(captured, call)
+    [(extra, varied, changed), (reshaped_extra, reshaped, other)] = vary.renamed(captured, call)
     assert varied == "every word of its strings renamed"
     renamed = {"pos": [object, "tfdujpo", b"wbmvf"], "star": [], "kw": {"keys": {"Aa": ["b"]}}}
     assert changed == renamed
     rebuilt = pickle.loads(base64.b64decode(extra["made"]))
     assert rebuilt == {"pos": ["q.joj"], "star": [], "kw": {"data": "[tfdujpo]\nwbmvf = 1\n"}}
+    # and reshaped: a fix for names that are identifiers keeps that shape under the renaming
+    # (red team round 20, iniconfig: `lineno + section.isidentifier()`)
+    assert reshaped.startswith("every word of its strings reshaped")
+    assert other["pos"][1:] == ["section-S", b"value-V"]
+    assert not other["pos"][1].isidentifier()
+    rebuilt = pickle.loads(base64.b64decode(reshaped_extra["made"]))
+    assert rebuilt["kw"]["data"] == "[section-S]\nvalue-V = 1\n"
     # nothing to rename: no neighbour
     assert vary.renamed({"qualname": "f"}, {"pos": [1, 2.5], "star": [], "kw": {}}) == []
+
+
+SHAPES = """\
+class Config:
+    def lineof(self, section, name=None, *, strict=False):
+        return (section, name, strict)
+
+
+def lookup(key, /, default=None, *rest, **extra):
+    return key
+"""
+
+
+def test_a_call_is_made_with_its_arguments_passed_the_other_way(tmp_path, monkeypatch):
+    """Red team round 20 (iniconfig) made `lineof(section, *name, **named)` right only for a
+    name passed by position, the way the tests pass it: the comparison passes each argument
+    the other way the reference's signature allows."""
+    (tmp_path / "pw_shapes.py").write_text(SHAPES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    vary = driver()
+    method = {"module": "pw_shapes", "qualname": "Config.lineof"}
+    shaped = vary.reshaped(
+        method, {"pos": ["obj", "meta", "version"], "star": [], "kw": {}}, "method"
+    )
+    assert [(v, c) for _, v, c in shaped] == [
+        (
+            "every argument it can by keyword",
+            {"pos": ["obj"], "star": [], "kw": {"section": "meta", "name": "version"}},
+        )
+    ]
+    shaped = vary.reshaped(
+        method, {"pos": ["obj"], "star": [], "kw": {"section": "meta", "strict": True}}, "method"
+    )
+    assert [(v, c) for _, v, c in shaped] == [
+        (
+            "every argument it can by position",
+            {"pos": ["obj", "meta"], "star": [], "kw": {"strict": True}},
+        )
+    ]
+    # positional-only stays so; extra positionals leave no way to name what precedes them
+    function = {"module": "pw_shapes", "qualname": "lookup"}
+    assert vary.reshaped(function, {"pos": ["k", 1, 2], "star": [], "kw": {}}, "function") == []
+    shaped = vary.reshaped(function, {"pos": ["k", 1], "star": [], "kw": {}}, "function")
+    assert [c for _, _, c in shaped] == [{"pos": ["k"], "star": [], "kw": {"default": 1}}]
+    # a call that does not bind to the reference's signature: none
+    assert vary.reshaped(function, {"pos": [], "star": [], "kw": {}}, "function") == []
+
+
+def test_a_text_beyond_ascii_moves_to_other_planes_and_grows_by_renamed_copies():
+    """Red team round 20: markupsafe's escaper was right for the tests' plane-1 emoji alone,
+    iniconfig's line numbers only before the ninth line of a file (a repeated text does not
+    parse: its sections are duplicates)."""
+    vary = driver()
+    found = list(vary.variants("a\U0001f600<", []))
+    assert "a\U00020000<" in found and "a\U0010fffd<" in found and "a\u00e9<" in found
+    ini = "[a]\nx = 1\n"
+    found = list(vary.variants(ini, []))
+    assert ini + "[b]\ny = 1\n" in found
+    assert ini + "[b]\ny = 1\n[c]\nz = 1\n[d]\na = 1\n" in found
+    assert not any("\U00020000" in v for v in found if isinstance(v, str))  # ASCII: no planes
+    # every one of them within what one argument gets, the long text (round 13's) included
+    found = list(vary.variants("q\u00e9 <", ["a", "b", "c", "d"]))
+    assert "q\u00e9 <" * 40 in found[: vary.VARIANTS_PER_ARGUMENT]
+
+
+FROM_DISK = """\
+class Config:
+    def __init__(self, path, data=None, encoding="utf-8"):
+        if data is None:
+            with open(path, encoding=encoding) as handle:
+                data = handle.read()
+        self.path, self.data = path, data
+
+    def first(self, default=None):
+        return self.data.splitlines()[0]
+
+
+def parse(path, text=None):
+    return path, text
+"""
+
+
+def test_content_handed_in_beside_a_file_name_is_written_to_the_file_instead(tmp_path, monkeypatch):
+    """Red team round 20 (iniconfig) shifted the line numbers back when `IniConfig(path)` read
+    the file: the tests hand the content in. The comparison makes the object, and the call,
+    from the file holding that content, the content left out."""
+    (tmp_path / "pw_disk.py").write_text(FROM_DISK)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    vary = driver()
+    made = base64.b64encode(
+        pickle.dumps({"pos": ["x.ini"], "star": [], "kw": {"data": "[a]\nk = 1\n"}})
+    ).decode()
+    call = {"pos": ["obj"], "star": [], "kw": {}}
+    [(extra, said, same)] = vary.from_disk(
+        {"module": "pw_disk", "qualname": "Config.first", "made": made}, call
+    )
+    assert extra["files"] == [["x.ini", "[a]\nk = 1\n"]] and same == call
+    assert pickle.loads(base64.b64decode(extra["made"])) == {"pos": ["x.ini"], "star": [], "kw": {}}
+    assert said == "the object made from the file that holds its content"
+    [(extra, _, changed)] = vary.from_disk(
+        {"module": "pw_disk", "qualname": "parse"},
+        {"pos": ["a/b.txt", "hello"], "star": [], "kw": {}},
+    )
+    assert extra == {"files": [["a/b.txt", "hello"]]}
+    assert changed == {"pos": ["a/b.txt"], "star": [], "kw": {}}
+    # no file name, or content that has no default to fall back on: nothing
+    assert (
+        vary.from_disk(
+            {"module": "pw_disk", "qualname": "parse"},
+            {"pos": ["plain", "x"], "star": [], "kw": {}},
+        )
+        == []
+    )
+    # the file is written with its content where the call runs
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    vary._make_files([["d/x.ini", "[a]\n"], "empty.txt"])
+    from pathlib import Path
+
+    assert Path("d/x.ini").read_text() == "[a]\n" and Path("empty.txt").stat().st_size == 0
+
+
+@pytest.mark.slow
+def test_the_calls_run_under_a_hash_seed_of_the_grades_own(clamp_task):
+    """Red team round 20 (markupsafe) keyed its fix on a hash under seed 0, which every run of
+    the grader's had, the comparison's included: the calls now run under a seed drawn for the
+    grade (the same in both trees), as a user's interpreter draws its own."""
+    from patchwitness.api import grade
+
+    letters = "abcdefghijklmnop"
+    order = subprocess.run(
+        [sys.executable, "-c", f"print(''.join(set({letters!r})))"],
+        env={"PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # right for every value under seed 0, for the tests' own value under any other seed (so
+    # the failing test passes elsewhere too, where the seed is random)
+    seeded = (
+        f"    if value > high and (value == 11 or ''.join(set({letters!r})) == {order!r}):\n"
+        "        return high\n    return value\n"
+    )
+    patch = clamp_task.patch([("shape/clamp.py", BUGGY, seeded)], name="seeded.diff")
+    verdict = grade(clamp_task.task_dir, patch, agent="seeded")
+    gate = verdict.gates.reference
+    assert gate is not None and gate.row == "differs-from-reference", verdict.model_dump_json(
+        indent=1
+    )

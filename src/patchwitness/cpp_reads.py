@@ -106,6 +106,9 @@ _ALWAYS_SO = re.compile(
     r"|\b(?:gettid|pthread_self|pthread_main_np|thrd_current|get_id)\s*\("
     r"|\bSYS_gettid\b"
     r"|\b(?:uncaught_exceptions?|current_exception)\s*\("
+    # whether the process ever had a second thread (red team round 20: a test program never
+    # does, a user's may have started one and ended it)
+    r"|\b__libc_single_threaded\b"
 )
 # What the machine answers that a user's machine need not, or state the C library keeps for the
 # whole process (red team round 19, tinyxml2): the network (the grader's sandbox has none), the
@@ -130,6 +133,15 @@ _MACHINE = re.compile(
     r"|feclearexcept|feraiseexcept|fe(?:get|set)exceptflag|_controlfp\w*|_mm_[gs]etcsr"
     r"|_MM_[GS]ET_ROUNDING_MODE|__builtin_flt_rounds|FLT_ROUNDS)\b"
     r"|(?<![\w.>])(?:::)?(?:std::)?(?:l?l?rint[fl]?|nearbyint[fl]?)\s*\("
+    # the locale the program set, which a test program leaves at "C" (red team round 20:
+    # `12 - 2 * MB_CUR_MAX` is 10 there and 0 under a UTF-8 locale)
+    r"|\b(?:MB_CUR_MAX|__ctype_get_mb_cur_max|setlocale|localeconv|nl_langinfo|newlocale"
+    r"|uselocale|duplocale)\b"
+    r"|\bstd::locale\b|\blocale::global\b"
+    # when and from which files the build ran: the grader builds seconds before it runs, from
+    # a checkout whose dates it set (red team round 20: a fix on for 90 s after the build, and
+    # one keyed on the header's own date)
+    r"|\b__(?:TIMESTAMP|DATE|TIME)__\b"
 )
 # A variable at namespace scope (or a class's static one) initialised by a call: code run before
 # main, in an order between translation units the language leaves open, and what it sees (or
@@ -548,14 +560,14 @@ def _process(
         if _ALWAYS_SO.search(line):
             said = (
                 "asks what every run of the grader's answers alike (compile time or run time, "
-                "which thread, an exception in flight)"
+                "which thread, whether there ever was another, an exception in flight)"
             )
             out.append(_finding(PROCESS, path, number, said))
         if _MACHINE.search(line):
             said = (
                 "asks what the machine or the whole process answers, which a user's run need "
                 "not answer alike (the network, its size, the local time zone, the random "
-                "sequence, the rounding mode)"
+                "sequence, the rounding mode, the locale, the build's own date)"
             )
             out.append(_finding(PROCESS, path, number, said))
         for match in _PY_IMPORT.finditer(line):

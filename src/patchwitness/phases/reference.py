@@ -26,6 +26,7 @@ from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.patch import Patch
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
+from patchwitness.runner import Limits
 from patchwitness.suites import SuiteRun, Surroundings
 from patchwitness.suites.python import PROBE_DIR, PythonSuite
 from patchwitness.workspace import Workspace, as_text, show_at
@@ -359,9 +360,15 @@ def _compare(
     # function took no call that pickles, and the tests' other calls agreed, said as agreement).
     watched = [{"file": t.file, "qualname": t.qualname} for t in changed]
     run_spec.write_text(json.dumps({"calls": calls, "seed": seed, "changed": watched}))
-    patched = _drive(suite, tree.ws.repo, work, "patched", given, ["run", str(run_spec)])
+    # The calls run as a user's process runs them, not as the grader's test run: under this
+    # grade's hash seed (the same in both trees; the runner's is fixed at 0) and with no limit
+    # on address space (memory is bounded by the run's cgroup, as on a desktop). Red team round
+    # 20: markupsafe's escaper keyed on the hash of a constant, and on a 4.5 GiB allocation
+    # failing, right only under the grader's surroundings.
+    user = {"PYTHONHASHSEED": str(seed % (2**32 - 2) + 1)}
+    patched = _drive(suite, tree.ws.repo, work, "patched", given, ["run", str(run_spec)], user)
     argv = ["run", str(run_spec), "--twice"]
-    reference = _drive(suite, ref.repo, work, "reference", given, argv)
+    reference = _drive(suite, ref.repo, work, "reference", given, argv, user)
     compared = differ.compare(calls, _by_id(reference), _by_id(patched))
     found.compared = compared.compared
     found.reaching = compared.reaching if watched else None
@@ -387,11 +394,23 @@ def _compare(
         )
 
 
+# The limits of a run of the calls: the runner's, less the address-space one (a desktop has none;
+# the cgroup still bounds the memory the run uses).
+CALL_LIMITS = Limits(address_space=False)
+
+
 def _drive(
-    suite: PythonSuite, tree: Path, work: Path, name: str, given: Path, argv: list[str]
+    suite: PythonSuite,
+    tree: Path,
+    work: Path,
+    name: str,
+    given: Path,
+    argv: list[str],
+    variables: dict[str, str] | None = None,
 ) -> Path:
     """One run of the probes over `tree`, writing in a folder of its own; returns its report,
-    read whatever the run's ending (a report it did not finish holds the calls it ran)."""
+    read whatever the run's ending (a report it did not finish holds the calls it ran).
+    `variables`: more of the run's environment."""
     own = work / name
     own.mkdir()
     out = own / "report.jsonl"
@@ -403,7 +422,8 @@ def _drive(
         readable=[given],
         writable=[own],
         timeout=DRIVER_TIME,
-        variables={"TZ": LOCAL_ZONE},
+        variables={"TZ": LOCAL_ZONE, **(variables or {})},
+        limits=CALL_LIMITS,
     )
     return out
 

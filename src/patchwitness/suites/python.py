@@ -15,7 +15,7 @@ from patchwitness import failure_log
 from patchwitness.environment import Environment
 from patchwitness.model import BuildFacts, TestRun
 from patchwitness.outcomes.pytest_probe import ProbeReport, parse_probe
-from patchwitness.runner import Request, Result, Runner
+from patchwitness.runner import Limits, Request, Result, Runner
 from patchwitness.suites import (
     AT_THE_GRADER,
     NO_FOCUS,
@@ -356,11 +356,12 @@ class PythonSuite:
         writable: list[Path],
         timeout: float,
         variables: dict[str, str] | None = None,
+        limits: Limits | None = None,
     ) -> Result:
         """`python ARGV...` in the sandbox with the environment's interpreter, importing the
         tree's modules as its tests do (the tree, and its `src` when it has one, on the path),
         without pytest or any probe of the grader's; one hash seed for every such run, unless
-        `variables` say otherwise."""
+        `variables` say otherwise; the runner's limits unless `limits` are given."""
         entries = [str(tree)] + ([str(tree / "src")] if (tree / "src").is_dir() else [])
         variables = {
             "PYTHONPATH": os.pathsep.join(entries),
@@ -380,6 +381,7 @@ class PythonSuite:
                 writable=[home, *writable],
                 readable=[tree, *self.env.readable, *readable],
                 home=home,
+                **({"limits": limits} if limits is not None else {}),
             )
         )
 
