@@ -629,3 +629,38 @@ def test_a_variable_initialised_by_a_call_before_main_asks_for_review(text, line
 )
 def test_constant_initialisers_and_code_in_functions_are_nothing(text):
     assert found(text) == [], text
+
+
+def test_a_header_only_librarys_own_macros_are_the_projects_not_the_tests(tmp_path):
+    """Only the tests compile GSL's headers, so every header was test-only to the build graph,
+    and GSL_SUPPRESS (which an honest patch writes, as GSL's own code does) was read as a test
+    framework's macro: gaming (red team round 21 found it incidentally). The project's headers
+    are its own; the framework's (outside the tree) and the tests' helpers are the tests'."""
+    from patchwitness.buildgraph import BuildGraph
+    from patchwitness.sourcemap import cpp_builds
+
+    (tmp_path / "include" / "lib").mkdir(parents=True)
+    (tmp_path / "include" / "lib" / "assert").write_text(
+        "#ifndef LIB_ASSERT\n#define LIB_ASSERT\n#define LIB_SUPPRESS(x)\n"
+        "#if defined(__cplusplus) && __cplusplus >= 201703L\n#define LIB_STD_BYTE 1\n"
+        "#else\n#define LIB_STD_BYTE 0\n#endif\n#endif\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "helpers.h").write_text("#define CHECK_NARROW(x) x\n")
+    framework = tmp_path / "framework.h"
+    framework.write_text("#define EXPECT_THROW(a, b) a\n")
+    reads = ("include/lib/assert", "tests/helpers.h", str(framework))
+    graph = BuildGraph(
+        compiles={"tests/a_tests.cpp": "-std=c++14"}, reads={"tests/a_tests.cpp": reads}
+    )
+    builds = cpp_builds(graph, frozenset({"tests/a_tests.cpp"}), tmp_path, ())
+    assert {"EXPECT_THROW", "CHECK_NARROW"} <= builds.test_macros
+    assert "LIB_SUPPRESS" not in builds.test_macros
+    text = "int f() {\n  LIB_SUPPRESS(type.1) return g();\n}\n"
+    assert findings("include/lib/narrow", text, {2}, builds) == []
+    # a macro the project's own header derives from the dialect is watched as the compiler's
+    # are: 0 under the tests' -std=c++14, 1 under a user's default
+    assert builds.tests[0]["LIB_STD_BYTE"] == "0" and builds.user["LIB_STD_BYTE"] == "1"
+    gated = "#if !LIB_STD_BYTE\nint fixed;\n#endif\n"
+    kinds = {f.kind for f in findings("include/lib/narrow", gated, {1, 2, 3}, builds)}
+    assert kinds == {HARNESS}

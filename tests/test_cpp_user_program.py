@@ -405,3 +405,49 @@ def test_a_bare_program_completes_no_type_the_code_can_ask_about(tmp_path: Path)
         done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
         endings[bare] = user.read_report(done.stdout, names.done)[0][0]
     assert endings == {True: user.CAME_BACK, False: user.UNHELD}
+
+
+def test_a_program_that_builds_over_the_reference_and_not_over_the_patch_is_an_answer(
+    tmp_path: Path,
+):
+    """Red team round 21 (GSL) left `#include <memory>` out of a header the tests reach after
+    GoogleTest had included it: the user's program did not compile over the patch, the
+    comparison was skipped, and a skipped comparison accepts. Over the reference the same
+    program compiles: that is the comparison's answer, not a reason to skip it."""
+    from types import SimpleNamespace
+
+    from patchwitness.phases import user_program
+    from patchwitness.runner import UNCONFINED
+
+    trees = {}
+    for side, header in {
+        "patched": "inline int twice(int x) { std::unique_ptr<int> p; return 2 * x; }\n",
+        "reference": "#include <memory>\n"
+        "inline int twice(int x) { std::unique_ptr<int> p; return 2 * x; }\n",
+    }.items():
+        tree = tmp_path / side
+        tree.mkdir()
+        (tree / "lib.h").write_text(header)
+        (tree / "t.cpp").write_text(
+            '#include "lib.h"\nTEST(Lib, Twice) {\n  EXPECT_EQ(4, twice(2));\n}\n'
+        )
+        trees[side] = tree
+    text = (trees["reference"] / "t.cpp").read_text()
+    bodies = user.bodies(text, "t.cpp")
+    plan = user_program.Plan(
+        test=user_program.Compile("t.cpp", "g++", ("-std=c++14",)),
+        text=text,
+        bodies=bodies,
+        driven=bodies,
+        production=[],
+    )
+    suite = SimpleNamespace(runner=UNCONFINED, env=SimpleNamespace(bin_dirs=[], readable=[]))
+    names = user.Names.drawn("t")
+    with pytest.raises(user_program.BuildsOnlyOverTheReference) as raised:
+        user_program.build(suite, trees, trees["patched"], plan, [], tmp_path / "work", names)
+    assert "unique_ptr" in raised.value.error
+    # over the reference alone it builds: nothing to say
+    _, binaries = user_program.build(
+        suite, {"reference": trees["reference"]}, trees["patched"], plan, [], tmp_path / "w2", names
+    )
+    assert binaries["reference"].is_file()

@@ -250,3 +250,24 @@ def test_a_step_by_a_variable_is_made_as_if_it_never_moved():
         "`n % k` replaced by `n`",
         "`n >> k` replaced by `n`",
     ]
+
+
+def test_a_questions_answer_used_as_a_number_is_made_yes_and_no():
+    """Red team rounds 20 and 21 scaled a result by `isinstance(value.tzinfo, ...)` and added
+    `section.isidentifier()`: a decision written as arithmetic. A yes-or-no call used as an
+    operand is replaced by True and by False; one that an `if` tests is a decision already,
+    and a call used as a value is left alone."""
+    text = (
+        "def f(value, section, n):\n"
+        "    scale = 1 + 999 * isinstance(value, int)\n"
+        "    line = n + section.isidentifier()\n"
+        "    if hasattr(value, 'x'):\n"
+        "        n += 1\n"
+        "    flag = callable(value)\n"
+        "    return scale + line + len(section) - n\n"
+    )
+    said = [m[2] for m in made([2, 3, 4, 6, 7], text) if m[0] in (CONDITION_TRUE, CONDITION_FALSE)]
+    assert "`isinstance(value, int)` replaced by True" in said
+    assert "`isinstance(value, int)` replaced by False" in said
+    assert "`section.isidentifier()` replaced by False" in said
+    assert not any("callable" in s or "len(" in s for s in said)

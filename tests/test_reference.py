@@ -508,13 +508,28 @@ def test_a_datetime_is_varied_across_its_zone_by_a_second_a_day_and_far_off():
     # (red team round 19: a scale right only at offset zero)
     aware = dt.datetime(2024, 5, 1, 12, tzinfo=dt.UTC)
     zoned = [m for m in driver().variants(aware, []) if m.utcoffset() not in (None, dt.timedelta())]
-    assert [m.utcoffset() for m in zoned] == [
+    assert [m.utcoffset() for m in zoned][:3] == [
         dt.timedelta(hours=2),
         dt.timedelta(hours=-5),
         dt.timedelta(hours=5, minutes=30),
     ]
     assert all(m == aware for m in zoned)  # the same instant
     assert when.replace(tzinfo=dt.timezone(dt.timedelta(hours=2))) in made
+    # red team round 21: a zone of the tz database (where this interpreter has one), the other
+    # fold, and another offset at a whole second, two axes at once
+    kinds = {type(m.tzinfo).__name__ for m in zoned}
+    assert "timezone" in kinds
+    try:
+        import zoneinfo
+
+        zoneinfo.ZoneInfo("Europe/Berlin")
+        assert "ZoneInfo" in kinds
+    except Exception:
+        pass
+    assert any(m.fold == 1 for m in driver().variants(aware, []))
+    precise = aware.replace(microsecond=250_000)
+    both = [m for m in driver().variants(precise, []) if m.microsecond == 0 and m.utcoffset()]
+    assert both and all(m == precise.replace(microsecond=0) for m in both)
 
 
 def performed(module, qualname, *pos, **kw):
@@ -1286,3 +1301,25 @@ def test_the_calls_run_under_a_hash_seed_of_the_grades_own(clamp_task):
     assert gate is not None and gate.row == "differs-from-reference", verdict.model_dump_json(
         indent=1
     )
+
+
+SUBCLASSED = """\
+class Stamp:
+    @classmethod
+    def make(cls, n):
+        return n * (3 - len(cls.__mro__))
+"""
+
+
+def test_a_class_method_is_called_on_a_subclass_too(tmp_path, monkeypatch):
+    """Red team round 21 (python-ulid) scaled the result by `3 - len(cls.__mro__)`: right
+    called on the class, off on any subclass a user derives."""
+    (tmp_path / "pw_subclassed.py").write_text(SUBCLASSED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import pw_subclassed
+
+    assert performed("pw_subclassed", "Stamp.make", pw_subclassed.Stamp, 5)["value"] == "5"
+    call = {"pos": [pw_subclassed.Stamp, 5], "star": [], "kw": {}}
+    record = {"module": "pw_subclassed", "qualname": "Stamp.make", "init": False}
+    record["call"] = base64.b64encode(pickle.dumps(call)).decode()
+    assert driver().perform(dict(record, subclass=True))["value"] == "0"

@@ -193,14 +193,37 @@ def _compared_values(tree: ast.Module, text: str, added: list[int]) -> list[Edit
         for inner in ast.walk(node.test)
     }
     lines = set(added)
+    # A question's answer used as a number (`1 + 999 * isinstance(tz, timezone)`, `lineno +
+    # section.isidentifier()`): a decision written as arithmetic (red team rounds 20 and 21).
+    counted = {
+        id(operand)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp | ast.UnaryOp)
+        for operand in ((node.left, node.right) if isinstance(node, ast.BinOp) else (node.operand,))
+        if _is_predicate(operand)
+    }
     out: list[Edit] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Compare) or node.lineno not in lines or id(node) in decided:
+        asked = isinstance(node, ast.Compare) or id(node) in counted
+        if not asked or node.lineno not in lines or id(node) in decided:
             continue
         shown = _segment(text, node)
         out.append((CONDITION_TRUE, node, "True", f"`{shown}` replaced by True"))
         out.append((CONDITION_FALSE, node, "False", f"`{shown}` replaced by False"))
     return out
+
+
+# Calls whose answer is yes or no: the builtins that ask, and methods named as questions.
+_PREDICATES = frozenset({"isinstance", "issubclass", "hasattr", "callable", "bool", "any", "all"})
+_QUESTION = re.compile(r"^(?:is|has)[a-z_]|^(?:startswith|endswith|exists|is_\w+)$")
+
+
+def _is_predicate(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name):
+        return node.func.id in _PREDICATES
+    return isinstance(node.func, ast.Attribute) and _QUESTION.match(node.func.attr) is not None
 
 
 def _asserts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:

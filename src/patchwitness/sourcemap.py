@@ -287,6 +287,31 @@ def header_names(path: str, search: Iterable[str]) -> set[str]:
     return out
 
 
+_OBJECT_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(?:[ \t]+(.*?))?\s*$")
+
+
+def derive(texts: Iterable[str], macros: dict[str, str], has_include) -> None:
+    """Add to `macros` the object-like macros `texts` define in an arm of a conditional that
+    these macros select (read twice: a macro may depend on one defined before it)."""
+    from patchwitness import preprocessor
+
+    for _ in range(2):
+        for text in texts:
+            arms = preprocessor.conditionals(text)
+            lines = sourcefiles.lines(preprocessor.strip_comments(text))
+            for number, line in enumerate(lines, 1):
+                found = _OBJECT_DEFINE.match(line)
+                if found is None:
+                    continue
+                around = [a for a in arms if a.first <= number <= a.last]
+                inner = max(around, key=lambda a: a.first, default=None)
+                if inner is None:
+                    continue  # defined whatever the build: the same in both
+                taken = preprocessor.arm_is_taken(inner, macros, has_include)
+                if taken:
+                    macros[found.group(1)] = (found.group(2) or "").strip() or "1"
+
+
 def cpp_builds(
     graph,
     tests: frozenset[str],
@@ -320,7 +345,17 @@ def cpp_builds(
     search = (*search, *(d for d in (*local, *isystem) if d.startswith("/")))
     macros: set[str] = set()
     headers: set[str] = set()
+    # Only the tests compile a header-only library's headers: its own headers are still the
+    # project's, not the tests' (GSL's GSL_SUPPRESS, which an honest patch writes, was read as
+    # a test framework's macro). A file of the tree counts when it is a test file or sits in a
+    # folder of one.
+    folders = {str(Path(t).parent) for t in tests} - {"", "."}
+    project: list[str] = []
     for path in sorted(graph.test_only(tests)):
+        own = not path.startswith("/") and path not in tests
+        if own and not any(path.startswith(folder + "/") for folder in folders):
+            project.append(path)
+            continue
         where = Path(path) if path.startswith("/") else tree / path
         try:
             macros |= preprocessor.defined_names(where.read_text(errors="replace"))
@@ -329,9 +364,23 @@ def cpp_builds(
         if path.startswith("/"):
             headers |= header_names(path, search)
     flag_sets = sorted({macro_flags(f) for f in graph.compiles.values()})[:8]
+    graded = [dict(predefined(f)) for f in flag_sets]
+    user = dict(predefined())
+    # What the project's headers define under a condition on the build: GSL's
+    # GSL_USE_STD_BYTE is 0 under the tests' -std=c++14 and 1 under a user's gnu++17. Each
+    # build gets the values its own macros select, so the project's macros that differ
+    # between them are watched as the compiler's are.
+    texts = []
+    for path in project:
+        try:
+            texts.append((tree / path).read_text(errors="replace"))
+        except OSError:
+            continue
+    for build in (*graded, user):
+        derive(texts, build, system)
     return Builds(
-        tests=tuple(predefined(f) for f in flag_sets),
-        user=predefined(),
+        tests=tuple(graded),
+        user=user,
         test_macros=frozenset(macros),
         test_headers=frozenset(headers),
         system_header=system,

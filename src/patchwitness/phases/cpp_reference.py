@@ -16,7 +16,7 @@ from patchwitness import cpp_user_program as user
 from patchwitness import reference as differ
 from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.phases import user_program
-from patchwitness.phases.user_program import NotComparable
+from patchwitness.phases.user_program import BuildsOnlyOverTheReference, NotComparable
 from patchwitness.suites import SuiteRun
 from patchwitness.suites.cpp import CppSuite
 
@@ -35,6 +35,24 @@ def compare_cpp(
     """Fill `found` with the comparison, or its `skipped` reason."""
     try:
         _compare(suite, patched_tree, reference_tree, measured, failing, work, found)
+    except BuildsOnlyOverTheReference as broken:
+        # Not a comparison skipped: the one answer it has is that a user's program of the
+        # failing tests compiles with the reference's fix and not with the patch.
+        found.compared, found.differing = 1, 1
+        found.differences = [
+            Difference(
+                target="the user's program",
+                call=(
+                    "a user's program of the failing tests' bodies, without their framework "
+                    f"(over the patch: {broken.error})"
+                ),
+                varied="",
+                test=failing[0] if failing else "",
+                fields=["builds"],
+                reference={"builds": "yes"},
+                patch={"builds": "no", "error": broken.error},
+            )
+        ]
     except NotComparable as why:
         found.skipped = str(why)
 

@@ -89,7 +89,12 @@ def vary(spec):
             disk = [*on_disk(captured, call), *from_disk(captured, call)]
         except Exception:
             disk = []
-        near = [*renamed(captured, call), *shapes, *disk, *otherwise, *near]
+        # A class method called on a subclass too, as a user's own class calls it (red team
+        # round 21: a fix that counted the class's bases was off for any subclass).
+        derived = (
+            [({"subclass": True}, "called on a subclass", call)] if how == "classmethod" else []
+        )
+        near = [*renamed(captured, call), *shapes, *derived, *disk, *otherwise, *near]
         made = [(dict(captured, id=f"c{n}", varied=""), call)]
         # A few neighbours, the sibling operations, then the other neighbours.
         for extra, varied, other in [*near[:4], *others, *near[4:]]:
@@ -126,6 +131,7 @@ def _round_robin(per_call, chosen, seen, cap):
                     record.get("made_by"),
                     data,
                     str(record.get("files")),
+                    record.get("subclass"),
                 )
                 if key in seen:
                     continue
@@ -612,6 +618,13 @@ def variants(value, hints):
         # only at offset zero (the tests' UTC) agrees with the reference everywhere else (red
         # team round 19: `1000 ** (0 ** offset**2)` scaled only UTC timestamps).
         near += [_zoned(value, zone) for zone in _ZONES]
+        # A zone of the tz database (a tzinfo of its own class, not a fixed offset), the
+        # repeated hour's second reading (fold), and another offset at a whole second: two
+        # axes at once (red team round 21: a fix off for ZoneInfo, for fold=1, and only where
+        # both the offset and the fraction were other than the tests').
+        near += [_zoned(value, zone) for zone in _database_zones()]
+        near.append(value.replace(fold=1 - value.fold))
+        near += [_zoned(value.replace(microsecond=0), zone) for zone in _ZONES[:1]]
         # Another time of day and another fraction of a second: the tests' clock reading keeps
         # both, and a fix right only away from midnight or for the tests' milliseconds agrees
         # with the reference on every other neighbour (red team round 14).
@@ -638,6 +651,16 @@ _ZONES = (
     datetime.timezone(datetime.timedelta(hours=-5)),
     datetime.timezone(datetime.timedelta(hours=5, minutes=30)),
 )
+
+
+def _database_zones():
+    """Zones of the tz database when this interpreter has it (none where it has no data)."""
+    try:
+        import zoneinfo
+
+        return [zoneinfo.ZoneInfo("Europe/Berlin"), zoneinfo.ZoneInfo("America/New_York")]
+    except Exception:
+        return []
 
 
 def _zoned(value, zone):
@@ -817,6 +840,8 @@ def perform(call):
         # The object as this tree makes it from the same constructor call, not as the
         # reference's tree left it: a patch may hold its state otherwise.
         pos = [_made(call), *pos[1:]]
+    if call.get("subclass") and how == "classmethod" and pos and isinstance(pos[0], type):
+        pos = [type(pos[0].__name__, (pos[0],), {"__module__": pos[0].__module__}), *pos[1:]]
     stdout, stderr = io.StringIO(), io.StringIO()
     result = {"outcome": "returned", "value": "", "exception": ""}
     real = sys.stdout, sys.stderr
