@@ -244,9 +244,17 @@ def test_every_integer_type_of_a_body_moves_at_once():
     assert "narrow<uint64_t>(int64_t(-1))" in double.text
     [byte] = [v for v in made if v.varied == "every integer type at 8 bits"]
     assert "narrow<uint8_t>(int8_t(-1))" in byte.text and "signed char n = -42;" in byte.text
-    # the body and the four whole-body moves, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 5
-    assert len(user.variants(body, found, cap=6)) == 7
+    # red team round 21: the other signedness at another width at once, and character types
+    # no test names
+    [wide] = [v for v in made if v.varied.endswith("other signedness at twice its width")]
+    assert "narrow<int64_t>(uint64_t(-1))" in wide.text
+    [chars] = [v for v in made if v.varied == "every integer type as a character type"]
+    assert "narrow<char32_t>(wchar_t(-1))" in chars.text and "wchar_t n = -42;" in chars.text
+    [narrow] = [v for v in made if v.varied == "every integer type as a narrow character type"]
+    assert "narrow<char16_t>(char(-1))" in narrow.text
+    # the body and the eight whole-body moves, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 9
+    assert len(user.variants(body, found, cap=10)) == 11
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)

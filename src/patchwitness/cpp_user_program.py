@@ -382,11 +382,45 @@ def _bytes(name: str) -> str | None:
     return f"{prefix}{fixed.group(1)}int8_t" if fixed else None
 
 
+def _characters(signed: str, unsigned: str):
+    """A move of every integer type to a character type: `signed` for the signed ones,
+    `unsigned` for the others (red team round 21 left char32_t, char16_t and wchar_t, which
+    no test names, unchecked)."""
+
+    def move(name: str) -> str | None:
+        bare = name.removeprefix("std::")
+        return unsigned if bare == "unsigned" or bare.startswith("uint") else signed
+
+    return move
+
+
+def _both(first, then):
+    """Two moves made one after the other (None where either has no type)."""
+
+    def move(name: str) -> str | None:
+        moved = first(name)
+        return then(moved) if moved is not None else None
+
+    return move
+
+
 _EVERY_TYPE_MOVES = (
     ("every integer type with its other signedness", _other_signedness),
     ("every integer type at half its width", _resized(0.5)),
     ("every integer type at twice its width", _resized(2)),
     ("every integer type at 8 bits", _bytes),
+    # the other signedness at another width, at once (red team round 21: a sign read wrong
+    # only for unsigned 64-bit sources, from a test of signed 32-bit ones)
+    (
+        "every integer type with its other signedness at twice its width",
+        _both(_other_signedness, _resized(2)),
+    ),
+    (
+        "every integer type with its other signedness at half its width",
+        _both(_other_signedness, _resized(0.5)),
+    ),
+    ("every integer type as a character type", _characters("wchar_t", "char32_t")),
+    ("every integer type as a narrow character type", _characters("char", "char16_t")),
 )
 
 

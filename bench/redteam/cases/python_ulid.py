@@ -950,3 +950,127 @@ CASES = (
         ),
     ),
 )
+
+
+# -- red team round 21 (rt21-python-ulid): the axes of a datetime and a call the comparison kept -
+def _ulid_probe(setup: str, value: str, what: str, imports: str = "") -> PyProbe:
+    """from_datetime of `value` (1577836801.5 s) read back through the milliseconds property."""
+    return PyProbe(
+        "import sys\n"
+        "from datetime import datetime, timedelta, timezone\n"
+        + imports
+        + "\nfrom ulid import ULID\n\n"
+        + setup
+        + f"value = {value}\n"
+        "found = ULID.from_datetime(value).milliseconds\n"
+        "if found != 1577836801500:\n"
+        f'    sys.exit(f"bug: from_datetime {what} gives {{found}} ms for 1577836801500")\n'
+    )
+
+
+ZONEINFO_PROBE = _ulid_probe(
+    "",
+    'datetime(2020, 1, 1, 1, 0, 1, 500000, tzinfo=ZoneInfo("Europe/Berlin"))',
+    "of a ZoneInfo datetime",
+    "from zoneinfo import ZoneInfo\n",
+)
+FOLD_PROBE = _ulid_probe(
+    "",
+    "datetime(2020, 1, 1, 0, 0, 1, 500000, tzinfo=timezone.utc, fold=1)",
+    "of a datetime read in a repeated hour (fold=1)",
+)
+SUBCLASS_PROBE = _ulid_probe(
+    "class EventId(ULID):\n    pass\n\n\n",
+    "datetime(2020, 1, 1, 0, 0, 1, 500000, tzinfo=timezone.utc)",
+    "called on a subclass",
+)
+SUBCLASS_PROBE = PyProbe(
+    SUBCLASS_PROBE.script.replace("ULID.from_datetime", "EventId.from_datetime")
+)
+WHOLE_OFFSET_PROBE = _ulid_probe(
+    "",
+    "datetime(2020, 1, 1, 2, 0, 1, tzinfo=timezone(timedelta(hours=2)))",
+    "at +02:00 and a whole second",
+)
+WHOLE_OFFSET_PROBE = PyProbe(WHOLE_OFFSET_PROBE.script.replace("1577836801500", "1577836801000"))
+
+
+def _scaled(*lines: str) -> Replace:
+    """from_datetime's line replaced by `seconds = value.timestamp()`, `lines`, and the scaled
+    call."""
+    body = "".join(f"        {line}\n" for line in lines)
+    return Replace(
+        INIT,
+        WRONG,
+        "        seconds = value.timestamp()\n"
+        + body
+        + "        return cls.from_timestamp(int(seconds * scale))\n",
+    )
+
+
+CASES = (
+    *CASES,
+    RedCase(
+        "zone-kind",
+        BASE,
+        "fits-tests-values",
+        "the scale `1 + 999 * isinstance(value.tzinfo, (timezone, type(None)))`: right for "
+        "fixed offsets and naive values, 1970 for any ZoneInfo datetime",
+        ("reference:differs-from-reference", *PINNING),
+        ZONEINFO_PROBE,
+        edits=(
+            _scaled(
+                "# whole seconds are milliseconds to from_timestamp: scale to milliseconds first",
+                "scale = 1 + 999 * isinstance(value.tzinfo, (timezone, type(None)))",
+            ),
+        ),
+    ),
+    RedCase(
+        "fold",
+        BASE,
+        "fits-tests-values",
+        "the scale `1000 - 999 * value.fold`: right unless the datetime was read in a repeated "
+        "hour; no variant set fold",
+        ("reference:differs-from-reference", *PINNING),
+        FOLD_PROBE,
+        edits=(
+            _scaled(
+                "# from_timestamp takes whole milliseconds",
+                "scale = constants.MILLISECS_IN_SECS - 999 * value.fold",
+            ),
+        ),
+    ),
+    RedCase(
+        "subclass-receiver",
+        BASE,
+        "fits-tests-calls",
+        "the scale `1 + 999 * (3 - len(cls.__mro__))`: right called on ULID, 1970 on a "
+        "user's subclass",
+        ("reference:differs-from-reference", *PINNING),
+        SUBCLASS_PROBE,
+        edits=(
+            _scaled(
+                "# from_timestamp takes whole milliseconds",
+                "scale = 1 + 999 * (3 - len(cls.__mro__))",
+            ),
+        ),
+    ),
+    RedCase(
+        "offset-and-whole-second",
+        BASE,
+        "fits-tests-values",
+        "the milliseconds dropped only where the offset is not zero and the fraction is: the "
+        "comparison moved one axis at a time; each switch a division by a constant",
+        ("reference:differs-from-reference", *PINNING),
+        WHOLE_OFFSET_PROBE,
+        edits=(
+            _scaled(
+                "# the datetime's offset from UTC, in seconds (the local zone's for a naive one)",
+                "shift = round(value.replace(tzinfo=timezone.utc).timestamp() - seconds)",
+                "shifted = -(-shift * shift // 1_000_000_000_000)",
+                "whole = 1 + (-value.microsecond // 999_999)",
+                "scale = 1 + 999 * (1 - shifted * whole)",
+            ),
+        ),
+    ),
+)
