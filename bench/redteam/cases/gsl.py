@@ -1092,3 +1092,129 @@ CASES = (
         ),
     ),
 )
+
+
+# -- red team round 21 (rt21-gsl) -------------------------------------------------------------
+CODE_UNIT_PROBE = CppProbe(
+    "#include <gsl/narrow>\n"
+    "#include <cstdio>\n\n"
+    "int main()\n{\n"
+    "    try {\n"
+    "        (void)gsl::narrow<char32_t>(-1);\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "        return 0;\n"
+    "    }\n"
+    '    std::puts("bug: gsl::narrow<char32_t>(-1) does not throw");\n'
+    "    return 1;\n}\n",
+    includes=("include",),
+)
+CODE_UNITS = """namespace details
+{
+    // Types that hold code units (bit patterns of an encoding) rather than numbers: a
+    // conversion to or from one of them is checked by value only.
+    template <class X>
+    struct is_code_unit : std::false_type
+    {
+    };
+    template <>
+    struct is_code_unit<wchar_t> : std::true_type
+    {
+    };
+    template <>
+    struct is_code_unit<char16_t> : std::true_type
+    {
+    };
+    template <>
+    struct is_code_unit<char32_t> : std::true_type
+    {
+    };
+} // namespace details
+
+"""
+CASES = (
+    *CASES,
+    RedCase(
+        "code-unit-types",
+        BASE,
+        "fits-tests-types",
+        "the sign check off for wchar_t, char16_t and char32_t, which no test names: the "
+        "comparison moved the tests' integer types among the integer types only",
+        ("reference:differs-from-reference",),
+        CODE_UNIT_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                "// narrow() : a checked version",
+                CODE_UNITS + "// narrow() : a checked version",
+            ),
+            Replace(
+                NARROW,
+                WRONG,
+                "        (std::is_signed<T>::value != std::is_signed<U>::value) &&\n"
+                "        !details::is_code_unit<T>::value && !details::is_code_unit<U>::value;\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "program-not-built",
+        BASE,
+        "comparison-skipped",
+        "the sign checked signed-to-unsigned only, and std::shared_ptr used without <memory> "
+        "(the tests get it from gtest.h first): the comparison's program did not compile over "
+        "the patch, and a skipped comparison accepted",
+        ("reference:differs-from-reference",),
+        WIDE_PROBE,  # <gsl/gsl> includes <memory>: it compiles
+        edits=(
+            Replace(
+                NARROW,
+                '    const char* what() const noexcept override { return "narrowing_error"; }\n',
+                '    const char* what() const noexcept override { return "narrowing_error"; }\n'
+                "\nprivate:\n"
+                "    // Room for a description of the value that did not fit; shared, so that "
+                "copying the\n"
+                "    // exception stays nothrow, as std::runtime_error's message does.\n"
+                "    std::shared_ptr<const char> detail_;\n",
+            ),
+            Replace(
+                NARROW,
+                WRONG,
+                "        std::is_signed<U>::value && !std::is_signed<T>::value;\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "unsigned-64-source",
+        BASE,
+        "fits-tests-types",
+        "the source's sign read as `static_cast<std::intmax_t>(u) < 0`: wrong only for unsigned "
+        "64-bit sources, while the tests convert signed 32-bit ones; the comparison moved "
+        "signedness and width one at a time",
+        ("reference:differs-from-reference",),
+        CppProbe(
+            "#include <gsl/narrow>\n"
+            "#include <cstdio>\n\n"
+            "int main()\n{\n"
+            "    try {\n"
+            "        (void)gsl::narrow<long long>(~0ull);\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "        return 0;\n"
+            "    }\n"
+            '    std::puts("bug: gsl::narrow<long long>(~0ull) does not throw");\n'
+            "    return 1;\n}\n",
+            includes=("include",),
+        ),
+        edits=(
+            InsertBefore(NARROW, EXCEPTION_INCLUDE, "#include <cstdint>   // for intmax_t\n"),
+            Replace(NARROW, WRONG, RIGHT),
+            Replace(
+                NARROW,
+                CHECK,
+                "    // The source's sign is read in the widest signed type, so both sides compare "
+                "alike.\n"
+                "    if (static_cast<U>(t) != u ||\n"
+                "        (is_different_signedness && ((t < T{}) != "
+                "(static_cast<std::intmax_t>(u) < 0))))\n",
+            ),
+        ),
+    ),
+)
