@@ -107,8 +107,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits = [*_conditions(tree, text, added), *_cases(tree, text, lines)]
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
-    edits += _powers(tree, text, lines)
-    edits += _steps(tree, text, lines)
+    edits += _by_a_variable(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
     edits += _asserts(tree, text, lines)
@@ -240,41 +239,28 @@ def _asserts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     return sorted(out, key=lambda e: e[1].lineno)
 
 
-def _powers(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
-    """`a ** b` on an added line replaced by `a` and by `1`, as if `b` were 1 or 0: a power of
-    zero or one is a decision written as arithmetic (red team round 19: `1000 ** (0 **
-    offset**2)` is 1000 at offset zero and 1 elsewhere)."""
-    out: list[Edit] = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)):
-            continue
-        if node.lineno not in lines or isinstance(node.right, ast.Constant):
-            continue
-        shown = _segment(text, node)
-        base = _segment(text, node.left)
-        out.append((VALUE_PICKED, node, f"({base})", f"`{shown}` replaced by `{base}`"))
-        out.append((VALUE_PICKED, node, "(1)", f"`{shown}` replaced by `1`"))
-    return out
-
-
-# What a step of arithmetic by a variable can hide a decision in: `a // b` is `a` while `b` is 1
-# and 0 once it is larger than `a`; `a % b`, `a >> b`, `a << b` alike.
+# What a step of arithmetic by a variable can hide a decision in: `a ** b` is a decision when
+# `a` or `b` may be 0 or 1; `a // b` is `a` while `b` is 1 and 0 once `b` is larger than `a`;
+# `a % b`, `a >> b`, `a << b` alike.
 _STEPS = (ast.FloorDiv, ast.Mod, ast.RShift, ast.LShift)
 
 
-def _steps(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
-    """`a // b` (or `%`, `>>`, `<<`) on an added line, `b` not a constant, replaced by `a`: the
-    step made as if `b` never moved it (red team round 20: `lineno + 1 // (1 + lineno // 8)`
-    added the 1 only before the ninth line, no comparison anywhere)."""
+def _by_a_variable(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """Arithmetic by a variable on an added line made as if the variable never moved it: `a **
+    b` replaced by `a` and by `1` (red team round 19: `1000 ** (0 ** offset**2)` is 1000 at
+    offset zero and 1 elsewhere), `a // b` (or `%`, `>>`, `<<`) by `a` (round 20: `lineno + 1
+    // (1 + lineno // 8)` added the 1 only before the ninth line, no comparison anywhere)."""
     out: list[Edit] = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.BinOp) and isinstance(node.op, _STEPS)):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, *_STEPS))):
             continue
         if node.lineno not in lines or isinstance(node.right, ast.Constant):
             continue
         shown = _segment(text, node)
         left = _segment(text, node.left)
         out.append((VALUE_PICKED, node, f"({left})", f"`{shown}` replaced by `{left}`"))
+        if isinstance(node.op, ast.Pow):
+            out.append((VALUE_PICKED, node, "(1)", f"`{shown}` replaced by `1`"))
     return out
 
 
