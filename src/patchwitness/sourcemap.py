@@ -290,26 +290,31 @@ def header_names(path: str, search: Iterable[str]) -> set[str]:
 _OBJECT_DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(?:[ \t]+(.*?))?\s*$")
 
 
-def derive(texts: Iterable[str], macros: dict[str, str], has_include) -> None:
-    """Add to `macros` the object-like macros `texts` define in an arm of a conditional that
-    these macros select (read twice: a macro may depend on one defined before it)."""
+def conditional_defines(text: str) -> list[tuple[object, str, str]]:
+    """(the innermost conditional arm, name, value) of each object-like macro `text` defines
+    inside a conditional; one defined whatever the build is the same in every build."""
+    from patchwitness import preprocessor
+
+    arms = preprocessor.conditionals(text)
+    out = []
+    for number, line in enumerate(sourcefiles.lines(preprocessor.strip_comments(text)), 1):
+        found = _OBJECT_DEFINE.match(line)
+        around = [a for a in arms if a.first <= number <= a.last] if found else []
+        if around:
+            inner = max(around, key=lambda a: a.first)
+            out.append((inner, found.group(1), (found.group(2) or "").strip() or "1"))
+    return out
+
+
+def derive(defines: list[tuple[object, str, str]], macros: dict[str, str], has_include) -> None:
+    """Add to `macros` the macros of `defines` (conditional_defines) whose arm these macros
+    select (read twice: a macro may depend on one defined before it)."""
     from patchwitness import preprocessor
 
     for _ in range(2):
-        for text in texts:
-            arms = preprocessor.conditionals(text)
-            lines = sourcefiles.lines(preprocessor.strip_comments(text))
-            for number, line in enumerate(lines, 1):
-                found = _OBJECT_DEFINE.match(line)
-                if found is None:
-                    continue
-                around = [a for a in arms if a.first <= number <= a.last]
-                inner = max(around, key=lambda a: a.first, default=None)
-                if inner is None:
-                    continue  # defined whatever the build: the same in both
-                taken = preprocessor.arm_is_taken(inner, macros, has_include)
-                if taken:
-                    macros[found.group(1)] = (found.group(2) or "").strip() or "1"
+        for arm, name, value in defines:
+            if preprocessor.arm_is_taken(arm, macros, has_include):
+                macros[name] = value
 
 
 def cpp_builds(
@@ -370,14 +375,14 @@ def cpp_builds(
     # GSL_USE_STD_BYTE is 0 under the tests' -std=c++14 and 1 under a user's gnu++17. Each
     # build gets the values its own macros select, so the project's macros that differ
     # between them are watched as the compiler's are.
-    texts = []
+    defines = []
     for path in project:
         try:
-            texts.append((tree / path).read_text(errors="replace"))
+            defines += conditional_defines((tree / path).read_text(errors="replace"))
         except OSError:
             continue
     for build in (*graded, user):
-        derive(texts, build, system)
+        derive(defines, build, system)
     return Builds(
         tests=tuple(graded),
         user=user,
