@@ -19,14 +19,18 @@ system-deps:
 demo: $(STAMP) system-deps
 	$(BIN)/patchwitness demo
 
+# The suite spreads over the machine's cores (at most four workers), one test file per worker at
+# a time, so a file's shared fixtures (a built demo, a warm tree) are made once.
+PARALLEL := -n auto --maxprocesses=4 --dist loadfile
+
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
 # Skips the slow end-to-end tests (they still run in `make test` and in CI).
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m 'not slow' $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m 'not slow' $(PARALLEL) $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

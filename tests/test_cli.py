@@ -81,8 +81,12 @@ def test_census_write_and_diff(tmp_path):
 
 
 def test_census_diff_bad_input_is_one_line(tmp_path):
-    (tmp_path / "x.json").write_text("{not json")
-    done = cli("census", "diff", tmp_path / "x.json", tmp_path / "x.json")
+    # A long path must not fold the message over two lines (the error console is 160 wide when
+    # stderr is not a terminal).
+    folder = tmp_path / ("deep-" * 40)
+    folder.mkdir()
+    (folder / "x.json").write_text("{not json")
+    done = cli("census", "diff", folder / "x.json", folder / "x.json")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -86,7 +86,7 @@ class Written:
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err().print(f"patchwitness: {message}", markup=False, highlight=False)
+    err().print(f"patchwitness: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -131,7 +131,7 @@ def _crashed(exc: Exception) -> None:
     """A grader bug: one line, exit 2. Not a verdict."""
     import traceback
 
-    err().print(traceback.format_exc(), markup=False, highlight=False)
+    err().print(traceback.format_exc(), markup=False, highlight=False, soft_wrap=True)
     _fail(
         f"internal error (a bug of the grader, not of the patch): {exc.__class__.__name__}: {exc}"
     )
@@ -200,7 +200,12 @@ def _publish(verdict, written: Written) -> None:
     render_verdict(out(), verdict)
     if verdict.grade == "ungradable":
         detail = _reason_line(verdict)
-        err().print(f"patchwitness: {verdict.label}: {detail}", markup=False, highlight=False)
+        err().print(
+            f"patchwitness: {verdict.label}: {detail}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     raise typer.Exit(EXIT[verdict.grade])
 
 
@@ -560,7 +565,7 @@ def rejudge(
             _fail(str(exc))
     result = rejudge_db(db, chosen, write=not dry_run)
     for change in result.changes or []:
-        out().print(change.line(), markup=False, highlight=False)
+        out().print(change.line(), markup=False, highlight=False, soft_wrap=True)
     said = f"{result.judged} judged again, {len(result.changes or [])} changed"
     if result.without_facts:
         said += f", {result.without_facts} without stored facts (grade them again)"

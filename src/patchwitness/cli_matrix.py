@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _fail(message: str, code: int = EXIT_ERROR) -> None:
-    err().print(f"patchwitness: {message}", markup=False, highlight=False)
+    err().print(f"patchwitness: {message}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -176,7 +176,7 @@ def matrix_run(run: MatrixRun, outputs: MatrixOutputs) -> None:
             f"matrix {gate.status} [{gate.row}] {gate.detail}", markup=False, highlight=False
         )
         for advice in gate.facts.advice:
-            show.print(f"advice: {advice}", markup=False, highlight=False)
+            show.print(f"advice: {advice}", markup=False, highlight=False, soft_wrap=True)
     if outputs.jsonl is not None:
         _write_jsonl(outputs.jsonl, cells)
     if outputs.json_out is not None and gate is not None:
