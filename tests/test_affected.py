@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from patchwitness.affected import Rerun, plan
+from patchwitness.affected import Rerun, plan, unread
 from patchwitness.python_imports import graph
 
 TREE = {
@@ -23,14 +23,14 @@ TREE = {
 TESTS = ("tests/test_a.py", "tests/test_b.py", "tests/test_c.py")
 
 
-def decide(changes: dict[str, str | None], runner=("pytest", "os")) -> Rerun:
+def decide(changes: dict[str, str | None], runner=("pytest", "os"), unread_files=()) -> Rerun:
     after = dict(TREE)
     for path, text in changes.items():
         if text is None:
             after.pop(path, None)
         else:
             after[path] = text
-    return plan(list(changes), graph(TREE), graph(after), TESTS, runner)
+    return plan(list(changes), graph(TREE), graph(after), TESTS, runner, unread_files)
 
 
 @pytest.mark.parametrize(
@@ -138,3 +138,46 @@ def test_import_forms_resolve_to_every_file_they_may_load():
     }
     assert found.edges["src/pkg/sub/deep.py"] == {"src/pkg/__init__.py", "src/pkg/c.py"}
     assert found.open == frozenset()
+
+
+LOADED = ("src/pkg/a.py", "tests/test_a.py", "data/read.csv")
+
+
+@pytest.mark.parametrize(
+    ("modified", "loaded", "escaped", "expected"),
+    [
+        # a file the run never opened, changed in place
+        ((".pre-commit-config.yaml",), LOADED, (), {".pre-commit-config.yaml"}),
+        # ... but the run opened this one
+        (("data/read.csv",), LOADED, (), set()),
+        # what the import system reads, or compiled code, is never unread
+        (("src/pkg/z.py", "pkg.pth", "lib.so", "stub.pyi", "m.pyc"), LOADED, (), set()),
+        # the run never said what it opened, or how it ran code elsewhere
+        (("notes.txt",), None, (), set()),
+        (("notes.txt",), LOADED, None, set()),
+        # it started a process (or loaded a library by ctypes): that one's reads are unseen
+        (("notes.txt",), LOADED, ("subprocess.Popen",), set()),
+        (("notes.txt",), LOADED, ("ctypes.dlopen",), set()),
+        # it loaded a compiled module of the tree, which reads what it likes
+        (("notes.txt",), (*LOADED, "src/pkg/_speedups.so"), (), set()),
+    ],
+)
+def test_a_file_is_unread_only_when_the_run_said_it_never_opened_it(
+    modified, loaded, escaped, expected
+):
+    assert unread(modified, loaded, escaped) == expected
+
+
+def test_an_unread_file_leaves_the_selection_to_the_rest_of_the_commit():
+    alone = decide({".github/workflows/test.yml": "on: push\n"})
+    assert "no Python module" in alone.everything
+    unread_only = decide(
+        {".github/workflows/test.yml": "on: push\n"},
+        unread_files={".github/workflows/test.yml"},
+    )
+    assert unread_only == Rerun(files=())
+    with_code = decide(
+        {".github/workflows/test.yml": "on: push\n", "src/pkg/c.py": "def c():\n    return 4\n"},
+        unread_files={".github/workflows/test.yml"},
+    )
+    assert with_code == Rerun(files=("tests/test_c.py",))

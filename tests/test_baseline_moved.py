@@ -100,3 +100,61 @@ def test_a_commit_the_graph_cannot_vouch_for_is_run_whole_and_says_why(tmp_path)
         f"not moved from {sha_a[:12]}: tests/data.txt changed and is no Python module"
     )
     assert at_b.outcomes["tests/test_more.py::test_4"] == "passed"
+
+
+READING = {
+    **FILES,
+    "notes.yaml": "lint: strict\n",
+    "tests/expected.txt": "1\n",
+    "tests/test_read.py": (
+        "from pathlib import Path\n\n\n"
+        "def test_read():\n"
+        "    assert Path(__file__).with_name('expected.txt').read_text() == '1\\n'\n"
+    ),
+}
+
+
+def test_a_commit_that_changes_only_files_the_run_never_opened_moves_without_a_run(tmp_path):
+    repo = tmp_path / "repo"
+    sha_a = build.make_repo(repo, READING)
+    sha_b = commit(repo, {"notes.yaml": "lint: lax\n"}, "B: a linter's configuration")
+    # C changes a file a test opens: its outcome may change, and it does
+    sha_c = commit(repo, {"tests/expected.txt": "2\n"}, "C: a file a test reads")
+    settings = Settings(cache=tmp_path / "cache")
+    at_a = baseline_at(tmp_path, sha_a, settings)
+    assert at_a.surface is not None and at_a.surface.escaped == ()
+    assert "notes.yaml" not in (at_a.surface.loaded or ())
+    at_b = baseline_at(tmp_path, sha_b, settings)
+    assert at_b.extra["followed"] == {
+        "from": sha_a,
+        "changed": 1,
+        "rerun": [],
+        "unread": ["notes.yaml"],
+    }
+    assert at_b.outcomes == at_a.outcomes
+    at_c = baseline_at(tmp_path, sha_c, settings)
+    assert at_c.extra["followed"] == (
+        f"not moved from {sha_b[:12]}: tests/expected.txt changed and is no Python module"
+    )
+    assert at_c.outcomes["tests/test_read.py::test_read"] == "failed"
+
+
+def test_a_run_that_started_a_process_vouches_for_no_file_it_did_not_open(tmp_path):
+    spawning = {
+        **READING,
+        "tests/test_spawn.py": (
+            "import subprocess, sys\n\n\n"
+            "def test_spawn():\n"
+            "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n"
+        ),
+    }
+    repo = tmp_path / "repo"
+    sha_a = build.make_repo(repo, spawning)
+    sha_b = commit(repo, {"notes.yaml": "lint: lax\n"}, "B")
+    settings = Settings(cache=tmp_path / "cache")
+    at_a = baseline_at(tmp_path, sha_a, settings)
+    assert at_a.surface is not None and "subprocess.Popen" in (at_a.surface.escaped or ())
+    at_b = baseline_at(tmp_path, sha_b, settings)
+    assert at_b.extra["followed"] == (
+        f"not moved from {sha_a[:12]}: notes.yaml changed and is no Python module"
+    )

@@ -7,6 +7,11 @@ loads code in a way no import shows. Every test runs again when the commit chang
 is no Python module (data, configuration, a build script), a `conftest.py` or anything a
 conftest loads, a module the test runner itself loaded before any test (pluggy under pytest), or
 a module no test file loads at all (something else loads it, and what is not known).
+
+One exception to "no Python module": a file the commit changed in place that the near run never
+opened (`unread`), when that run said everything it opened and ran nothing where its hooks do
+not see (no other process, no library by ctypes, no compiled module of the tree). A CI workflow
+or a linter's configuration changes no test's outcome.
 """
 
 from __future__ import annotations
@@ -26,17 +31,42 @@ class Rerun:
     files: tuple[str, ...] = ()
 
 
+# What the import system reads, or compiled code: read without an open the hooks see (a .pth
+# at start-up), or reading what it likes.
+_IMPORTED = (".py", ".pyc", ".pyi", ".pth", ".pyx", ".pxd", ".so", ".pyd", ".dll", ".dylib")
+_COMPILED = (".so", ".pyd", ".dll", ".dylib")
+
+
+def unread(
+    modified: Collection[str],
+    loaded: Collection[str] | None,
+    escaped: Collection[str] | None,
+) -> frozenset[str]:
+    """Of `modified` (the paths a commit changed in place, neither added nor removed: a listing
+    of a folder is the same), those the near run cannot have read. `loaded`: the tree files the
+    run imported or opened; `escaped`: how it ran code its hooks do not see (None: unknown)."""
+    if loaded is None or escaped is None or escaped:
+        return frozenset()
+    if any(path.endswith(_COMPILED) for path in loaded):
+        return frozenset()
+    seen = set(loaded)
+    return frozenset(p for p in modified if p not in seen and not p.endswith(_IMPORTED))
+
+
 def plan(
     changed: Collection[str],
     before: ImportGraph,
     after: ImportGraph,
     test_files: Collection[str],
     runner_modules: Collection[str] = (),
+    unread_files: Collection[str] = (),
 ) -> Rerun:
     """`changed`: the tree paths that differ between the two commits; `before`, `after`: the
     import graphs at each; `test_files`: the files holding the tests collected before;
     `runner_modules`: the top-level names of the modules the test runner had loaded before any
-    test (its plugins and what they import)."""
+    test (its plugins and what they import); `unread_files`: those of `changed` the near run
+    cannot have read (`unread`)."""
+    changed = [p for p in changed if p not in set(unread_files)]
     for path in sorted(changed):
         if not path.endswith(".py"):
             return Rerun(everything=f"{path} changed and is no Python module")

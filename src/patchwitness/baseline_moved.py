@@ -9,6 +9,8 @@ doubt runs everything. What is then run is checked against what was kept: the te
 selection left out must be exactly the near baseline's tests of the files not run again (by
 printed id); a near baseline with tests whose ids vary between runs, or whose run imported
 modules it wrote, is not moved. The baseline says where it came from (`extra["followed"]`).
+A commit that changes in place only files the near run never opened (affected.unread: a CI
+workflow, a linter's settings) moves the near baseline as it is, without a checkout.
 """
 
 from __future__ import annotations
@@ -85,6 +87,17 @@ def move(
         return None, said + "its run imported modules it wrote"
     if near.unstable_ids:
         return None, said + "its tests' printed ids vary from run to run"
+    modified = _changed(task.repo, near_sha, task.sha, only="M") or []
+    unread = affected.unread(modified, surface.loaded, surface.escaped)
+    if unread and set(changed) <= unread:
+        # Nothing the near run read changed: its baseline is this commit's, tree unseen.
+        followed = {
+            "from": near_sha,
+            "changed": len(changed),
+            "rerun": [],
+            "unread": sorted(unread),
+        }
+        return _moved(near, key, near.inventory, near.pytest_config, set(), [], None, followed), ""
     with history.checkout(task, where) as ws:
         repo = ws.repo
         after = _sources(repo)
@@ -103,6 +116,7 @@ def move(
             python_imports.graph(after),
             set(files.values()),
             runner,
+            unread,
         )
         if plan.everything:
             return None, said + plan.everything
@@ -110,6 +124,8 @@ def move(
         config = read_root_config(repo)
         inventory = scan_tree(repo, scan_options(task, config))
         followed = {"from": near_sha, "changed": len(changed), "rerun": sorted(plan.files)}
+        if unread:
+            followed["unread"] = sorted(unread)
         if not again:
             return _moved(near, key, inventory, config, again, [], None, followed), ""
         around = Surroundings(select=tuple(sorted(f"{part}::" for part in again)))
@@ -199,7 +215,16 @@ def _surface(near: RunSurface | None, again: RunSurface | None) -> RunSurface | 
         again,
         test_modules=tuple(sorted({*near.test_modules, *again.test_modules})),
         environ=tuple(sorted({*near.environ, *again.environ})),
+        # What the tests not run again opened is still read at this commit.
+        loaded=_both(near.loaded, again.loaded),
+        escaped=_both(near.escaped, again.escaped),
     )
+
+
+def _both(one: tuple[str, ...] | None, other: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    if one is None or other is None:
+        return None
+    return tuple(sorted({*one, *other}))
 
 
 def _part(key: str) -> str:
@@ -244,9 +269,11 @@ def _sources(repo: Path) -> dict[str, str]:
     return out
 
 
-def _changed(repo: Path, one: str, other: str) -> list[str] | None:
-    """The paths that differ between two commits (None: git does not know both)."""
-    found = git(repo.resolve(), "diff", "--no-renames", "--name-only", "-z", one, other)
+def _changed(repo: Path, one: str, other: str, only: str = "") -> list[str] | None:
+    """The paths that differ between two commits (None: git does not know both); `only`: those
+    of git's --diff-filter letters (M: changed in place)."""
+    chosen = [f"--diff-filter={only}"] if only else []
+    found = git(repo.resolve(), "diff", "--no-renames", "--name-only", "-z", *chosen, one, other)
     return _paths(found.stdout) if found.returncode == 0 else None
 
 

@@ -161,6 +161,9 @@ def parse_probe(data: bytes) -> ProbeReport:
                     "hook_words",
                 )
             }
+            # How the run ran code its hooks do not see; absent when it could not say.
+            if isinstance(event.get("escaped"), list):
+                report.loaded["escaped"] = [str(e) for e in event["escaped"]]
         elif kind == "deselected":
             report.deselected += [str(i) for i in event.get("ids", [])]
         elif kind == "collect_error":

@@ -12,6 +12,9 @@ import sys
 opened = set()
 # The files this process opened to write (a mode or flags that write, create or truncate).
 written = set()
+# The ways this process let code run where no hook of this one sees what it opens: another
+# process (started, or forked), or a foreign library loaded by ctypes.
+escaped = set()
 LIMIT = 50000
 _started = []
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -28,6 +31,17 @@ def _writes(args):
 # Events that put a file at a path (their second argument) without opening it there to write:
 # the path's new content is the process's own (a module written as .txt and renamed .py).
 _PLACES = {"os.rename", "os.link", "os.symlink", "shutil.copyfile"}
+_ESCAPES = {
+    "subprocess.Popen",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "pty.spawn",
+    "ctypes.dlopen",
+}
 
 
 def _placed(args):
@@ -40,6 +54,9 @@ def _placed(args):
 
 
 def _audit(event, args):
+    if event in _ESCAPES:
+        escaped.add(event)
+        return
     if event in _PLACES:
         _placed(args)
         return

@@ -264,6 +264,7 @@ def _loaded():
         "modules": sorted(modules),
         "opened": sorted(opened),
         "written": sorted(written),
+        "escaped": sorted(pw_opened.escaped) if pw_opened else None,
         # Modules imported from a file this process wrote, wherever it is (a /tmp sitedir), and
         # from anywhere but the tree, the interpreter's environment and the grader's folder.
         "written_modules": sorted(everywhere & written_anywhere),

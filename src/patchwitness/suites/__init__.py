@@ -47,6 +47,9 @@ class RunSurface:
     # Modules the run imported from files it had written itself (or rewritten): code that no
     # patch shows and no rule read. The grader's run never writes bytecode.
     self_written: tuple[str, ...] = ()
+    # How the run let code run where its file hooks do not see (another process, a library
+    # loaded by ctypes): what it opened there is unknown. None: the run never said.
+    escaped: tuple[str, ...] | None = None
 
     def to_json(self) -> dict:
         return {
@@ -58,6 +61,7 @@ class RunSurface:
             "test_modules": list(self.test_modules),
             "hook_words": list(self.hook_words),
             "self_written": list(self.self_written),
+            "escaped": None if self.escaped is None else list(self.escaped),
         }
 
     @classmethod
@@ -65,6 +69,7 @@ class RunSurface:
         if data is None:
             return None
         loaded = data.get("loaded")
+        escaped = data.get("escaped")
         return cls(
             config=tuple(data.get("config", [])),
             plugins=tuple(data.get("plugins", [])),
@@ -74,6 +79,7 @@ class RunSurface:
             test_modules=tuple(data.get("test_modules", [])),
             hook_words=tuple(data.get("hook_words", [])),
             self_written=tuple(data.get("self_written", [])),
+            escaped=None if escaped is None else tuple(escaped),
         )
 
 

@@ -244,6 +244,7 @@ def run_surface(
             plugins.add(shown if str(name) == str(where) else f"{name} ({shown})")
     plugins |= {f"{name} (from {dist})" for name, dist in surface.get("dists", [])}
     loaded, environ, harness, test_modules, hook_words = None, (), (), (), ()
+    escaped = None
     if probe.loaded is not None:
         files = {*probe.loaded.get("modules", []), *probe.loaded.get("opened", [])}
         inside = {relative(p, tree) for p in files}
@@ -252,6 +253,8 @@ def run_surface(
         harness = tuple(probe.loaded.get("harness_modules", []))
         test_modules = tuple(probe.loaded.get("test_modules", []))
         hook_words = tuple(probe.loaded.get("hook_words", []))
+        said = probe.loaded.get("escaped")
+        escaped = None if said is None else tuple(said)
     return RunSurface(
         config=config,
         plugins=tuple(sorted(plugins)),
@@ -261,6 +264,7 @@ def run_surface(
         test_modules=test_modules,
         hook_words=hook_words,
         self_written=written_by_the_run(probe, tree, before, (str(home),) if home else ()),
+        escaped=escaped,
     )
 
 
