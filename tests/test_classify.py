@@ -144,6 +144,19 @@ def test_symlinks_are_judged_by_where_they_sit():
     assert found.kind == UNRECOGNISED and "symlink" in found.why
 
 
+def test_a_file_git_ignores_is_unrecognised_whatever_it_is():
+    """Red team round 22: pluggy's .gitignore names src/pluggy/_version.py; a fix written there
+    runs in the grade and is left out of every commit of the change."""
+    inside = change("src/shop/_version.py", status="added")
+    assert classify(inside, None, "X = 1\n", ctx()).kind == PRODUCTION
+    found = classify(inside, None, "X = 1\n", ctx(ignored=frozenset({"src/shop/_version.py"})))
+    assert found.kind == UNRECOGNISED and "git ignores it" in found.why
+    test = change("tests/test_new.py", status="added")
+    assert classify(test, None, "", ctx(ignored=frozenset({"tests/test_new.py"}))).kind == (
+        UNRECOGNISED
+    )
+
+
 def test_binary_content_is_unrecognised_even_inside_the_package():
     found = classify(change("src/shop/table.bin", binary=True), "", "", ctx())
     assert found.kind == UNRECOGNISED
@@ -165,6 +178,7 @@ def test_every_rule_decides_something():
     """Each rule answers for at least one path above: none is dead."""
     names = {rule.__name__ for rules in (PYTHON_RULES, CPP_RULES) for rule in rules_of(rules)}
     assert names == {
+        "ignored_by_git",
         "task_globs",
         "symlink",
         "bytecode_or_metadata",

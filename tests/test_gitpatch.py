@@ -323,3 +323,23 @@ def test_python_source_is_read_as_python_decodes_it(repo, text, refused):
         (change,) = ws.apply(diff.encode("utf-8")).files
         assert change.path == "src/pkg/core.py"
     ws.remove()
+
+
+def test_a_file_the_trees_ignore_rules_name_is_said_with_the_patch(tmp_path):
+    """What `git add -A` would leave out of a commit of the patched tree: the tree's own rules
+    (a nested .gitignore and one the patch itself adds), never the rules of the user's own git."""
+    files = {**FILES, ".gitignore": "*.log\nsrc/pkg/_version.py\n"}
+    source = tmp_path / "source"
+    sha = make_repo(source, files)
+    after = {
+        **files,
+        "src/pkg/_version.py": "VERSION = '1'\n",
+        "src/pkg/helper.py": "X = 1\n",
+        "tests/run.log": "a log\n",
+        "data/.gitignore": "kept.txt\n",
+        "data/kept.txt": "x\n",
+    }
+    ws = Workspace.create(source, sha)
+    patch = ws.apply(make_diff(files, after).encode())
+    assert patch.ignored == ["data/kept.txt", "src/pkg/_version.py", "tests/run.log"]
+    ws.remove()

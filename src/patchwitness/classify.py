@@ -174,6 +174,8 @@ class ClassifyContext:
     test_strings: dict[str, set[str]] = field(default_factory=dict)
     cmake_registration: Callable[[str], set[int]] | None = None
     source: SourceMap = field(default_factory=SourceMap)
+    # Files the patch adds that git's ignore rules leave out of a commit (Patch.ignored).
+    ignored: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -421,6 +423,14 @@ def _cmake_meaning(name: str, args: tuple[str, ...]) -> str:
     return name
 
 
+def ignored_by_git(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
+    """A new file the repository's .gitignore names: the grade runs it, a commit of the change
+    leaves it out, whatever the file is."""
+    if f.path in ctx.ignored:
+        return UNRECOGNISED, "git ignores it: a commit of the change leaves it out"
+    return None
+
+
 def unrecognised(f: _File, ctx: ClassifyContext) -> tuple[str, str] | None:
     if f.name in SHARED_CONFIG:
         return UNRECOGNISED, f"{f.name}: packaging or tool configuration the run may read"
@@ -444,6 +454,7 @@ CPP_RULES = LanguageRules(source=(cpp_production,), build=(build_files,))
 
 def rules_of(language: LanguageRules) -> tuple[Rule, ...]:
     return (
+        ignored_by_git,
         task_globs,
         symlink,
         bytecode_or_metadata,

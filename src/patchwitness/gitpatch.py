@@ -101,6 +101,34 @@ def _git(git_dir: Path, *args: str, index: Path | None = None, stdin: bytes | No
         raise ApplyFailed("git did not read the patch in time") from None
 
 
+def ignored(reader: Path, tree: Path, paths: list[str]) -> list[str]:
+    """Of `paths` (files the patch adds, written in `tree`), those git's ignore rules leave out
+    of a commit: the tree's own .gitignore files, as the patch leaves them (no user's or
+    system's rules: run_tool reads no global configuration). Read through the grader's `reader`
+    and never `tree/.git`."""
+    if not paths:
+        return []
+    done = run_tool(
+        [
+            "git",
+            f"--git-dir={reader}",
+            f"--work-tree={tree}",
+            "check-ignore",
+            "--no-index",
+            "-z",
+            "--stdin",
+        ],
+        cwd=tree,
+        stdin=b"\0".join(p.encode() for p in paths) + b"\0",
+        # No literal pathspecs: check-ignore refuses the magic, and reads the paths as
+        # paths, never patterns.
+        env={},
+    )
+    if done.returncode not in (0, 1):
+        return sorted(paths)  # rules git cannot read vouch for no file
+    return sorted(_decode(p) for p in done.stdout.split(b"\0") if p)
+
+
 def _first_line(stderr: bytes, fallback: str) -> str:
     lines = stderr.decode("utf-8", "replace").strip().splitlines()
     return lines[0] if lines else fallback

@@ -52,6 +52,9 @@ class Patch:
     sha256: str
     size: int
     files: list[FileChange] = field(default_factory=list)
+    # Paths the patch adds that git's ignore rules in the patched tree leave out of a commit:
+    # `git apply` writes them, `git add -A` does not take them (red team round 22).
+    ignored: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:

@@ -121,7 +121,9 @@ class Workspace:
         finally:
             index.unlink(missing_ok=True)
         self._write(changes, contents)
-        return Patch(sha256=sha256_of(data), size=len(data), files=changes)
+        added = [c.path for c in changes if c.status == "added"]
+        ignored = gitpatch.ignored(reader, self.repo, added)
+        return Patch(sha256=sha256_of(data), size=len(data), files=changes, ignored=ignored)
 
     def _write(self, changes: list[FileChange], contents: dict[str, bytes]) -> None:
         """The worktree made to hold git's patched tree: removals first (a path may turn from a

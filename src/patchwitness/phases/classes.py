@@ -76,6 +76,7 @@ def classify_patch(
         files_with_tests=files_with_tests,
         test_sources=languages.of(task).test_sources(task),
         source=source or SourceMap(),
+        ignored=frozenset(patch.ignored),
     )
     if any(_data_file(change.path) for change in patch.files):
         # Only a file that is no source can be test data: read the tests' strings for it.
