@@ -332,6 +332,20 @@ def driver():
     return module
 
 
+def test_both_trees_paths_read_alike_and_only_as_whole_names(monkeypatch):
+    """A captured argument names the tree it was captured in (the reference's, nested in the
+    patched tree's workspace, whose own path `/w/repo` is a prefix of `/w/reports`): both
+    sides print `<tree>` for it, and a longer name is not cut."""
+    monkeypatch.setenv("PYTHONPATH", "/w/repo/src:/w/repo")
+    monkeypatch.setenv("PW_DIFFER_TREES", "/w/repo:/w/reports/reference-1/repo")
+    placed = driver().placed
+    assert placed("/w/reports/reference-1/repo/testing/conftest.py") == (
+        "<tree>/testing/conftest.py"
+    )
+    assert placed("/w/repo/testing/conftest.py") == "<tree>/testing/conftest.py"
+    assert placed("/w/repository/x.py /w/repo.bak") == "/w/repository/x.py /w/repo.bak"
+
+
 class Plain:
     def __init__(self):
         self.b, self.a = 2, {3, 1}

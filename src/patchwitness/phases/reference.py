@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 from pathlib import Path
 
@@ -347,7 +348,10 @@ def _compare(
         json.dumps({"calls": captured, "hints": hints, "cap": CALLS, "seed": 0, "wide": wide})
     )
     ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
-    varied = _drive(suite, ref.repo, work, "varied", given, ["vary", str(spec)])
+    # Both trees' paths read as one in what either side prints: a captured argument holds the
+    # path of the tree it was captured in (pytest's own calls name a conftest).
+    trees = {"PW_DIFFER_TREES": os.pathsep.join(str(p) for p in (tree.ws.repo, ref.repo))}
+    varied = _drive(suite, ref.repo, work, "varied", given, ["vary", str(spec)], trees)
     calls = _records(varied)
     if not calls:
         found.skipped = "no captured call could be rebuilt in the reference's tree"
@@ -365,7 +369,7 @@ def _compare(
     # on address space (memory is bounded by the run's cgroup, as on a desktop). Red team round
     # 20: markupsafe's escaper keyed on the hash of a constant, and on a 4.5 GiB allocation
     # failing, right only under the grader's surroundings.
-    user = {"PYTHONHASHSEED": str(seed % (2**32 - 2) + 1)}
+    user = {"PYTHONHASHSEED": str(seed % (2**32 - 2) + 1), **trees}
     patched = _drive(suite, tree.ws.repo, work, "patched", given, ["run", str(run_spec)], user)
     argv = ["run", str(run_spec), "--twice"]
     reference = _drive(suite, ref.repo, work, "reference", given, argv, user)

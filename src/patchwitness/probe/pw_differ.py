@@ -918,8 +918,9 @@ def placed(text):
     """A value or what was printed, with the trees' own paths left out and nothing else: a hex
     string or a line number a call returns is its answer (addresses are left out of default
     object reprs by `describe` alone)."""
-    for root in _roots():
-        text = text.replace(root, "<tree>")
+    for root in _placed_roots():
+        # Whole path names only: the tree `/w/repo` is no part of `/w/reports/...`.
+        text = re.sub(re.escape(root) + r"(?![\w.\-])", "<tree>", text)
     for folder in _FOLDER:
         text = text.replace(os.path.realpath(folder), "<files>").replace(folder, "<files>")
     return text
@@ -935,6 +936,15 @@ def _roots():
     entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     found = {e for p in entries for e in (p, os.path.realpath(p))}
     return sorted(found, key=len, reverse=True)  # a tree's src before the tree
+
+
+@functools.cache
+def _placed_roots():
+    """The import roots, and every tree of the comparison (PW_DIFFER_TREES): a captured
+    argument names the tree it was captured in, which both sides print alike."""
+    trees = [p for p in os.environ.get("PW_DIFFER_TREES", "").split(os.pathsep) if p]
+    found = set(_roots()) | {e for p in trees for e in (p, os.path.realpath(p))}
+    return sorted(found, key=len, reverse=True)
 
 
 def _made(call):
