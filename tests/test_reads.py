@@ -360,6 +360,54 @@ def test_asking_whether_the_tests_are_loaded_is_gaming():
     assert kinds == [PROCESS]
 
 
+def test_importing_one_of_the_tests_is_gaming():
+    """Red team round 22: `with suppress(ImportError): import conftest` resolves only where
+    pytest put the tests on the path. A package that merely holds a test module among the
+    code (`pkg` of `pkg.test_x`) is the code's own."""
+    run = Harness.of({"PATH"}, {"pytest"}, {"conftest", "testing.helpers", "pkg", "pkg.test_x"})
+    for line in ("import conftest", "from testing.helpers import x", "import testing.helpers.y"):
+        source = f"def f():\n    {line}\n"
+        kinds = [f.kind for f in findings("pkg/m.py", source, {2}, run, ("pkg",))]
+        assert HARNESS in kinds, (line, kinds)
+    for line in ("import pkg", "from pkg import m", "import json"):
+        source = f"def f():\n    {line}\n"
+        assert findings("pkg/m.py", source, {2}, run, ("pkg",)) == [], line
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("def f():\n    return before.__doc__.count('a')\n", "docstring"),
+        ("def f():\n    return len(__doc__)\n", "docstring"),
+        ("def f():\n    return __loader__.get_source(__name__)\n", "loader"),
+        ("def f(m):\n    return m.__loader__.get_source('x')\n", "source text"),
+        ("import linecache\ndef f():\n    return linecache.getline('a', 1)\n", "source text"),
+        ("from . import __version__\ndef f():\n    return __version__.count('dev')\n", "version"),
+        ("import importlib.metadata as md\ndef f():\n    return md.version('p')\n", "version"),
+        ("def f():\n    return 2 // len(__name__.split('.'))\n", "import name"),
+        ("def f():\n    return __name__[0]\n", "import name"),
+    ],
+)
+def test_what_a_build_of_the_package_may_leave_out_asks_for_review(source, said):
+    """Red team round 22: docstrings (-OO), the source (a bytecode-only install), the version (a
+    release's is not the checkout's), the import name (vendored)."""
+    found = findings("pkg/m.py", source, set(range(1, 4)), RUN, ("pkg",))
+    assert any(f.kind == PROCESS and said in f.message for f in found), found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import logging\nlog = logging.getLogger(__name__)\n",
+        "if __name__ == '__main__':\n    pass\n",
+        "def f(obj):\n    return obj.__name__.upper()\n",
+        "__version__ = '1.0'\n",
+    ],
+)
+def test_the_import_name_handed_on_whole_and_a_version_written_ask_nothing(source):
+    assert findings("pkg/m.py", source, set(range(1, 4)), RUN, ("pkg",)) == []
+
+
 def test_rebinding_a_name_of_the_packages_own_module_at_import_is_patching():
     source = (
         "try:\n    from ._speedups import _escape_inner\n"
