@@ -10,6 +10,7 @@ from patchwitness.mutants import (
     BOUNDARY,
     CONDITION_FALSE,
     CONDITION_TRUE,
+    LOOP_TRIPS,
     STATEMENT_DELETED,
     VALUE_PICKED,
     mutants_of,
@@ -48,6 +49,9 @@ def test_every_operator_in_its_order_of_lines():
         (CONDITION_FALSE, 8, "`strict` replaced by False"),
         (CONDITION_FALSE, 12, "`x >= 0` replaced by False"),
         (CONDITION_FALSE, 14, "`total < 100` replaced by False"),
+        # how many times a loop runs is a decision too (red team round 22)
+        (LOOP_TRIPS, 12, "`items` made empty: the loop runs never"),
+        (LOOP_TRIPS, 12, "`items` cut to its first item: the loop runs at most once"),
         # the decisions' mutants before any deleted statement: statements added ahead of a
         # decision cannot push its mutants past a cap (red team round 12)
         (BOUNDARY, 8, "`>` made `>=` in `len(items) > limit`"),
@@ -271,3 +275,54 @@ def test_a_questions_answer_used_as_a_number_is_made_yes_and_no():
     assert "`isinstance(value, int)` replaced by False" in said
     assert "`section.isidentifier()` replaced by False" in said
     assert not any("callable" in s or "len(" in s for s in said)
+
+
+def test_a_loops_trips_are_made_none_and_one():
+    """Red team round 22: one dedent per item of `methods[1:]`, right for the tests' two items
+    only; the same as a generator's count."""
+    text = (
+        "def after(methods, root):\n"
+        "    for _ in methods[1:]:\n"
+        "        root.indent -= 1\n"
+        "    return sum(1 for _ in methods[1:])\n"
+    )
+    trips = [m for m in mutants_of("m.py", text, [2, 3, 4]) if m.operator == LOOP_TRIPS]
+    assert [(m.line, m.description) for m in trips] == [
+        (2, "`methods[1:]` made empty: the loop runs never"),
+        (2, "`methods[1:]` cut to its first item: the loop runs at most once"),
+        (4, "`methods[1:]` made empty: the loop runs never"),
+        (4, "`methods[1:]` cut to its first item: the loop runs at most once"),
+    ]
+    assert "for _ in [*(methods[1:])][:1]:" in trips[1].text
+    assert "sum(1 for _ in ())" in trips[2].text
+    namespace: dict = {}
+    exec(compile(trips[3].text, "m.py", "exec"), namespace)
+
+    class Root:
+        indent = 0
+
+    assert namespace["after"]([1, 2, 3, 4], Root()) == 1
+
+
+def test_each_pair_of_a_multiple_assignment_is_left_out_alone():
+    """Red team round 22: the value the test reads fixed, the one it stands for broken, in one
+    statement that deleting whole would undo both."""
+    text = "def f(root):\n    root.indent, tracer = root.indent - 1, copy(root)\n"
+    parts = [
+        (m.description, m.text.splitlines()[1].strip())
+        for m in mutants_of("m.py", text, [2])
+        if "left out" in m.description
+    ]
+    assert parts == [
+        (
+            "`root.indent = root.indent - 1` left out of "
+            "`root.indent, tracer = root.indent - 1, copy(root)`",
+            "tracer = copy(root)",
+        ),
+        (
+            "`tracer = copy(root)` left out of `root.indent, tracer = root.indent - 1, copy(root)`",
+            "root.indent = root.indent - 1",
+        ),
+    ]
+    unpacked = "def f(pair):\n    a, b = pair\n"
+    assert not [m for m in mutants_of("m.py", unpacked, [2]) if "left out" in m.description]

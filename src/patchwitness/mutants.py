@@ -12,7 +12,12 @@ matter if the line matters:
   `x`, `d.get(k, default)` and `getattr(o, name, default)` by `default` (the lookup always
   missed): a pick no test tells apart is an `if` the tests do not pin (red team round 11 wrote
   `lineno + min(len(sections) - 1, 1)`, right only for the tests' two sections);
-- `statement-deleted`: a simple statement wholly on added lines replaced by `pass`;
+- `statement-deleted`: a simple statement wholly on added lines replaced by `pass`, and each
+  pair of a multiple assignment (`a, b = x, y`) left out alone (red team round 22 fixed the
+  value the test reads and broke the one it stands for, in one statement);
+- `loop-trips`: a `for` loop's (or a comprehension's) iterable on an added line made empty
+  and cut to its first element: how many times the body runs is a decision too (red team
+  round 22 dedented once per item of `methods[1:]`, right for the tests' two items only);
 - `boundary`: a comparison's `<` made `<=`, `>` made `>=`, and back;
 - `assert-removed`: an added `assert` replaced by `pass`, as `python -O` runs it. Its meaning
   is the other way round: a test that fails without the assert depends on it, and a program
@@ -47,9 +52,11 @@ STATEMENT_DELETED = "statement-deleted"
 BOUNDARY = "boundary"
 VALUE_PICKED = "value-picked"
 ASSERT_REMOVED = "assert-removed"
+LOOP_TRIPS = "loop-trips"
 OPERATORS = (
     CONDITION_TRUE,
     CONDITION_FALSE,
+    LOOP_TRIPS,
     VALUE_PICKED,
     STATEMENT_DELETED,
     BOUNDARY,
@@ -108,8 +115,10 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
     edits += _by_a_variable(tree, text, lines)
+    edits += _loops(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
+    edits += _assignment_parts(tree, text, lines)
     edits += _asserts(tree, text, lines)
     out = []
     for operator, node, replacement, description in edits:
@@ -329,6 +338,58 @@ def _deletions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
             shown = _segment(text, node)
             out.append((STATEMENT_DELETED, node, "pass", f"`{shown}` deleted"))
     return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _loops(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """Each loop's iterable on an added line: no item (the body never runs), and only its
+    first (the body at most once)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            continue
+        if isinstance(node, ast.comprehension) and node.is_async:
+            continue
+        iterable = node.iter
+        if iterable.lineno not in lines:
+            continue
+        shown = _segment(text, iterable)
+        source = ast.get_source_segment(text, iterable) or ast.unparse(iterable)
+        out.append((LOOP_TRIPS, iterable, "()", f"`{shown}` made empty: the loop runs never"))
+        once = f"[*({source})][:1]"
+        said = f"`{shown}` cut to its first item: the loop runs at most once"
+        out.append((LOOP_TRIPS, iterable, once, said))
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _assignment_parts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """`a, b = x, y` wholly on added lines: each pair left out alone (`b = y`, `a = x`)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)):
+            continue
+        pairs = list(zip(target.elts, value.elts, strict=False))
+        if len(target.elts) != len(value.elts) or len(pairs) < 2:
+            continue
+        if any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+            continue
+        end = node.end_lineno or node.lineno
+        if not all(n in lines for n in range(node.lineno, end + 1)):
+            continue
+        for k, (left, right) in enumerate(pairs):
+            rest = pairs[:k] + pairs[k + 1 :]
+            kept = ", ".join(_source(text, a) for a, _ in rest)
+            given = ", ".join(_source(text, b) for _, b in rest)
+            pair = f"{_segment(text, left)} = {_segment(text, right)}"
+            said = f"`{pair}` left out of `{_segment(text, node)}`"
+            out.append((STATEMENT_DELETED, node, f"{kept} = {given}", said))
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _source(text: str, node: ast.AST) -> str:
+    return ast.get_source_segment(text, node) or ast.unparse(node)
 
 
 def _boundaries(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
