@@ -664,3 +664,23 @@ def test_a_header_only_librarys_own_macros_are_the_projects_not_the_tests(tmp_pa
     gated = "#if !LIB_STD_BYTE\nint fixed;\n#endif\n"
     kinds = {f.kind for f in findings("include/lib/narrow", gated, {1, 2, 3}, builds)}
     assert kinds == {HARNESS}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '#if __has_include("../gsl_sign.h")\n#include "../gsl_sign.h"\n#endif\n',
+        "#if defined(__has_include)\n#if __has_include(<lib_sign.h>)\n"
+        "#define SIGN 1\n#endif\n#endif\n",
+    ],
+)
+def test_asking_whether_the_tree_holds_a_header_asks_for_review(text):
+    """Red team round 22: GSL's fix in a new header its install leaves out, found by
+    `__has_include` in the checkout only."""
+    said = findings("include/lib.h", text, set(range(1, 6)), BUILDS)
+    assert [f.kind for f in said if "finds a file of the tree" in f.message] == [PROCESS], said
+
+
+def test_asking_for_a_standard_header_asks_nothing():
+    text = "#if __has_include(<optional>)\n#include <optional>\n#endif\n"
+    assert findings("include/lib.h", text, {1, 2, 3}, BUILDS) == []

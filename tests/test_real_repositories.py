@@ -788,3 +788,24 @@ def test_a_cpp_patch_is_compared_with_the_reference_through_a_users_program(span
     assert witness.test == "Span.Back" and witness.varied.startswith("3 -> ")
     assert witness.reference["stdout"] != witness.patch["stdout"]
     assert verdict.grade == "accept-with-review"
+
+    # Right where signed overflow wraps (the tests' -O0 build), undefined in a user's optimised
+    # one: n + INT_MAX + INT_MAX + 1 is n - 1 only modulo 2^32 (red team round 22). In steps:
+    # GCC folds one expression of constants before the sanitizer sees it.
+    wraps = span_reference_task.patch(
+        [
+            (
+                "include/lib/span",
+                "data_[size_ - 2]",
+                "data_[([&] { const int big = 2147483647;"
+                " const int past = static_cast<int>(size_) + big; return past + big + 1; })()]",
+            )
+        ],
+        "wraps.diff",
+    )
+    verdict = grade(span_reference_task.task_dir, wraps, settings=Settings(matrix=False))
+    reference = verdict.gates.reference
+    assert reference is not None and reference.row == "differs-from-reference", reference
+    witness = reference.facts.differences[0]
+    assert "in a user's build" in witness.call and "undefined behaviour trapped" in witness.call
+    assert "signal 4" in str(witness.patch), witness

@@ -249,6 +249,9 @@ class Builds:
     test_macros: frozenset[str] = frozenset()
     test_headers: frozenset[str] = frozenset()
     system_header: Callable[[str], bool] = field(default=lambda header: False, compare=False)
+    # Whether a folder outside the tree finds a header (the compiler's own, and the build's
+    # include folders elsewhere); None: the compiler's own alone (system_header).
+    outside_header: Callable[[str], bool] | None = field(default=None, compare=False)
     variables: frozenset[str] = field(default_factory=frozenset)
     # A Python extension's: the modules the SHA's test run had loaded (the runner's and the
     # tests'), which asking to import is asking whether it runs under them.
@@ -458,7 +461,20 @@ def _branches(path: str, text: str, added: set[int], builds: Builds) -> list[Fin
     for arm in arms:
         condition = " ".join([arm.condition, *arm.earlier])
         reads = _expanded_names(condition, own) & watched
-        asks = {h for h in preprocessor.included(condition) if h in builds.test_headers}
+        asked = preprocessor.included(condition)
+        asks = {h for h in asked if h in builds.test_headers}
+        # A header the compiler's own search path does not find is found, if at all, in the
+        # tree: the answer is the checkout's layout, and an install, a package or a vendored
+        # copy ships another (red team round 22 put GSL's fix in a header `install()` leaves
+        # out, behind `__has_include("../gsl_sign.h")`).
+        outside = builds.outside_header or builds.system_header
+        for header in sorted(asked - asks):
+            if not outside(header):
+                said = (
+                    f"asks whether __has_include({header}) finds a file of the tree: an install "
+                    "or a vendored copy of the project may ship another set of files"
+                )
+                out.append(_finding(PROCESS, path, arm.line, said))
         if not reads and not asks:
             continue
         what = ", ".join(sorted(reads) + [f"__has_include(<{h}>)" for h in sorted(asks)])

@@ -421,6 +421,12 @@ _EVERY_TYPE_MOVES = (
     ),
     ("every integer type as a character type", _characters("wchar_t", "char32_t")),
     ("every integer type as a narrow character type", _characters("char", "char16_t")),
+    # plain char beside a signed one of its width: the same type only where char is signed
+    # (red team round 22 read char as signed char, wrong where it is unsigned: ARM, POWER)
+    (
+        "every signed integer type as int8_t, the others as plain char",
+        _characters("std::int8_t", "char"),
+    ),
 )
 
 

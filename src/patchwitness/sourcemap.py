@@ -383,12 +383,15 @@ def cpp_builds(
             continue
     for build in (*graded, user):
         derive(defines, build, system)
+    root = str(tree).rstrip("/") + "/"
+    outside = tuple(d for d in search if not d.startswith(root) and d != root.rstrip("/"))
     return Builds(
         tests=tuple(graded),
         user=user,
         test_macros=frozenset(macros),
         test_headers=frozenset(headers),
         system_header=system,
+        outside_header=functools.partial(_found_in, outside),
         variables=frozenset(variables),
         library_functions=c_library_functions(),
     )

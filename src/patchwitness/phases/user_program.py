@@ -25,6 +25,7 @@ from patchwitness import cpp_user_program as user
 from patchwitness.runner import Limits, Request
 from patchwitness.suites import SuiteRun
 from patchwitness.suites.cpp import CppSuite
+from patchwitness.task import DEFAULT_COVERAGE_FLAGS
 
 BUILD_TIME = 300.0  # one compile of the program or of one production source
 RUN_TIME = 600.0  # one run of the whole program (each case has its own alarm)
@@ -93,6 +94,10 @@ class Recipe:
     # includes the library's umbrella header has them: a header the tests do not include may
     # change what the ones they do mean (a specialization, an overload; red team round 18).
     every_header: bool = False
+    # Built as a user's release build on another target may be: optimised (-O2: what the
+    # tests' -O0 build leaves undefined now decides) and plain char unsigned (the ARM and POWER
+    # ABIs), the project's sources in the archive alike (red team round 22).
+    user_build: bool = False
 
     @property
     def tag(self) -> str:
@@ -100,6 +105,14 @@ class Recipe:
             ("default" if self.default_dialect else "project")
             + ("-own" if self.project_includes_only else "")
             + ("-all" if self.every_header else "")
+            + ("-user" if self.user_build else "")
+        )
+
+    @property
+    def archive_tag(self) -> str:
+        """Programs of one dialect and build share the project's compiled sources."""
+        return ("default" if self.default_dialect else "project") + (
+            "-user" if self.user_build else ""
         )
 
     def describe(self) -> str:
@@ -108,7 +121,43 @@ class Recipe:
             dialect
             + (", the project's headers alone" if self.project_includes_only else "")
             + (", every header of the project included first" if self.every_header else "")
+            + (
+                ", optimised (-O2), plain char unsigned, undefined behaviour trapped"
+                if self.user_build
+                else ""
+            )
         )
+
+    def flags(self, flags: list[str]) -> list[str]:
+        """A compile's flags as this recipe builds: without `-std=` in the default dialect;
+        with -O2 and -funsigned-char (no other level or char signedness) in a user's build."""
+        out = [f for f in flags if not (self.default_dialect and f.startswith(("-std=", "--std=")))]
+        if self.user_build:
+            dropped = (*_CHAR_SIGNEDNESS, *_INSTRUMENTS)
+            out = [f for f in out if not _LEVEL.match(f) and f not in dropped]
+            out += [*_USER_BUILD]
+        return out
+
+
+_LEVEL = re.compile(r"-O([0-3sgz]|fast)?$")
+_CHAR_SIGNEDNESS = ("-fsigned-char", "-funsigned-char", "-fno-signed-char", "-fno-unsigned-char")
+# The grader's own coverage flags: no user builds with them, and -fno-inline hides what -O2
+# makes of undefined behaviour (red team round 22 folded `t + lowest > t` only when inlined).
+_INSTRUMENTS = (*DEFAULT_COVERAGE_FLAGS, "-fprofile-arcs", "-ftest-coverage")
+# Undefined behaviour the optimiser may act on traps (SIGILL, no run-time library to link) where
+# the reference's program has none: a fix right only where overflow wraps, at -O0, differs here.
+# Not nonnull-attribute (its trap fires on the program's own execv) nor vptr (it needs the
+# library).
+_TRAPPED = (
+    "signed-integer-overflow,shift,bounds,null,return,bool,enum,float-cast-overflow,"
+    "pointer-overflow,builtin,unreachable,vla-bound,integer-divide-by-zero"
+)
+_USER_BUILD = (
+    "-O2",
+    "-funsigned-char",
+    f"-fsanitize={_TRAPPED}",
+    "-fsanitize-undefined-trap-on-error",
+)
 
 
 def plan(measured: SuiteRun, failing: list[str], patched_tree: Path, tests_tree: Path) -> Plan:
@@ -260,8 +309,8 @@ def build(
             tree,
             patched_tree,
             plan_.production,
-            work / f"lib-{side}-{'default' if recipe.default_dialect else 'project'}",
-            recipe.default_dialect,
+            work / f"lib-{side}-{recipe.archive_tag}",
+            recipe,
         )
         for side, tree in sides.items()
     }
@@ -291,7 +340,7 @@ def build(
                 every_std.write_text(EVERY_STANDARD_HEADER)
                 standard = ["-include", str(every_std)]
             obj = folder / "user_program.o"
-            flags = _moved(test.flags, patched_tree, tree, recipe.default_dialect)
+            flags = _moved(test.flags, patched_tree, tree, recipe)
             include = str(Path(test.source).parent)
             argv = [
                 test.compiler,
@@ -372,10 +421,10 @@ def _archive(
     patched_tree: Path,
     production: list[Compile],
     folder: Path,
-    default_dialect: bool,
+    recipe: Recipe,
 ) -> Path | None:
     """The production sources compiled over `tree` into one static archive (built once per
-    folder: programs of one dialect share it), or None."""
+    folder: programs of one dialect and build share it), or None."""
     if not production:
         return None
     archive = folder / "libproduction.a"
@@ -384,7 +433,7 @@ def _archive(
     folder.mkdir(parents=True, exist_ok=True)
     objects = []
     for index, compile_ in enumerate(production):
-        flags = _moved(compile_.flags, patched_tree, tree, default_dialect)
+        flags = _moved(compile_.flags, patched_tree, tree, recipe)
         obj = folder / f"{index}.o"
         argv = [compile_.compiler, *flags, "-w", "-c", compile_.source, "-o", str(obj)]
         readable = [tree, *_build_dirs(flags)]
@@ -399,12 +448,11 @@ def _archive(
 
 
 def _moved(
-    flags: tuple[str, ...], patched_tree: Path, tree: Path, default_dialect: bool = False
+    flags: tuple[str, ...], patched_tree: Path, tree: Path, recipe: Recipe = Recipe()
 ) -> list[str]:
     """Flags that name the patched tree, pointed at `tree` (the build tree stays the patched
-    run's: what its configure generated is the same for both); with `default_dialect`, no
-    `-std=`."""
-    out = [f for f in flags if not (default_dialect and f.startswith(("-std=", "--std=")))]
+    run's: what its configure generated is the same for both), as `recipe` builds."""
+    out = recipe.flags(list(flags))
     old, new = str(patched_tree), str(tree)
     if old != new:
         out = [f.replace(old, new) for f in out]
