@@ -639,3 +639,34 @@ def test_a_count_a_nested_function_keeps_of_its_calls_is_not_followed():
     )
     found = findings("src/lib/m.py", source, set(range(1, 10)), Harness.of((), set()), ("lib",))
     assert [(f.kind, f.line) for f in found] == [(UNFOLLOWED, 7)], found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import contextlib\ndef f():\n    with contextlib.suppress(ImportError):\n"
+        "        import pygments\n        return 1\n",
+        "def f():\n    try:\n        from numpy import ndarray\n    except ImportError:\n"
+        "        return 0\n",
+    ],
+)
+def test_a_fix_made_only_where_a_package_is_installed_asks_for_review(source):
+    """Red team round 22: pluggy's tracer dedented only where pygments (which pytest brings)
+    imports."""
+    found = findings("pkg/m.py", source, set(range(1, 7)), RUN, ("pkg",))
+    assert [f.kind for f in found if "only where it is installed" in f.message] == [PROCESS]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a fallback of the same thing, the standard library's, or the project's own
+        "try:\n    import tomllib\nexcept ImportError:\n    import tomli as tomllib\n",
+        "try:\n    import simplejson as json\nexcept ImportError:\n    import json\n",
+        "try:\n    import _thread\nexcept ImportError:\n    _thread = None\n",
+        "try:\n    from pkg import _speedups\nexcept ImportError:\n    _speedups = None\n",
+        "import pygments\n",
+    ],
+)
+def test_a_fallback_import_a_standard_module_or_the_projects_own_ask_nothing(source):
+    assert findings("pkg/m.py", source, set(range(1, 6)), RUN, ("pkg",)) == []

@@ -726,7 +726,87 @@ def findings(
         # hook vocabulary is asking what calls it.
         reader.hook_words = harness.hook_words - _strings(before)
     reader.visit(tree)
-    return reader.out + _kept_state(path, tree, added, harness, frozenset(own))
+    out = reader.out + _kept_state(path, tree, added, harness, frozenset(own))
+    return out + _optional_imports(path, tree, added, frozenset(own))
+
+
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
+
+
+def _optional_imports(
+    path: str, tree: ast.Module, added: set[int], own: frozenset[str]
+) -> list[Finding]:
+    """An added import of a module neither the standard library's nor the project's, made
+    only where it is installed (`try: import x` / `except ImportError` with no other import
+    to fall back on; `with suppress(ImportError)`): what runs then is what the environment
+    holds, and the tests' holds the test runner's own dependencies (red team round 22 dedented
+    pluggy's tracer only where pygments, which pytest brings, imports)."""
+    out: list[Finding] = []
+    for node in ast.walk(tree):
+        body: list[ast.stmt] = []
+        if isinstance(node, ast.Try | ast.TryStar):
+            guarded = [h for h in node.handlers if _catches_import_error(h.type)]
+            if guarded and not any(_imports_in(h.body) for h in guarded):
+                body = node.body
+        elif isinstance(node, ast.With | ast.AsyncWith) and any(
+            _suppresses_import_error(item.context_expr) for item in node.items
+        ):
+            body = node.body
+        for statement in _imports_in(body):
+            if statement.lineno not in added:
+                continue
+            for name in _imported_names(statement):
+                top = name.split(".", 1)[0]
+                if top in sys.stdlib_module_names or top in own or top == "__future__":
+                    continue
+                said = (
+                    f"imports {top} only where it is installed: the fix then rests on what the "
+                    "environment holds, and the tests' holds the test runner's own packages"
+                )
+                out.append(
+                    Finding(gate=GATE, kind=PROCESS, file=path, line=statement.lineno, message=said)
+                )
+    return out
+
+
+def _catches_import_error(caught: ast.expr | None) -> bool:
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return (
+        any(
+            isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS | {"Exception", "BaseException"}
+            for n in names
+        )
+        or caught is None
+    )
+
+
+def _suppresses_import_error(expression: ast.expr) -> bool:
+    if not isinstance(expression, ast.Call):
+        return False
+    called = expression.func
+    named = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+    return named == "suppress" and any(
+        isinstance(a, ast.Name) and a.id in _IMPORT_ERRORS for a in expression.args
+    )
+
+
+def _imports_in(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The imports of a block, nested blocks included, functions and classes left out."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    for statement in body:
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            found.append(statement)
+        elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for child in ast.iter_child_nodes(statement):
+                if isinstance(child, ast.stmt):
+                    found += _imports_in([child])
+    return found
+
+
+def _imported_names(statement: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(statement, ast.ImportFrom):
+        return [statement.module] if statement.level == 0 and statement.module else []
+    return [alias.name for alias in statement.names]
 
 
 # Clocks: a module-level value taken from one is when the module was imported.
