@@ -670,3 +670,31 @@ def test_a_fix_made_only_where_a_package_is_installed_asks_for_review(source):
 )
 def test_a_fallback_import_a_standard_module_or_the_projects_own_ask_nothing(source):
     assert findings("pkg/m.py", source, set(range(1, 6)), RUN, ("pkg",)) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from datetime import date\ndef f(root):\n    root.indent -= 2027 - date.today().year\n",
+        "import time\ndef f():\n    return time.time() < 1830000000\n",
+        "import datetime\ndef f():\n    return datetime.date.today() < datetime.date(2027, 1, 1)\n",
+    ],
+)
+def test_the_clock_set_against_a_fixed_date_asks_for_review(source):
+    """Red team round 22: a fix that holds until 2027-01-01."""
+    found = findings("pkg/m.py", source, set(range(1, 5)), RUN, ("pkg",))
+    assert [f.kind for f in found if "fixed date" in f.message] == [PROCESS], found
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import time\ndef f(start):\n    return time.time() - start > 5.0\n",
+        "import time\ndef f():\n    return int(time.time() * 1000)\n",
+        "import time\ndef f():\n    return time.monotonic() - 3600\n",
+        "import datetime\ndef f(d):\n    return d.year - 2000\n",
+    ],
+)
+def test_time_spans_and_unit_changes_ask_nothing_of_the_date(source):
+    found = findings("pkg/m.py", source, set(range(1, 5)), RUN, ("pkg",))
+    assert not [f for f in found if "fixed date" in f.message], found

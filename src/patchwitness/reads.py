@@ -727,7 +727,57 @@ def findings(
         reader.hook_words = harness.hook_words - _strings(before)
     reader.visit(tree)
     out = reader.out + _kept_state(path, tree, added, harness, frozenset(own))
+    out += _fixed_instants(path, tree, added, reader.module)
     return out + _optional_imports(path, tree, added, frozenset(own))
+
+
+# The wall clock: what day it is (monotonic clocks count from an arbitrary start).
+WALL_CLOCKS = {
+    "time.time",
+    "time.time_ns",
+    "datetime.datetime.now",
+    "datetime.datetime.utcnow",
+    "datetime.datetime.today",
+    "datetime.date.today",
+}
+_INSTANT_TYPES = {"datetime.date", "datetime.datetime"}
+
+
+def _fixed_instants(path: str, tree: ast.Module, added: set[int], module: _Module) -> list[Finding]:
+    """The wall clock added to, taken from or compared with a fixed point in time (a year, an
+    epoch second, a date written out): the fix holds until that day (red team round 22 dedented
+    pluggy's tracer by `2027 - date.today().year`)."""
+
+    def reads_clock(node: ast.AST) -> bool:
+        return any(
+            isinstance(n, ast.Call) and module.resolve(n.func) in WALL_CLOCKS
+            for n in ast.walk(node)
+        )
+
+    def fixed(node: ast.AST) -> bool:
+        value = _literal(node)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return 1900 <= abs(value) <= 2200 or abs(value) >= 1e9
+        return (
+            isinstance(node, ast.Call)
+            and module.resolve(node.func) in _INSTANT_TYPES
+            and all(_literal(a) is not None for a in node.args)
+        )
+
+    out: list[Finding] = []
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", 0) not in added:
+            continue
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+            sides = [node.left, node.right]
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+        else:
+            continue
+        if any(reads_clock(s) for s in sides) and any(fixed(s) for s in sides):
+            said = "sets the clock against a fixed date: what it does changes on that day"
+            out.append(Finding(gate=GATE, kind=PROCESS, file=path, line=node.lineno, message=said))
+    return out
 
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
