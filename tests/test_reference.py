@@ -1058,6 +1058,16 @@ def test_a_string_is_varied_without_each_of_its_marks_and_with_its_line_ended():
     assert b"<>" in list(driver().variants(b"<&>", []))
 
 
+def test_a_text_of_several_lines_gets_blank_lines_between_them():
+    """Red team round 22: iniconfig's lines numbered after blank lines were dropped, right for
+    the tests' texts, which had none."""
+    made = list(driver().variants("[a]\nx = 1\n[b]\ny = 2\n", []))
+    assert "[a]\n\nx = 1\n\n[b]\n\ny = 2\n\n" in made
+    assert made.index("[a]\n\nx = 1\n\n[b]\n\ny = 2\n\n") < 8  # the text's own shape
+    assert not [v for v in driver().variants("one line\n", []) if v == "one line\n\n"]
+    assert b"a\n\nb" in list(driver().variants(b"a\nb", []))
+
+
 def test_a_strings_own_shape_comes_before_other_types():
     """Red team round 13: under a cap of variants per argument, the line ended and the marks
     taken out come before a path and bytes."""

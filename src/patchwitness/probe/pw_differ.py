@@ -581,7 +581,9 @@ def variants(value, hints):
         # The text's own shape first (empty, cut, its line ended, each mark taken out), then
         # the other types a str parameter is often given (a path, bytes), then the rest: a cap
         # on the variants of one argument keeps the most telling (red team round 13).
-        yield from fresh(["", value[:-1], _line_ended(value), *_without_each(value)])
+        yield from fresh(
+            ["", value[:-1], _line_ended(value), *_spaced(value), *_without_each(value)]
+        )
         yield from fresh([pathlib.PurePath(value), value.encode("utf-8", "replace")])
         # Its characters beyond ASCII moved to other planes (a fix right for the tests' emoji
         # alone, red team round 20), and the text followed by renamed copies of itself: a
@@ -605,6 +607,7 @@ def variants(value, hints):
         yield from fresh(
             [b"", value[:-1], value + value, *_without_each(value), _line_ended(value), *near]
         )
+        yield from fresh(_spaced(value))
         yield from fresh([b"\xff" + value, value * 40])
     elif kind in (list, tuple):
         shorter, longer = value[:-1], value + value[-1:]
@@ -705,6 +708,15 @@ def _without_each(value):
         if len(seen) == INTERIOR:
             break
     return [value.replace(c, value[:0]) for c in seen]
+
+
+def _spaced(value):
+    """A text of several lines with a blank line after each: real files have them where the
+    tests' texts had none (red team round 22 dropped blank lines before numbering lines)."""
+    newline = "\n" if isinstance(value, str) else b"\n"
+    if newline not in value.rstrip(newline):
+        return []
+    return [value.replace(newline, newline + newline)]
 
 
 def _line_ended(value):
