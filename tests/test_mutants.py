@@ -326,3 +326,28 @@ def test_each_pair_of_a_multiple_assignment_is_left_out_alone():
     ]
     unpacked = "def f(pair):\n    a, b = pair\n"
     assert not [m for m in mutants_of("m.py", unpacked, [2]) if "left out" in m.description]
+
+
+def test_each_change_of_a_file_is_undone_alone_where_that_changes_the_program():
+    from patchwitness.mutants import CHANGE_REVERTED, reverted
+
+    before = 'def f(x):\n    """Doc."""\n    y = x\n    z = y\n    return z\n'
+    after = 'def f(x):\n    """Doc, longer."""\n    y = x\n    z = y + 1\n    return z\n'
+    undone = reverted("m.py", before, after)
+    # the docstring's change is no change of the program: only the code's is undone
+    assert [(m.operator, m.line) for m in undone] == [(CHANGE_REVERTED, 4)]
+    assert "    z = y\n" in undone[0].text and '"""Doc, longer."""' in undone[0].text
+    apart = before.replace("y = x\n", "y = -x\n").replace("return z", "return z * 2")
+    two = reverted("m.py", before, apart)
+    assert [m.line for m in two] == [3, 5]  # each undone alone
+    assert "y = x\n" in two[0].text and "return z * 2" in two[0].text
+    assert "y = -x\n" in two[1].text and "return z\n" in two[1].text
+    assert reverted("m.py", None, after) == []  # a new file: nothing to go back to
+    assert reverted("m.py", before, "def f(:\n") == []
+
+
+def test_every_python_operator_has_its_place_in_the_run_order():
+    from patchwitness.mutants import OPERATORS
+    from patchwitness.phases.cpp_mutants import OPERATOR_ORDER
+
+    assert set(OPERATORS) <= set(OPERATOR_ORDER)

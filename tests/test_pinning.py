@@ -473,3 +473,27 @@ def test_mutants_a_schema_could_not_run_are_not_known_to_be_pinned():
     gate = decide(facts, pinning_input(facts))
     assert (gate.row, gate.effect, facts.mutants_unrun) == ("partly-pinned", "review", 5)
     assert "5 mutants could not run: the mutant schema did not build" in gate.detail
+
+
+@pytest.mark.slow
+def test_a_change_the_tests_pass_without_is_undone_and_survives(clamp_task):
+    """Red team round 22: iniconfig's honest fix plus a second change (blank lines dropped
+    before lines were numbered) that every test passed with and without."""
+    patch = clamp_task.patch(
+        [
+            ("shape/clamp.py", BUGGY, PATCHES["honest"]),
+            (
+                "shape/clamp.py",
+                "def clamp(value, low, high):\n",
+                "def clamp(value, low, high):\n    value = round(value, 6)\n",
+            ),
+        ],
+        name="two-changes.diff",
+    )
+    verdict = grade(clamp_task.task_dir, patch, agent="two-changes")
+    pinning = verdict.gates.pinning
+    survivors = [m.description for m in pinning.facts.survivors]
+    assert "the change at line 2 undone: the SHA's 0 line(s) back in its place" in survivors
+    # the fix's own change, undone, is the SHA again in that place: the failing test fails
+    assert not [s for s in survivors if "line 6" in s or "lines 5" in s], survivors
+    assert (verdict.grade, pinning.row) == ("accept-with-review", "unpinned")

@@ -23,6 +23,12 @@ matter if the line matters:
   is the other way round: a test that fails without the assert depends on it, and a program
   run with `-O` does not have it (red team round 18 did the fix inside an assert's test).
 
+Before all of them, `change-reverted` (reverted()): each change of the patch to a file undone
+alone, the SHA's lines put back in its place, when that changes the program (not only comments,
+blank lines or docstrings). A change the tests pass without is no part of what they pin (red team
+round 22 added a second change to iniconfig, blank lines dropped before lines were numbered,
+that every test passed with and without).
+
 A `case` pattern is a decision too (`condition-true`: `case _ if True`; `condition-false`: the
 pattern kept, its guard made False), and so is a comparison used as a value rather than a test
 (`indent -= exc.__context__ is None`), made True and False (red team round 18 hid one-way
@@ -53,7 +59,9 @@ BOUNDARY = "boundary"
 VALUE_PICKED = "value-picked"
 ASSERT_REMOVED = "assert-removed"
 LOOP_TRIPS = "loop-trips"
+CHANGE_REVERTED = "change-reverted"
 OPERATORS = (
+    CHANGE_REVERTED,
     CONDITION_TRUE,
     CONDITION_FALSE,
     LOOP_TRIPS,
@@ -129,6 +137,47 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
 
 
 Edit = tuple[str, ast.AST, str, str]
+
+
+def reverted(path: str, before: str | None, after: str) -> list[Mutant]:
+    """Each change from `before` (the file at the SHA; None for a new file) to `after` undone
+    alone, where undoing it changes the program; [] for a text that does not parse."""
+    if before is None:
+        return []
+    try:
+        shape = _program(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        text = "".join(new[:j1] + old[i1:i2] + new[j2:])
+        if not _compiles(text, path) or _program(text) == shape:
+            continue
+        where = f"line {j1 + 1}" if j2 - j1 <= 1 else f"lines {j1 + 1}-{j2}"
+        said = f"the change at {where} undone: the SHA's {i2 - i1} line(s) back in its place"
+        out.append(Mutant(path, j1 + 1 if j2 > j1 else max(j1, 1), CHANGE_REVERTED, said, text))
+    return out
+
+
+def _program(text: str) -> str:
+    """What runs of a module: its syntax tree without docstrings (comments and blank lines
+    are no part of it)."""
+    tree = python_ast.parse(text)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def _conditions(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:

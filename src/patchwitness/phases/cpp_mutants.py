@@ -25,8 +25,10 @@ from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.suites import Focus, SuiteRun, Surroundings
 
 OPERATOR_ORDER = (
+    "change-reverted",  # Python's (mutants.CHANGE_REVERTED): is each change needed at all?
     cpp_mutants.CONDITION_TRUE,
     cpp_mutants.CONDITION_FALSE,
+    "loop-trips",  # Python's (mutants.LOOP_TRIPS)
     cpp_mutants.VALUE_PICKED,
     cpp_mutants.BOUNDARY,
     cpp_mutants.STATEMENT_DELETED,

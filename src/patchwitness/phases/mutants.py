@@ -33,6 +33,7 @@ from patchwitness.phases.cpp_mutants import (
 )
 from patchwitness.phases.hidden import hidden_applied
 from patchwitness.suites import NO_FOCUS, Focus, SuiteRun, Surroundings
+from patchwitness.workspace import show_at
 
 # How a language's mutants are run (its adapter's `mutants`): each mutated text written in place
 # of its file in turn, or one schema holding them all, rebuilt once.
@@ -41,6 +42,7 @@ ONE_SCHEMA = "one schema"
 
 # Mutants run per patch, and how many of them may need the second, longer run.
 CAP = 12
+REVERTED = 6  # changes undone alone, at most (beside the cap)
 CONFIRMATIONS = 4
 
 
@@ -61,10 +63,18 @@ def collect_mutants(
         return MutantsCollected(skipped="this language's lines are not mutated")
     if kind == ONE_SCHEMA:
         return _schema(ctx, tree, applied, measured, texts, hidden, focus)
-    made = [
-        m
+    python = [
+        c
         for c in applied.patch.files
         if applied.classes[c.path].kind == PRODUCTION and c.path.endswith(".py")
+    ]
+    made = _reverted(ctx, applied, python, texts)
+    # The changes undone run beside the cap (most die in the failing tests' short run), so a
+    # patch of several changes keeps its decisions' mutants.
+    cap = CAP + len(made)
+    made += [
+        m
+        for c in python
         for m in mutation.mutants_of(c.path, texts.get(c.path) or "", c.added_lines)
     ]
     # A compiled extension's C and C++ (red team round 13 fitted markupsafe's tests in C): one
@@ -78,10 +88,10 @@ def collect_mutants(
         )
     first, passed = _asked(ctx, measured, hidden)
     if not first:
-        return MutantsCollected(made=len(every), cap=CAP, skipped="no failing test passed")
+        return MutantsCollected(made=len(every), cap=cap, skipped="no failing test passed")
     # The decisions' mutants first, of either language, then the deleted statements.
     order = sorted(range(len(every)), key=lambda n: (OPERATOR_ORDER.index(every[n].operator), n))
-    picked = set(order[:CAP])
+    picked = set(order[:cap])
     chosen = sorted((m for n, m in enumerate(made) if n in picked), key=lambda m: (m.file, m.line))
     chosen_native = [m for n, m in enumerate(native, len(made)) if n in picked]
     ctx.clock.say(f"mutants of the added lines ({len(chosen) + len(chosen_native)})")
@@ -93,17 +103,35 @@ def collect_mutants(
     )
     with applying as ok:
         if not ok:
-            return MutantsCollected(made=len(every), cap=CAP, skipped="hidden tests conflict")
+            return MutantsCollected(made=len(every), cap=cap, skipped="hidden tests conflict")
         results = _run_all(ctx, tree, chosen, texts, first, passed, limit)
         if chosen_native:
             asking = Asking(first, passed, CAP, CONFIRMATIONS, limit)
             outcome = _run_schema(ctx, tree, schemas, chosen_native, asking)
             if isinstance(outcome, str):
                 # The extension's mutants were made and cannot run: not known, never pinned.
-                return MutantsCollected(mutants=results, made=len(every), cap=CAP, refused=outcome)
+                return MutantsCollected(mutants=results, made=len(every), cap=cap, refused=outcome)
             results += outcome
     ctx.clock.lap("mutants")
-    return MutantsCollected(mutants=results, made=len(every), cap=CAP)
+    return MutantsCollected(mutants=results, made=len(every), cap=cap)
+
+
+def _reverted(
+    ctx: GradeContext, applied: Applied, python: list, texts: dict[str, str | None]
+) -> list[mutation.Mutant]:
+    """Each change of the patch's Python production files undone alone; none when the patch
+    is one change (undone, it is the SHA, which the failing tests already failed)."""
+    made = []
+    for change in python:
+        after = texts.get(change.path)
+        if after is None:
+            continue
+        before = show_at(ctx.task.repo, ctx.task.sha, change.path)
+        text = before.decode("utf-8", "replace") if before is not None else None
+        made += mutation.reverted(change.path, text, after)
+    if len(made) <= 1 and len(applied.patch.files) <= 1:
+        return []
+    return made[:REVERTED]
 
 
 def _run_schema(
