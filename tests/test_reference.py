@@ -778,6 +778,56 @@ def test_the_object_is_also_made_by_each_of_its_classes_other_ways(tmp_path):
     assert parted(answers) == [otherwise[0]["id"]]
 
 
+def test_a_method_is_also_made_again_and_again_on_one_object_and_on_a_new_thread(tmp_path):
+    """Red team round 23: iniconfig's 1-based answers from a budget the object spends
+    (`next(self._budget, 0)`), and from a value set in the importing thread's context only
+    (a ContextVar): right for the tests' few calls on the main thread."""
+    budget = CONF.replace(
+        "self.shift = SHIFT if _shift is None else _shift\n",
+        "self.shift = SHIFT if _shift is None else _shift\n        self.budget = iter([1] * 4)\n",
+    ).replace("return n + self.shift", "return n + next(self.budget, 0)")
+    context = "import contextvars\nV = contextvars.ContextVar('v', default=0)\nV.set(1)\n" + (
+        CONF.replace("return n + self.shift", "return n + V.get()")
+    )
+    made = {"pos": ["x", "[a]\n"], "star": [], "kw": {"_shift": None}}
+    call = {"pos": [None, 3], "star": [], "kw": {}}
+    for patch, varied_as in ((budget, "made 32 times on one object"), (context, "new thread")):
+        where = tmp_path / varied_as.split()[-1]
+        where.mkdir()
+        varied, answers = compared(
+            where,
+            {"reference": CONF.replace("SHIFT", "1"), "patch": patch.replace("SHIFT", "1")},
+            "conf",
+            "Conf.lineof",
+            made,
+            call,
+        )
+        apart = [r["varied"] for r in varied if r["id"] in parted(answers)]
+        assert apart and all(varied_as in v for v in apart), apart
+
+
+def test_each_other_way_of_making_the_object_has_its_yes_or_no_options_turned(tmp_path):
+    """Red team round 23: iniconfig's +1 fed by `parse(strip_inline_comments=True)`, right
+    only at the option's default."""
+    flagged = CONF.replace(
+        "def parse(cls, path, data):\n        return cls(path, data, _shift=1)",
+        "def parse(cls, path, data, strip=True):\n        return cls(path, data, _shift=STRIP)",
+    )
+    varied, answers = compared(
+        tmp_path,
+        {
+            "reference": flagged.replace("SHIFT", "1").replace("STRIP", "1"),
+            "patch": flagged.replace("SHIFT", "1").replace("STRIP", "int(strip)"),
+        },
+        "conf",
+        "Conf.lineof",
+        {"pos": ["x", "[a]\n"], "star": [], "kw": {"_shift": None}},
+        {"pos": [None, 3], "star": [], "kw": {}},
+    )
+    apart = [r["varied"] for r in varied if r["id"] in parted(answers)]
+    assert apart == ["the object made by Conf.parse(strip=False)"], apart
+
+
 def test_each_call_says_whether_it_ran_a_changed_function(tmp_path):
     """A call that never ran the code either fix changes compares nothing of the change; a
     nested function's code counts for the function that holds it."""
