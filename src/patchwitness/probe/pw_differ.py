@@ -964,7 +964,8 @@ class _Reached:
         known = self.seen.get(code)
         if known is None:
             known = self.seen[code] = _is_changed(code)
-        self.found = known
+        if known:  # never back to False: the main thread's events come while a call's thread runs
+            self.found = True
 
 
 def _is_changed(code):
