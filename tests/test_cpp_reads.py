@@ -603,6 +603,12 @@ def test_names_like_the_machines_are_nothing(line):
             "int A::y = h();\n",
             [4, 6],
         ),
+        # red team round 23: an object its class's constructor makes before main
+        ("namespace {\nconst HexDigits gHexDigits;\n}\n", [2]),
+        ("static std::map<int, int> table;\n", [1]),
+        # state kept per thread: another thread has its own
+        ("namespace {\nthread_local unsigned tBase;\n}\n", [2]),
+        ("int f() {\n  static __thread int seen;\n  return seen;\n}\n", [2]),
     ],
 )
 def test_a_variable_initialised_by_a_call_before_main_asks_for_review(text, lines):
@@ -625,6 +631,10 @@ def test_a_variable_initialised_by_a_call_before_main_asks_for_review(text, line
         "struct S { int n = count(); };\n",
         "int f() {\n  static int once = g();\n  int k = h();\n  return k;\n}\n",
         "struct P {\n  P() : v{make()} {}\n  int v;\n};\n",
+        "static int counter;\nunsigned long hits;\nstd::size_t n;\nchar* p;\n",
+        "class Forward;\nstruct Named;\nextern Digits gDigits;\n",
+        "struct S {\n  Digits digits;\n  static Digits shared;\n};\n",
+        "int f() {\n  Digits local;\n  return local.first;\n}\n",
     ],
 )
 def test_constant_initialisers_and_code_in_functions_are_nothing(text):

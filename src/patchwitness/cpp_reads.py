@@ -312,6 +312,7 @@ def findings(
     # An initializer whose call reads something is said by what it reads.
     said = {f.line for f in found}
     found += [f for f in _dynamic_initializers(path, text, added) if f.line not in said]
+    found += _per_thread(path, text, added)
     # One finding of a kind per line: the first reason said is enough.
     seen: set[tuple[str, int | None]] = set()
     return [f for f in found if (f.kind, f.line) not in seen and not seen.add((f.kind, f.line))]
@@ -389,14 +390,15 @@ def _dynamic_initializers(path: str, text: str, added: set[int]) -> list[Finding
     out = []
     for number in sorted(added):
         line = raw[number - 1] if number <= len(raw) else ""
-        if ("=" not in line and "{" not in line) or _DIRECTIVE_LINE.match(line):
+        if _DIRECTIVE_LINE.match(line) or not line.rstrip().endswith((";", "{", "}")):
             continue
         for head, statement in _statements(line):
             match = _DYNAMIC_INIT.match(statement)
-            if match is None or _CONSTANT_INIT.search(statement):
+            made = _default_made(statement) if match is None else None
+            if (match is None and made is None) or _CONSTANT_INIT.search(statement):
                 continue
-            value = match.group("assigned") or match.group("constructed") or ""
-            if not _CALL_IN.search(re.sub(r'"(?:[^"\\]|\\.)*"', '""', value)):
+            value = (match.group("assigned") or match.group("constructed") or "") if match else ""
+            if match and not _CALL_IN.search(re.sub(r'"(?:[^"\\]|\\.)*"', '""', value)):
                 continue
             lines = lines or CppLines(text)
             blocks = lines.blocks_around(number)
@@ -404,15 +406,52 @@ def _dynamic_initializers(path: str, text: str, added: set[int]) -> list[Finding
                 break  # inside a function: initialised when the code runs
             inner = lines.head(blocks[-1]) if blocks else ""
             in_class = _CLASS_HEAD.search(head or inner) is not None
-            if in_class and not re.search(r"\bstatic\b", statement):
+            if in_class and (made is not None or not re.search(r"\bstatic\b", statement)):
                 continue  # a member's default: set when an object is made
+            name = match.group("name") if match else made
             said = (
-                f"initialises {match.group('name')} before main by a call: the order of such "
+                f"initialises {name} before main by a call: the order of such "
                 "initialisers between units is the program's, not the code's"
             )
             out.append(_finding(PROCESS, path, number, said))
             break
     return out
+
+
+# A namespace-scope object made by its type's default constructor: `const Digits gDigits;`. A
+# class's constructor is code run before main, as an initialiser's call is (red team round
+# 23 set tinyxml2's + 10 in one); a name that is a number's type, or a pointer, is no call.
+_DEFAULT_MADE = re.compile(
+    r"^\s*(?:(?:static|const|inline|volatile)\s+)*"
+    r"(?P<type>[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?)\s+(?P<name>[A-Za-z_]\w*)\s*;\s*$"
+)
+_NOT_A_CLASS = re.compile(
+    r"^(?:std::)?(?:bool|char|wchar_t|char8_t|char16_t|char32_t|short|int|long|signed|"
+    r"unsigned|float|double|void|auto|\w+_t|return|using|typedef|goto|delete|throw|extern|"
+    r"friend|class|struct|union|enum|public|private|protected)$"
+)
+
+
+def _default_made(statement: str) -> str | None:
+    match = _DEFAULT_MADE.match(statement)
+    if match is None or _NOT_A_CLASS.match(match.group("type").split("<")[0]):
+        return None
+    return match.group("name")
+
+
+_PER_THREAD = re.compile(r"\b(?:thread_local|_Thread_local|__thread)\b")
+
+
+def _per_thread(path: str, text: str, added: set[int]) -> list[Finding]:
+    """State kept per thread: the thread that sets it sees it, every other thread its own copy
+    (red team round 23 set tinyxml2's + 10 in the first thread that parsed, and the tests parse
+    on one thread)."""
+    raw = sourcefiles.lines(preprocessor.strip_comments(text))
+    return [
+        _finding(PROCESS, path, n, "keeps state per thread: another thread holds its own copy")
+        for n in sorted(added)
+        if n <= len(raw) and _PER_THREAD.search(raw[n - 1])
+    ]
 
 
 _CLASS_HEAD = re.compile(r"(?:^|[\s;])(?:class|struct|union)\b[^{;]*\{?\s*$")
