@@ -251,8 +251,25 @@ def test_a_step_by_a_variable_is_made_as_if_it_never_moved():
     picked = [m[2] for m in made([2, 3], text) if m[0] == VALUE_PICKED]
     assert picked == [
         "`1 // (1 + lineno // 8)` replaced by `1`",
+        # a constant stepped by a variable: also 0 (its left operand is the other small one)
+        "`1 // (1 + lineno // 8)` replaced by `0`",
         "`n % k` replaced by `n`",
         "`n >> k` replaced by `n`",
+    ]
+
+
+def test_a_constant_stepped_by_a_variable_is_also_made_each_small_answer():
+    """Red team round 23: `2 // len(self.sections)` is 1 for the tests' two sections and 0 for
+    three; replaced by `2` the tests fail for a reason of their own, so `0` and `1` too."""
+    text = "def f(self, n):\n    return n + 2 // len(self.sections) + 7 % n\n"
+    picked = [m[2] for m in made([2], text) if m[0] == VALUE_PICKED]
+    assert sorted(picked) == [
+        "`2 // len(self.sections)` replaced by `0`",
+        "`2 // len(self.sections)` replaced by `1`",
+        "`2 // len(self.sections)` replaced by `2`",
+        "`7 % n` replaced by `0`",
+        "`7 % n` replaced by `1`",
+        "`7 % n` replaced by `7`",
     ]
 
 

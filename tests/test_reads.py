@@ -698,3 +698,15 @@ def test_the_clock_set_against_a_fixed_date_asks_for_review(source):
 def test_time_spans_and_unit_changes_ask_nothing_of_the_date(source):
     found = findings("pkg/m.py", source, set(range(1, 5)), RUN, ("pkg",))
     assert not [f for f in found if "fixed date" in f.message], found
+
+
+def test_a_program_looked_up_on_path_and_the_terminals_size_are_reads():
+    """Red team round 23: `shutil.which("pytest")` (the environment's test runner script) and
+    `shutil.get_terminal_size()` (80 columns wherever stdout is a pipe)."""
+    runner = "import shutil\ndef f():\n    return len(str(shutil.which('pytest'))[:5]) // 5\n"
+    assert HARNESS in kinds(runner)
+    other = "import shutil\ndef f():\n    return shutil.which('git')\n"
+    assert kinds(other) == {PROCESS}
+    terminal = "import shutil\ndef f():\n    return 80 // shutil.get_terminal_size().columns\n"
+    assert PROCESS in kinds(terminal)
+    assert PROCESS in kinds("import os\ndef f():\n    return os.get_terminal_size(1)\n")

@@ -828,6 +828,32 @@ def test_each_other_way_of_making_the_object_has_its_yes_or_no_options_turned(tm
     assert apart == ["the object made by Conf.parse(strip=False)"], apart
 
 
+@pytest.mark.parametrize(
+    ("shift", "varied_as"),
+    [
+        ("2 // len(type(self).__mro__)", "made on an object of a subclass"),
+        ("3 // len(type(self.path).__mro__)", "Path"),
+        ("1 - str(self.path).count(os.sep, 0, 1)", "'/x'"),
+    ],
+)
+def test_the_object_is_also_a_subclasss_and_its_path_a_concrete_or_absolute_one(
+    tmp_path, shift, varied_as
+):
+    """Red team round 23: iniconfig's +1 off for an object of a user's subclass, for a
+    `pathlib.Path` (by its class's bases) and for an absolute path."""
+    patch = CONF.replace("return n + self.shift", f"return n + {shift}")
+    varied, answers = compared(
+        tmp_path,
+        {"reference": CONF.replace("SHIFT", "1"), "patch": patch.replace("SHIFT", "1")},
+        "conf",
+        "Conf.lineof",
+        {"pos": ["x", "[a]\n"], "star": [], "kw": {"_shift": None}},
+        {"pos": [None, 3], "star": [], "kw": {}},
+    )
+    apart = [f"{r['varied']} {r['shown']}" for r in varied if r["id"] in parted(answers)]
+    assert apart and any(varied_as in a for a in apart), apart
+
+
 def test_each_call_says_whether_it_ran_a_changed_function(tmp_path):
     """A call that never ran the code either fix changes compares nothing of the change; a
     nested function's code counts for the function that holds it."""

@@ -319,6 +319,14 @@ def _by_a_variable(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
         out.append((VALUE_PICKED, node, f"({left})", f"`{shown}` replaced by `{left}`"))
         if isinstance(node.op, ast.Pow):
             out.append((VALUE_PICKED, node, "(1)", f"`{shown}` replaced by `1`"))
+        elif isinstance(node.op, ast.FloorDiv | ast.Mod) and isinstance(node.left, ast.Constant):
+            # A constant stepped by a variable (`2 // len(self.sections)`, `11 //
+            # sys.version_info.minor`): a few small answers, each the tests' maybe (red team
+            # round 23: `a` itself was wrong for the tests, so killed for the wrong reason).
+            for value in ("0", "1"):
+                if value != left:
+                    said = f"`{shown}` replaced by `{value}`"
+                    out.append((VALUE_PICKED, node, f"({value})", said))
     return out
 
 

@@ -101,6 +101,8 @@ MACHINE_CALLS = {
 }
 # Code to run when the process forks: only the grader's comparison forks the process a call
 # runs in (red team round 12 asked whether it ran in a forked child).
+LOOKUP_CALLS = {"shutil.which"}
+TERMINAL_CALLS = {"shutil.get_terminal_size", "os.get_terminal_size"}
 FORK_CALLS = {"os.register_at_fork", "posix.register_at_fork"}
 # Calls that ask about a file descriptor.
 FD_CALLS = {
@@ -1512,7 +1514,20 @@ class _Reader(ast.NodeVisitor):
             self._say(node, HARNESS, said)
 
     def _machine_call(self, node: ast.Call, called: str, key: ast.AST | None) -> None:
-        if called in MACHINE_CALLS:
+        if called in LOOKUP_CALLS:
+            # Red team round 23: `shutil.which("pytest")` is there where the task's environment
+            # put the test runner's script, and in no user's deployment.
+            name = _literal(key) if key is not None else None
+            top = name.split(".")[0] if isinstance(name, str) else ""
+            if top in RUNNER_PACKAGES or top in ("py.test", "pytest3"):
+                self._say(node, HARNESS, f"looks {name} up on PATH: the test runner's own script")
+            else:
+                self._say(node, PROCESS, "looks a program up on PATH: the environment's own")
+        elif called in TERMINAL_CALLS:
+            # The standard library reads COLUMNS and the terminal's size on stdout for it: a
+            # pipe under every grader run, a terminal of any width for a user.
+            self._say(node, PROCESS, "asks the terminal's size: a pipe's under the tests")
+        elif called in MACHINE_CALLS:
             said = f"asks {called.rsplit('.', 1)[-1]}: the sandbox's interfaces, disks or limits"
             self._say(node, HARNESS, said)
         elif called in FORK_CALLS:

@@ -95,6 +95,9 @@ def vary(spec):
         derived = (
             [({"subclass": True}, "called on a subclass", call)] if how == "classmethod" else []
         )
+        # A method on an object of a user's subclass (round 23: a fix by `type(self).__mro__`).
+        if how == "method" and captured.get("made"):
+            derived.append(({"subclass": True}, "made on an object of a subclass", call))
         # The same call made again and again on one object (state the object keeps and spends,
         # red team round 23: a budget of 1-based answers per object), and on a thread of its
         # own (a value set in the importing thread's context only).
@@ -619,6 +622,10 @@ def variants(value, hints):
             ["", value[:-1], _line_ended(value), *_spaced(value), *_without_each(value)]
         )
         yield from fresh([pathlib.PurePath(value), value.encode("utf-8", "replace")])
+        # A name as programs hold it: a concrete Path, and absolute (red team round 23: fixes
+        # off for `pathlib.Path`, by its class's bases, and for a name that starts at the root).
+        if value and "\n" not in value and len(value) < 200:
+            yield from fresh([pathlib.Path(value), "/" + value.lstrip("/")])
         # Its characters beyond ASCII moved to other planes (a fix right for the tests' emoji
         # alone, red team round 20), and the text followed by renamed copies of itself: a
         # longer input that still parses where names must be unique (round 20: a fix right
@@ -1025,6 +1032,8 @@ def _placed_roots():
 def _made(call):
     made = pickle.loads(base64.b64decode(call["made"]))
     owner = _owner(call["module"], call["qualname"])
+    if call.get("subclass") and isinstance(owner, type):
+        owner = type(owner.__name__, (owner,), {"__module__": owner.__module__})
     if call.get("made_by"):
         owner = getattr(owner, call["made_by"])  # one of the class's other ways (a classmethod)
     return owner(*made["pos"], *made["star"], **made["kw"])
