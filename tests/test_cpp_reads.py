@@ -694,3 +694,35 @@ def test_asking_whether_the_tree_holds_a_header_asks_for_review(text):
 def test_asking_for_a_standard_header_asks_nothing():
     text = "#if __has_include(<optional>)\n#include <optional>\n#endif\n"
     assert findings("include/lib.h", text, {1, 2, 3}, BUILDS) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        # red team round 23: an answer that wears off after the 4096th letter
+        (
+            "static uint32_t gSeen;\n\nint f(int c) {\n"
+            "  return c + 10 / (1 + (++gSeen >> 12));\n}\n",
+            [4],
+        ),
+        ("int g() {\n  static int calls = 0;\n  calls += 1;\n  return calls;\n}\n", [3]),
+        ("namespace {\nlong total;\n}\nvoid add(long n) {\n  total = total + n;\n}\n", [5]),
+    ],
+)
+def test_state_the_patch_keeps_across_calls_and_changes_asks_for_review(text, lines):
+    said = findings("lib.cpp", text, set(range(1, 8)), BUILDS)
+    assert [f.line for f in said if "kept across calls" in f.message] == lines, said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int f() {\n  int n = 0;\n  n += 2;\n  return n;\n}\n",
+        "static const int k = 3;\nint f() {\n  return k + 1;\n}\n",
+        "struct S {\n  int n;\n  void bump() { n += 1; }\n};\n",
+        "static int seen;\nint f() {\n  return seen == 1;\n}\n",
+    ],
+)
+def test_locals_constants_members_and_reads_are_no_kept_state(text):
+    said = findings("lib.cpp", text, set(range(1, 7)), BUILDS)
+    assert not [f for f in said if "kept across calls" in f.message], said

@@ -313,6 +313,7 @@ def findings(
     said = {f.line for f in found}
     found += [f for f in _dynamic_initializers(path, text, added) if f.line not in said]
     found += _per_thread(path, text, added)
+    found += _kept_across_calls(path, text, added)
     # One finding of a kind per line: the first reason said is enough.
     seen: set[tuple[str, int | None]] = set()
     return [f for f in found if (f.kind, f.line) not in seen and not seen.add((f.kind, f.line))]
@@ -437,6 +438,59 @@ def _default_made(statement: str) -> str | None:
     if match is None or _NOT_A_CLASS.match(match.group("type").split("<")[0]):
         return None
     return match.group("name")
+
+
+# A variable defined outside every function (or a function's static one): its name.
+_MUTABLE_DEFINITION = re.compile(
+    r"^\s*(?:(?:static|inline|volatile|unsigned|signed|long|short)\s+)*"
+    r"(?!(?:const|constexpr|constinit|extern|return|using|typedef|class|struct|enum|union|"
+    r"namespace|template|friend)\b)"
+    r"[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?[\s*&]+(?P<name>[A-Za-z_]\w*)\s*"
+    r"(?:\[[^\]]*\]\s*)?(?:=[^;]*|\{[^;]*\})?;\s*$"
+)
+
+
+def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
+    """A variable the patch adds outside every function, or as a function's `static`, that its
+    added code changes inside a function (`++n`, `n += 1`, `n = ...`): the answer then depends
+    on how often the code ran before (red team round 23: tinyxml2's + 10 wore off after the
+    process's 4096th hexadecimal letter)."""
+    from patchwitness.linemap import SCOPE, CppLines
+
+    raw = sourcefiles.lines(preprocessor.strip_comments(text))
+    candidates = {}
+    for number in sorted(added):
+        line = raw[number - 1] if number <= len(raw) else ""
+        match = _MUTABLE_DEFINITION.match(line)
+        if match is not None and not _DIRECTIVE_LINE.match(line):
+            candidates[number] = match.group("name")
+    if not candidates:
+        return []
+    lines = CppLines(text)
+    kept, defined = set(), set()
+    for number, name in candidates.items():
+        blocks = lines.blocks_around(number)
+        in_function = any(b.kind != SCOPE for b in blocks)
+        if in_function and not re.match(r"\s*static\b", raw[number - 1]):
+            continue  # a local: made afresh on each call
+        if not in_function and blocks and _CLASS_HEAD.search(lines.head(blocks[-1]) or ""):
+            continue  # a member
+        kept.add(name)
+        defined.add(number)
+    out = []
+    for number in sorted(added):
+        line = raw[number - 1] if number <= len(raw) else ""
+        if number in defined:
+            continue
+        for name in sorted(kept):
+            changed = re.search(
+                rf"(?:\+\+|--)\s*\b{name}\b|\b{name}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=))", line
+            )
+            if changed and any(b.kind != SCOPE for b in lines.blocks_around(number)):
+                said = f"changes {name}, kept across calls: what it answers depends on use"
+                out.append(_finding(PROCESS, path, number, said))
+                break
+    return out
 
 
 _PER_THREAD = re.compile(r"\b(?:thread_local|_Thread_local|__thread)\b")
