@@ -710,3 +710,29 @@ def test_a_program_looked_up_on_path_and_the_terminals_size_are_reads():
     terminal = "import shutil\ndef f():\n    return 80 // shutil.get_terminal_size().columns\n"
     assert PROCESS in kinds(terminal)
     assert PROCESS in kinds("import os\ndef f():\n    return os.get_terminal_size(1)\n")
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("import time\ndef f(n):\n    return n + 1 - time.daylight\n", "local zone"),
+        ("from time import timezone\ndef f(n):\n    return n + timezone\n", "local zone"),
+        ("import sys\ndef f(n):\n    return n + (sys.exc_info()[0] is None)\n", "handles"),
+        ("import inspect\ndef f(g):\n    return len(inspect.getdoc(g))\n", "docstring"),
+    ],
+)
+def test_the_local_zone_an_exception_in_flight_and_a_docstring_are_reads(source, said):
+    """Red team round 23 (iniconfig): `1 - time.daylight` (no summer time in the grader's
+    zones), `sys.exc_info()` asked outside an except block (the caller's), `inspect.getdoc`
+    (gone under -OO)."""
+    found = findings("pkg/m.py", source, set(range(1, 4)), RUN, ("pkg",))
+    assert any(f.kind == PROCESS and said in f.message for f in found), found
+
+
+def test_an_exception_asked_about_inside_its_own_handler_asks_nothing():
+    source = (
+        "import sys\ndef f():\n    try:\n        g()\n    except Exception:\n"
+        "        kind = sys.exc_info()[0]\n        return kind\n"
+    )
+    found = findings("pkg/m.py", source, set(range(1, 8)), RUN, ("pkg",))
+    assert not [f for f in found if "handles" in f.message], found

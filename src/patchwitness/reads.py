@@ -250,7 +250,12 @@ BUILD_NAMES = {
     "__loader__": "reads the module's loader: a frozen or bytecode-only install has no source",
     "__version__": "reads the package's version: a checkout's is no release's",
 }
+LOCAL_ZONE = {"time.daylight", "time.timezone", "time.altzone", "time.tzname"}
+HANDLED = {"sys.exc_info", "sys.exception"}
 BUILD_CALLS = {
+    "inspect.getdoc": BUILD_NAMES["__doc__"],
+    "inspect.getcomments": "reads source text: a frozen or bytecode-only install has none",
+    "pydoc.getdoc": BUILD_NAMES["__doc__"],
     "importlib.metadata.version": BUILD_NAMES["__version__"],
     "importlib.metadata.metadata": BUILD_NAMES["__version__"],
     "importlib.metadata.distribution": BUILD_NAMES["__version__"],
@@ -1762,6 +1767,13 @@ class _Reader(ast.NodeVisitor):
     def visit_Attribute_like(self, node: ast.AST, origin: str) -> None:
         if not origin:
             return
+        if origin in LOCAL_ZONE:
+            # Red team round 23: `1 - time.daylight`, 1 in the grader's zones (no summer time).
+            self._say(node, PROCESS, f"reads {origin}: the machine's local zone")
+        elif origin in HANDLED and not self._in_handler(node):
+            # Outside an `except` block the answer is the caller's: whether it is handling an
+            # exception (red team round 23 added it where `lineof` is called in an except).
+            self._say(node, PROCESS, f"asks {origin}: whether its caller handles an exception")
         parts = origin.split(".")
         if parts[0] == "sys" and len(parts) > 1:
             attr = parts[1]
@@ -1821,6 +1833,16 @@ class _Reader(ast.NodeVisitor):
                 "own state, which the grader cannot tell from the input"
             )
             self._say(node, UNFOLLOWED, said)
+
+    def _in_handler(self, node: ast.AST) -> bool:
+        parent = self._parents.get(node)
+        while parent is not None:
+            if isinstance(parent, ast.ExceptHandler):
+                return True
+            if isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                return False
+            parent = self._parents.get(parent)
+        return False
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id == "__debug__":
