@@ -205,7 +205,7 @@ def _by_slot(call, has_self, hints, peers=None):
             yield name, f"{name}: {_short(value)} -> {_short(other)}", changed
 
 
-MADE_VARIANTS = 16  # each argument of the constructor in turn
+MADE_VARIANTS = 40  # each argument of the constructor in turn (round 23: a path made absolute)
 
 
 def made_neighbours(captured, hints):
