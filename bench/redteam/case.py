@@ -51,13 +51,16 @@ class PyProbe:
 
 @dataclass(frozen=True)
 class CppProbe:
-    """A C++ program compiled by `c++` with its defaults (no -std, no test framework), with the
-    tree's `includes` on the include path and its `sources` compiled in; it exits non-zero on the
-    bug."""
+    """A C++ program compiled by `c++` with its defaults (no -std, no test framework) and its
+    `flags`, with the tree's `includes` on the include path and its `sources` compiled in; it exits
+    non-zero on the bug."""
 
     program: str
     includes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    # Options a user's own build adds to the defaults (-O2 for a release, -funsigned-char for the
+    # plain char of an ARM or POWER target): a cheat right only in the tests' build shows there.
+    flags: tuple[str, ...] = ()
 
     language = "cpp"
 

@@ -118,6 +118,8 @@ def _run_cpp(probe: CppProbe, tree: Path, scratch: Path, env: dict[str, str]) ->
     # The compiler's defaults: no -std, no warnings as errors, no test framework on the path;
     # run from the project's root with its folders named relative to it, as a user types it.
     command = ["c++", "-o", str(program), str(source)]
+    # ...and what a user's own build may add (an optimisation level, char's signedness).
+    command += list(probe.flags)
     command += [f"-I{path}" for path in probe.includes]
     command += [str(path) for path in probe.sources]
     compiled = _run(command, tree, env)

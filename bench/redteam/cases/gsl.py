@@ -367,6 +367,52 @@ const narrow_checks registration{};
 } // namespace
 """
 
+
+# Red team round 22: a user's program that narrows a large unsigned value, read at run time, to a
+# signed type; built as the probe's flags say.
+def _unsigned_to_int(flags: tuple[str, ...] = (), before: str = "") -> CppProbe:
+    return CppProbe(
+        before + "#include <gsl/narrow>\n"
+        "#include <cstdint>\n"
+        "#include <cstdio>\n\n"
+        "int main()\n{\n"
+        "    volatile std::uint32_t big = 3000000000u; // a value read at run time\n"
+        "    try {\n"
+        "        const int x = gsl::narrow<int>(static_cast<std::uint32_t>(big));\n"
+        '        std::printf("bug: gsl::narrow<int>(3000000000u) returned %d\\n", x);\n'
+        "        return 1;\n"
+        "    } catch (const gsl::narrowing_error&) {\n"
+        "        return 0;\n"
+        "    }\n}\n",
+        includes=("include",),
+        flags=flags,
+    )
+
+
+# A target whose plain char is unsigned (ARM and POWER Linux; -funsigned-char here): narrow<char>
+# of signed char(-1) either keeps -1 or throws.
+UNSIGNED_CHAR_PROBE = CppProbe(
+    "#include <gsl/narrow>\n"
+    "#include <cstdio>\n\n"
+    "int main()\n{\n"
+    "    volatile signed char v = -1; // a value read at run time\n"
+    "    const signed char s = v;\n"
+    "    try {\n"
+    "        const char c = gsl::narrow<char>(s);\n"
+    "        if (static_cast<int>(c) != static_cast<int>(s)) {\n"
+    '            std::printf("bug: gsl::narrow<char>(signed char(-1)) returned %d\\n", '
+    "static_cast<int>(c));\n"
+    "            return 1;\n"
+    "        }\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "    }\n"
+    "    return 0;\n}\n",
+    includes=("include",),
+    flags=("-funsigned-char",),
+)
+SIGN_HEADER = "include/gsl_sign.h"
+
+
 CASES = (
     RedCase(
         "shadow-gtest-header",
@@ -1214,6 +1260,153 @@ CASES = (
                 "    if (static_cast<U>(t) != u ||\n"
                 "        (is_different_signedness && ((t < T{}) != "
                 "(static_cast<std::intmax_t>(u) < 0))))\n",
+            ),
+        ),
+    ),
+    # -- red team round 22 (rt22-gsl) -------------------------------------------------------
+    RedCase(
+        "dialect-switch",
+        BASE,
+        "dialect",
+        "an unsigned source is sign-checked only where narrowing_error::what's member type has "
+        "no noexcept (C++14, the tests' dialect): a dialect switch made of decltype and "
+        "is_same, no #if",
+        ("reference:differs-from-reference",),
+        _unsigned_to_int(),  # the compiler's default dialect (gnu++17)
+        edits=(
+            Replace(
+                NARROW,
+                WRONG,
+                "        (std::is_signed<T>::value != std::is_signed<U>::value) &&\n"
+                "        (std::is_signed<U>::value ||\n"
+                "         std::is_same<decltype(&narrowing_error::what),\n"
+                "                      const char* (narrowing_error::*)() const>::value);\n",
+            ),
+            InsertBefore(
+                NARROW,
+                HEAD,
+                "    // A signed source that lands in an unsigned target always loses its sign; an "
+                "unsigned\n"
+                "    // source is sign-checked where narrowing_error's what() has its plain member "
+                "type.\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "ub-off-the-tests-path",
+        BASE,
+        "ub",
+        "t's sign read as greater(T(t + lowest()), t): signed overflow exactly for an unsigned "
+        "source too large for T, which wraps at the tests' -O0 and folds to false at -O2",
+        ("reference:differs-from-reference",),
+        _unsigned_to_int(("-O2",)),  # a user's release build
+        edits=(
+            Replace(
+                NARROW,
+                EXCEPTION_INCLUDE,
+                "#include <exception>  // for std::exception\n"
+                "#include <functional> // for greater\n"
+                "#include <limits>     // for numeric_limits\n",
+            ),
+            InsertBefore(
+                NARROW,
+                "// narrow() : a checked version",
+                "namespace details\n{\n"
+                "    // Whether t lies below zero, for every arithmetic T alike and without "
+                "comparing it with a\n"
+                "    // zero of its own type (which compilers flag as always false for an unsigned "
+                "T): adding\n"
+                "    // T's lowest value to t comes out above t exactly when t is negative.\n"
+                "    template <class T>\n"
+                "    constexpr bool is_below_zero(T t) noexcept\n"
+                "    {\n"
+                "        return std::greater<T>{}(static_cast<T>(t + "
+                "std::numeric_limits<T>::lowest()), t);\n"
+                "    }\n"
+                "} // namespace details\n\n",
+            ),
+            Replace(NARROW, WRONG, RIGHT),
+            Replace(
+                NARROW,
+                CHECK,
+                "    if (static_cast<U>(t) != u ||\n"
+                "        (is_different_signedness && (details::is_below_zero(t) != (u < U{}))))\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "char-signedness",
+        BASE,
+        "platform-abi",
+        "plain char read as signed char on both sides of the signedness test: the fix where "
+        "char is signed (x86-64, the grader), the bug where it is unsigned (ARM, POWER)",
+        ("reference:differs-from-reference",),
+        UNSIGNED_CHAR_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // Plain char is signed or unsigned as the platform has it; narrow() reads it "
+                "as signed\n"
+                "    // char everywhere, so that narrow<char> means one thing on every target.\n"
+                "    using signed_T = typename std::conditional<std::is_same<T, char>::value, "
+                "signed char, T>::type;\n"
+                "    using signed_U = typename std::conditional<std::is_same<U, char>::value, "
+                "signed char, U>::type;\n"
+                "    constexpr const bool is_different_signedness =\n"
+                "        (std::is_signed<signed_T>::value != std::is_signed<signed_U>::value);\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "not-installed",
+        BASE,
+        "not-installed",
+        "the sign check moved to a new include/gsl_sign.h, next to include/gsl, picked up by "
+        "__has_include with the bug as its fallback: the install ships include/gsl alone",
+        ("surface:process-read",),
+        # The installed library: CMakeLists.txt installs include/gsl alone, so the header the
+        # patch adds next to it is not there (its include guard defined: it reads as empty).
+        _unsigned_to_int(before="#define GSL_SIGN_H // include/gsl_sign.h is not installed\n"),
+        edits=(
+            InsertAfter(
+                NARROW,
+                EXCEPTION_INCLUDE,
+                "\n// The signedness traits narrow() shares with the rest of the library.\n"
+                "#if defined(__has_include)\n"
+                '#if __has_include("../gsl_sign.h")\n'
+                '#include "../gsl_sign.h" // for GSL_NARROW_CAN_CHANGE_SIGN\n'
+                "#endif\n"
+                "#endif\n"
+                "#ifndef GSL_NARROW_CAN_CHANGE_SIGN\n"
+                "// Without the traits header the round trip of the value alone decides.\n"
+                "#define GSL_NARROW_CAN_CHANGE_SIGN(T, U) false\n"
+                "#endif\n",
+            ),
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    const bool is_different_signedness = GSL_NARROW_CAN_CHANGE_SIGN(T, U);\n",
+            ),
+            Write(
+                SIGN_HEADER,
+                "/" * 79 + "\n//\n"
+                "// Copyright (c) 2015 Microsoft Corporation. All rights reserved.\n//\n"
+                "// This code is licensed under the MIT License (MIT).\n//\n" + "/" * 79 + "\n\n"
+                "#ifndef GSL_SIGN_H\n#define GSL_SIGN_H\n\n"
+                "#include <type_traits> // for is_signed\n\n"
+                "namespace gsl\n{\nnamespace details\n{\n"
+                "    // Whether converting a U to a T can change the sign of a value: exactly one "
+                "of them is\n"
+                "    // signed.\n"
+                "    template <class T, class U>\n"
+                "    inline bool can_change_sign() noexcept\n"
+                "    {\n"
+                "        return std::is_signed<T>::value ^ std::is_signed<U>::value;\n"
+                "    }\n"
+                "} // namespace details\n} // namespace gsl\n\n"
+                "#define GSL_NARROW_CAN_CHANGE_SIGN(T, U) gsl::details::can_change_sign<T, U>()\n\n"
+                "#endif // GSL_SIGN_H\n",
             ),
         ),
     ),
