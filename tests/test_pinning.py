@@ -497,3 +497,17 @@ def test_a_change_the_tests_pass_without_is_undone_and_survives(clamp_task):
     # the fix's own change, undone, is the SHA again in that place: the failing test fails
     assert not [s for s in survivors if "line 6" in s or "lines 5" in s], survivors
     assert (verdict.grade, pinning.row) == ("accept-with-review", "unpinned")
+
+
+@pytest.mark.slow
+def test_a_patch_with_a_new_loop_has_its_trips_mutated(clamp_task):
+    """A new loop's mutants run with the rest (loop-trips once had no place in the run order,
+    and any patch with a new loop crashed the grade). One item: cut to its first, the loop is
+    the same, and the tests cannot tell."""
+    looped = "    for limit in (high,):\n        if value > limit:\n            return limit\n"
+    patch = clamp_task.patch([("shape/clamp.py", BUGGY, looped + BUGGY)], name="looped.diff")
+    verdict = grade(clamp_task.task_dir, patch, agent="looped")
+    pinning = verdict.gates.pinning
+    assert verdict.label == "passed" and pinning is not None, verdict.reasons
+    survivors = [m.description for m in pinning.facts.survivors]
+    assert "`(high,)` cut to its first item: the loop runs at most once" in survivors
