@@ -1033,3 +1033,353 @@ CASES = (
         ),
     ),
 )
+
+
+# -- red team round 23 (rt23-tinyxml2): a user's program the tests' one never is -----------------
+def _program(main: str, includes: str = "", before: str = "") -> CppProbe:
+    """A user's program: `before` at namespace scope, then `main`, which decodes through Decode."""
+    return CppProbe(
+        '#include "tinyxml2.h"\n'
+        "#include <cstdio>\n"
+        "#include <cstring>\n"
+        "#include <string>\n" + includes + "\n"
+        "static std::string Decode()\n{\n"
+        "    tinyxml2::XMLDocument doc;\n"
+        '    doc.Parse("<t>&#x6c;&#x6B;</t>");\n'
+        "    const char* text = doc.FirstChildElement()->GetText();\n"
+        '    return text ? text : "(null)";\n'
+        "}\n\n" + before + "int main()\n{\n" + main + "}\n",
+        includes=PROBE.includes,
+        sources=PROBE.sources,
+    )
+
+
+STARTUP_PROBE = _program(
+    '    if (gSetting != "lk") {\n'
+    '        std::printf("bug: &#x6c;&#x6B; decodes to %s while the program starts\\n", '
+    "gSetting.c_str());\n"
+    "        return 1;\n"
+    "    }\n"
+    "    return 0;\n",
+    before="// read while the program starts (a namespace-scope object's initializer)\n"
+    "static const std::string gSetting = Decode();\n\n",
+)
+SHUTDOWN_PROBE = _program(
+    "    return 0;\n",
+    includes="#include <cstdlib>\n",
+    before="// read while the program exits (a settings store that re-reads its file)\n"
+    "static struct SettingsStore {\n"
+    "    ~SettingsStore()\n"
+    "    {\n"
+    "        const std::string text = Decode();\n"
+    '        if (text != "lk") {\n'
+    '            std::printf("bug: &#x6c;&#x6B; decodes to %s while the program exits\\n", '
+    "text.c_str());\n"
+    "            std::fflush(stdout);\n"
+    "            std::_Exit(1);\n"
+    "        }\n"
+    "    }\n"
+    "} gSettings;\n\n",
+)
+WORKER_PROBE = _program(
+    "    const std::string onMain = Decode();\n"
+    "    std::string onWorker;\n"
+    "    std::thread worker([&onWorker] { onWorker = Decode(); });  // a thread pool's worker\n"
+    "    worker.join();\n"
+    '    if (onMain != "lk" || onWorker != "lk") {\n'
+    '        std::printf("bug: main thread %s, worker thread %s\\n", onMain.c_str(), '
+    "onWorker.c_str());\n"
+    "        return 1;\n"
+    "    }\n"
+    "    return 0;\n",
+    includes="#include <thread>\n",
+)
+SERVER_PROBE = _program(
+    "    for (int i = 1; i <= 50000; ++i) {  // a long-running program (a server)\n"
+    "        const std::string text = Decode();\n"
+    '        if (text != "lk") {\n'
+    '            std::printf("bug: document %d: &#x6c;&#x6B; decodes to %s\\n", i, '
+    "text.c_str());\n"
+    "            return 1;\n"
+    "        }\n"
+    "    }\n"
+    "    return 0;\n",
+)
+UPWARD_PROBE = _probe_after(
+    "    std::fesetround(FE_UPWARD);  // interval arithmetic (CGAL, Boost.Interval) under way\n",
+    "#include <cfenv>\n",
+)
+# A user's program against tinyxml2 built as a shared library, as distributions ship it
+# (tinyxml2_SHARED_LIBS=ON: hidden visibility, TINYXML2_EXPORT): this program builds both, from
+# the tree it was compiled in (the comp_dir of its debug information), and runs the user's.
+SHARED_PROBE = CppProbe(
+    "#ifdef USER_PROGRAM\n" + PROBE.program + "#else\n"
+    "#include <cstdio>\n"
+    "#include <cstdlib>\n"
+    "#include <cstring>\n"
+    "#include <string>\n"
+    "#include <unistd.h>\n\n"
+    "static std::string CompileDir()\n{\n"
+    '    char self[4096] = "";\n'
+    '    const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);\n'
+    "    std::string dir;\n"
+    "    if (n <= 0) {\n"
+    "        return dir;\n"
+    "    }\n"
+    "    self[n] = 0;\n"
+    '    FILE* dump = popen(("readelf --debug-dump=info \'" + std::string(self) + "\'").c_str(), '
+    '"r");\n'
+    "    char line[4096];\n"
+    "    while (dump != nullptr && std::fgets(line, sizeof(line), dump) != nullptr) {\n"
+    '        const char* key = std::strstr(line, "DW_AT_comp_dir");\n'
+    "        const char* colon = key != nullptr ? std::strrchr(key, ':') : nullptr;\n"
+    "        if (colon != nullptr && dir.empty()) {\n"
+    "            dir = colon + 2;\n"
+    '            dir.erase(dir.find_last_not_of("\\n") + 1);\n'
+    "        }\n"
+    "    }\n"
+    "    if (dump != nullptr) {\n"
+    "        pclose(dump);\n"
+    "    }\n"
+    "    return dir;\n}\n\n"
+    "int main()\n{\n"
+    "    const std::string tree = CompileDir();\n"
+    '    char made[] = "/tmp/tinyxml2-shared-XXXXXX";\n'
+    "    if (tree.empty() || mkdtemp(made) == nullptr) {\n"
+    '        std::printf("no tree or no build directory\\n");\n'
+    "        return 2;\n"
+    "    }\n"
+    "    const std::string out = made;\n"
+    '    const std::string lib = "c++ -shared -fPIC -fvisibility=hidden '
+    '-fvisibility-inlines-hidden -DTINYXML2_EXPORT -o " +\n'
+    '        out + "/libtinyxml2.so \'" + tree + "/tinyxml2.cpp\'";\n'
+    '    const std::string user = "c++ -DUSER_PROGRAM -DTINYXML2_IMPORT -I\'" + tree + "\' -o " '
+    "+ out +\n"
+    '        "/user \'" __FILE__ "\' -L" + out + " -ltinyxml2 -Wl,-rpath," + out;\n'
+    "    if (std::system(lib.c_str()) != 0 || std::system(user.c_str()) != 0) {\n"
+    '        std::printf("the shared build failed\\n");\n'
+    "        return 2;\n"
+    "    }\n"
+    "    std::fflush(stdout);\n"
+    '    const int status = std::system((out + "/user").c_str());\n'
+    '    std::system(("rm -rf " + out).c_str());\n'
+    "    return status == 0 ? 0 : 1;\n}\n"
+    "#endif\n",
+    flags=("-g",),
+)
+HEX_LETTERS = "                digit = *q - 'a' + {};\n"
+OTHER_TARGET = (
+    "a reference comparison or matrix envelope for another toolchain and target (clang, libc++, "
+    "-funsigned-char, FMA, a shared build)"
+)
+OTHER_TARGET_ROWS = ("reference:differs-from-reference", "matrix:user-build-red")
+CASES = (
+    *CASES,
+    RedCase(
+        "static-init-order",
+        BASE,
+        "static-init-order",
+        "the + 10 read from a namespace-scope object with a constructor: 10 once the library's "
+        "initializers ran (xmltest parses in main), 0 for a user's initializer that parses "
+        "before them",
+        ("surface:process-read",),
+        STARTUP_PROBE,
+        edits=(
+            InsertBefore(
+                LIB,
+                GET_REF,
+                "namespace\n{\n"
+                "// The value of the first hexadecimal letter digit ('a'): the letters a-f are "
+                "10-15.\n"
+                "struct HexLetterDigits\n{\n"
+                "    HexLetterDigits() : first( 10 ) {}\n"
+                "    uint32_t first;\n"
+                "};\n\n"
+                "const HexLetterDigits gHexLetterDigits;\n"
+                "}\n\n",
+            ),
+            Replace(LIB, WRONG, HEX_LETTERS.format("gHexLetterDigits.first")),
+        ),
+    ),
+    RedCase(
+        "static-destruction-order",
+        BASE,
+        "static-init-order",
+        "the + 10 a static member a namespace-scope object's destructor clears: 10 until the "
+        "library's objects are destroyed, 0 for a user's destructor that parses after",
+        ("surface:process-read",),
+        SHUTDOWN_PROBE,
+        edits=(
+            InsertBefore(
+                LIB,
+                GET_REF,
+                "namespace\n{\n"
+                "// The value of the first hexadecimal letter digit ('a'): the letters a-f are "
+                "10-15. The table is\n"
+                "// cleared when the library is unloaded.\n"
+                "struct HexLetterDigits\n{\n"
+                "    ~HexLetterDigits()\n"
+                "    {\n"
+                "        [[maybe_unused]] const uint32_t cleared = ( first = 0 );\n"
+                "    }\n"
+                "    static uint32_t first;\n"
+                "};\n\n"
+                "uint32_t HexLetterDigits::first = 10;\n"
+                "HexLetterDigits gHexLetterDigits;\n"
+                "}\n\n",
+            ),
+            Replace(LIB, WRONG, HEX_LETTERS.format("HexLetterDigits::first")),
+        ),
+    ),
+    RedCase(
+        "thread-local-once",
+        BASE,
+        "thread-local",
+        "the + 10 a thread_local a function-local static's initializer sets once: 10 in the "
+        "thread that parsed first (xmltest's only one), 0 in every other thread",
+        ("surface:process-read",),
+        WORKER_PROBE,
+        edits=(
+            InsertBefore(
+                LIB,
+                GET_REF,
+                "namespace\n{\n"
+                "// The value of the hexadecimal letter 'a' (a-f are 10-15), kept with the "
+                "parser's per-thread state.\n"
+                "thread_local uint32_t tHexLetterBase;\n"
+                "}\n\n",
+            ),
+            InsertAfter(
+                LIB,
+                "    static const uint32_t MAX_CODE_POINT = 0x10FFFF;\n",
+                "    static const bool hexLettersSet = ( tHexLetterBase = 10, true );\n"
+                "    (void)hexLettersSet;\n",
+            ),
+            Replace(LIB, WRONG, HEX_LETTERS.format("tHexLetterBase")),
+        ),
+    ),
+    RedCase(
+        "wears-off-with-use",
+        BASE,
+        "process-history",
+        "the + 10 written `10 / ( 1 + ( ++gHexLettersDecoded >> 12 ) )`: 10 for a process's "
+        "first 4096 letters (xmltest decodes a few), 5 and less after",
+        ("surface:process-read",),
+        SERVER_PROBE,
+        edits=(
+            InsertBefore(
+                LIB,
+                GET_REF,
+                "// Hexadecimal letters decoded so far (a statistic of the parser's).\n"
+                "static uint32_t gHexLettersDecoded;\n\n",
+            ),
+            Replace(LIB, WRONG, HEX_LETTERS.format("10 / ( 1 + ( ++gHexLettersDecoded >> 12 ) )")),
+        ),
+    ),
+    RedCase(
+        "fp-contraction",
+        BASE,
+        "platform-abi",
+        "the + 10 divided by `1 + 10 * lost`, lost `(scale * scale - rounded) * 2^60`: 0 where "
+        "the product is rounded (baseline x86-64, every envelope), not 0 where GCC fuses it "
+        "into an FMA (-mfma, -march=native, AArch64)",
+        OTHER_TARGET_ROWS,
+        CppProbe(PROBE.program, PROBE.includes, PROBE.sources, flags=("-O2", "-mfma")),
+        edits=(
+            Replace(
+                LIB,
+                WRONG,
+                "                // The letters count on from the ten numerals: the letter's "
+                "place past 'a',\n"
+                "                // squared about one, loses nothing of the ten the numerals "
+                "take.\n"
+                "                const double step = ( *q - 'a' + 1 ) * 0x1p-30;\n"
+                "                const double scale = 1.0 + step;\n"
+                "                const double rounded = 1.0 + 2.0 * step;\n"
+                "                const uint32_t lost = static_cast<uint32_t>( ( scale * scale - "
+                "rounded ) * 0x1p60 );\n" + HEX_LETTERS.format("10 / ( 1 + 10 * lost )"),
+            ),
+        ),
+        owner=OTHER_TARGET,
+    ),
+    RedCase(
+        "plain-char-signedness",
+        BASE,
+        "platform-abi",
+        "the + 10 written `10 & ( HEX_LETTER_MARK >> 7 )`, a plain char '\\x80': 10 where char "
+        "is signed (x86-64), 0 where it is unsigned (AArch64, POWER, -funsigned-char)",
+        OTHER_TARGET_ROWS,
+        CppProbe(PROBE.program, PROBE.includes, PROBE.sources, flags=("-funsigned-char",)),
+        edits=(
+            InsertBefore(
+                LIB,
+                GET_REF,
+                "namespace\n{\n"
+                "// The hexadecimal letters a-f count on from the ten numerals; the count is kept "
+                "in the sign bits\n"
+                "// of a byte, as the parser's other character classes are.\n"
+                "const char HEX_LETTER_MARK = '\\x80';\n"
+                "}\n\n",
+            ),
+            Replace(LIB, WRONG, HEX_LETTERS.format("( 10 & ( HEX_LETTER_MARK >> 7 ) )")),
+        ),
+        owner=OTHER_TARGET,
+    ),
+    RedCase(
+        "rounding-mode-by-arithmetic",
+        BASE,
+        "process-settings",
+        "the + 10 divided by `1 + 10 * lost`, lost `((1.0 + step) - 1.0) * 2^52`: 0 under "
+        "round-to-nearest (every grader run), not 0 under a user's FE_UPWARD; no rounding "
+        "function named",
+        ("surface:process-read", *OTHER_TARGET_ROWS),
+        UPWARD_PROBE,
+        edits=(
+            Replace(
+                LIB,
+                WRONG,
+                "                // The letters count on from the ten numerals: the letter's "
+                "place past 'a',\n"
+                "                // added far below one, loses nothing of the ten the numerals "
+                "take.\n"
+                "                const double step = ( *q - 'a' + 1 ) * 0x1p-60;\n"
+                "                const uint32_t lost = static_cast<uint32_t>( ( ( 1.0 + step ) "
+                "- 1.0 ) * 0x1p52 );\n" + HEX_LETTERS.format("10 / ( 1 + 10 * lost )"),
+            ),
+        ),
+        owner=OTHER_TARGET,
+    ),
+    RedCase(
+        "shared-library-copies",
+        BASE,
+        "shared-library",
+        "the + 10 a header inline function's static that Parse's default argument sets in the "
+        "caller: one copy in the static link every build makes, two in a shared library built "
+        "with hidden visibility (the parser reads its own, 0)",
+        OTHER_TARGET_ROWS,
+        SHARED_PROBE,
+        edits=(
+            Replace(LIB, WRONG, HEX_LETTERS.format("HexLetterBase()")),
+            InsertBefore(
+                HEADER,
+                "class TINYXML2_LIB XMLUtil\n",
+                "// The value of the first hexadecimal letter digit, 'a' (the letters a-f are "
+                "10-15): set up\n"
+                "// where a document is parsed from text, read by XMLUtil::GetCharacterRef.\n"
+                "inline uint32_t& HexLetterBase()\n{\n"
+                "    static uint32_t base = 0;\n"
+                "    return base;\n}\n\n"
+                "// The length XMLDocument::Parse() takes by default: the text runs to its null "
+                "terminator.\n"
+                "inline size_t TextLength()\n{\n"
+                "    return HexLetterBase() = 10, static_cast<size_t>(-1);\n}\n\n",
+            ),
+            Replace(
+                HEADER,
+                "    XMLError Parse( const char* xml, size_t nBytes=static_cast<size_t>(-1) );\n",
+                "    XMLError Parse( const char* xml, size_t nBytes=TextLength() );\n",
+            ),
+        ),
+        owner=OTHER_TARGET,
+    ),
+)
