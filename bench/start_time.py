@@ -95,8 +95,10 @@ def demo_case(root: Path) -> tuple[Path, Path]:
     return job.task_dir, job.patch
 
 
-def measure(runs: int, task: Path, patch: Path) -> dict[str, list[float]]:
-    env = environment()
+def measure(runs: int, task: Path, patch: Path, scratch: Path) -> dict[str, list[float]]:
+    # The grade is stopped with os._exit at its first command, inside the folder the patch's
+    # precheck made: the bench's own temporary folder holds it, and goes with it.
+    env = dict(environment(), TMPDIR=str(scratch))
     todo = commands(task, patch)
     walls: dict[str, list[float]] = {name: [] for name in todo}
     for name, argv in todo.items():  # one unmeasured run each: compiled files in place
@@ -119,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = 5 if args.quick else args.runs
     print(f"start time: python {sys.version.split()[0]}; {load_note()}")
     with tempfile.TemporaryDirectory(prefix="pw-start-") as scratch:
-        walls = measure(runs, *demo_case(Path(scratch)))
+        (Path(scratch) / "tmp").mkdir()
+        walls = measure(runs, *demo_case(Path(scratch)), Path(scratch) / "tmp")
     heading(f"each command, {runs} runs in turn (min / median wall)")
     for name, values in walls.items():
         ordered = sorted(values)

@@ -40,10 +40,12 @@ def test_census_speed_quick_prints_ratios(tmp_path: Path) -> None:
 
 
 def test_start_time_quick_prints_its_ratios(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--only", "start_time"],
         cwd=ROOT,
-        env=dict(os.environ, PATCHWITNESS_CACHE=str(tmp_path / "cache")),
+        env=dict(os.environ, PATCHWITNESS_CACHE=str(tmp_path / "cache"), TMPDIR=str(scratch)),
         capture_output=True,
         text=True,
         timeout=300,  # a hang guard, not a timing assertion
@@ -60,3 +62,6 @@ def test_start_time_quick_prints_its_ratios(tmp_path: Path) -> None:
             rf"^ratio {re.escape(name)}/python -c pass: [0-9.]+x wall", done.stdout, re.M
         ), output[-3000:]
     assert re.search(r"goal: a grade starts in under 0.25 s: .*(met|not met)$", done.stdout, re.M)
+    # The grades it stops at their first command (os._exit, inside the patch's precheck folder)
+    # leave nothing behind in the machine's temporary folder.
+    assert not list(scratch.iterdir()), list(scratch.iterdir())
