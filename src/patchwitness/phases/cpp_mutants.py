@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchwitness import cpp_mutants, sourcefiles
+from patchwitness import cpp_mutants, mutants, sourcefiles
 from patchwitness.classify import PRODUCTION
 from patchwitness.facts import MutantsCollected
 from patchwitness.languages.cpp import cpp_suite
@@ -25,14 +25,14 @@ from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.suites import Focus, SuiteRun, Surroundings
 
 OPERATOR_ORDER = (
-    "change-reverted",  # Python's (mutants.CHANGE_REVERTED): is each change needed at all?
+    mutants.CHANGE_REVERTED,  # Python's: is each change needed at all?
     cpp_mutants.CONDITION_TRUE,
     cpp_mutants.CONDITION_FALSE,
-    "loop-trips",  # Python's (mutants.LOOP_TRIPS)
+    mutants.LOOP_TRIPS,  # Python's
     cpp_mutants.VALUE_PICKED,
     cpp_mutants.BOUNDARY,
     cpp_mutants.STATEMENT_DELETED,
-    "assert-removed",  # Python's (mutants.ASSERT_REMOVED): a question of its own, asked last
+    mutants.ASSERT_REMOVED,  # Python's: a question of its own, asked last
 )
 
 
