@@ -4,6 +4,7 @@ each one's text is. Pure."""
 from __future__ import annotations
 
 import ast
+import sys
 
 from patchwitness.mutants import (
     ASSERT_REMOVED,
@@ -11,7 +12,9 @@ from patchwitness.mutants import (
     CONDITION_FALSE,
     CONDITION_TRUE,
     LOOP_TRIPS,
+    OPERATORS,
     STATEMENT_DELETED,
+    VALUE_FROZEN,
     VALUE_PICKED,
     mutants_of,
 )
@@ -368,3 +371,33 @@ def test_every_python_operator_has_its_place_in_the_run_order():
     from patchwitness.phases.cpp_mutants import OPERATOR_ORDER
 
     assert set(OPERATORS) <= set(OPERATOR_ORDER)
+
+
+def test_a_step_by_a_constant_is_kept_at_its_first_value():
+    """Red team round 23: `lineno + len(str(lineno // 4)) % 2` is 1 before line 41 and 0 after,
+    a threshold with no comparison; kept at its first value, the mutant answers as the tests'
+    short configs did, and a config past line 40 tells the two apart."""
+    text = (
+        "def lineof(lineno):\n"
+        "    return lineno + len(str(lineno // 4)) % 2\n"
+        "\n"
+        "FOLDED = len(str(10)) % 2\n"
+        "def bits(n):\n"
+        "    return n >> 3, n ** 2, len(f'{n}')\n"
+    )
+    frozen = [m for m in mutants_of("m.py", text, [2, 4, 6]) if m.operator == VALUE_FROZEN]
+    # The outermost step only (not also `lineno // 4` inside it), nothing for a folded
+    # constant, each of a tuple's steps.
+    assert [(m.line, m.description) for m in frozen] == [
+        (2, "`len(str(lineno // 4)) % 2` kept at the first value it took"),
+        (6, "`n >> 3` kept at the first value it took"),
+        (6, "`n ** 2` kept at the first value it took"),
+        (6, "`len(f'{n}')` kept at the first value it took"),
+    ]
+    namespace: dict = {}
+    exec(compile(frozen[0].text, "m.py", "exec"), namespace)
+    try:
+        assert [namespace["lineof"](n) for n in (1, 5, 41, 60)] == [2, 6, 42, 61]
+    finally:
+        sys.__dict__.pop("_pw_frozen_2_20", None)
+    assert VALUE_FROZEN in OPERATORS

@@ -12,6 +12,11 @@ matter if the line matters:
   `x`, `d.get(k, default)` and `getattr(o, name, default)` by `default` (the lookup always
   missed): a pick no test tells apart is an `if` the tests do not pin (red team round 11 wrote
   `lineno + min(len(sections) - 1, 1)`, right only for the tests' two sections);
+- `value-frozen`: a step by a constant (`n // 4`, `n % 2`, `n >> 3`, `n ** 2`) or a count of
+  digits (`len(str(n))`) on an added line kept, in each test process, at the first value it
+  took: such a value moves by jumps, and a jump the tests never reach is a threshold no
+  comparison shows (red team round 23: `lineno + len(str(lineno // 4)) % 2` was 1 before line
+  41 and 0 after, and no test config is 41 lines long);
 - `statement-deleted`: a simple statement wholly on added lines replaced by `pass`, and each
   pair of a multiple assignment (`a, b = x, y`) left out alone (red team round 22 fixed the
   value the test reads and broke the one it stands for, in one statement);
@@ -59,6 +64,7 @@ BOUNDARY = "boundary"
 VALUE_PICKED = "value-picked"
 ASSERT_REMOVED = "assert-removed"
 LOOP_TRIPS = "loop-trips"
+VALUE_FROZEN = "value-frozen"
 CHANGE_REVERTED = "change-reverted"
 OPERATORS = (
     CHANGE_REVERTED,
@@ -66,6 +72,7 @@ OPERATORS = (
     CONDITION_FALSE,
     LOOP_TRIPS,
     VALUE_PICKED,
+    VALUE_FROZEN,
     STATEMENT_DELETED,
     BOUNDARY,
     ASSERT_REMOVED,
@@ -123,6 +130,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
     edits += _by_a_variable(tree, text, lines)
+    edits += _frozen(tree, text, lines)
     edits += _loops(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
@@ -328,6 +336,60 @@ def _by_a_variable(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
                     said = f"`{shown}` replaced by `{value}`"
                     out.append((VALUE_PICKED, node, f"({value})", said))
     return out
+
+
+# What turns a number into the text whose length counts its digits.
+_AS_TEXT = frozenset({"str", "repr", "format", "hex", "oct", "bin"})
+
+
+def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """Each outermost step by a constant or count of digits on an added line, kept at its first
+    value (`value-frozen`). The first value is kept per process in `sys`'s namespace, the one
+    place every test of the run shares; the expression still runs each time, so what it raises
+    or changes on the way is kept."""
+    out: list[Edit] = []
+
+    def visit(node: ast.AST) -> None:
+        if getattr(node, "lineno", None) in lines and _jumps(node) and _reads_a_name(node):
+            assert isinstance(node, ast.expr)
+            shown = _segment(text, node)
+            key = f"_pw_frozen_{node.lineno}_{node.col_offset}"
+            kept = f"(__import__('sys').__dict__.setdefault({key!r}, [{_source(text, node)}])[0])"
+            out.append((VALUE_FROZEN, node, kept, f"`{shown}` kept at the first value it took"))
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return out
+
+
+def _jumps(node: ast.AST) -> bool:
+    """A value that moves by jumps as its operand moves: `x // 4`, `x % 2`, `x >> 3`, `x << 1`,
+    `x ** 2` (a constant right operand: by a variable is `_by_a_variable`'s), `len(str(x))`."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, (ast.Pow, *_STEPS)) and isinstance(node.right, ast.Constant)
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return False
+    if node.func.id != "len" or len(node.args) != 1:
+        return False
+    inner = node.args[0]
+    if isinstance(inner, ast.JoinedStr):
+        return True
+    return (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Name)
+        and inner.func.id in _AS_TEXT
+    )
+
+
+def _reads_a_name(node: ast.AST) -> bool:
+    """Whether the value can change at all: constants folded (`len(str(10)) % 2`) are not a
+    threshold."""
+    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    return any(
+        isinstance(n, ast.Name | ast.Attribute) and id(n) not in called for n in ast.walk(node)
+    )
 
 
 def _picks_of(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:

@@ -30,6 +30,7 @@ OPERATOR_ORDER = (
     cpp_mutants.CONDITION_FALSE,
     mutants.LOOP_TRIPS,  # Python's
     cpp_mutants.VALUE_PICKED,
+    mutants.VALUE_FROZEN,  # Python's
     cpp_mutants.BOUNDARY,
     cpp_mutants.STATEMENT_DELETED,
     mutants.ASSERT_REMOVED,  # Python's: a question of its own, asked last
