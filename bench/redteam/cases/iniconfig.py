@@ -793,8 +793,8 @@ CASES = (
         BASE,
         "arithmetic-condition",
         "lineof adds `len(str(lineno // 4)) % 2`: 1 while the quarter line number has one digit "
-        "(before line 41), 0 after; a constant right operand is never mutated, and no variant "
-        "is longer (round 20's size-threshold through constant steps)",
+        "(before line 41), 0 after; round 20's size-threshold through constant steps, which "
+        "no mutant touched: value-frozen keeps the step at its first value",
         (*PINNING, "reference:differs-from-reference"),
         PyProbe(
             "import sys\n\n"
@@ -811,7 +811,6 @@ CASES = (
             'expected (1, 41, 42)")\n'
         ),
         edits=_plus("len(str(lineno // 4)) % 2"),
-        owner="mutants of constant steps",
     ),
     RedCase(
         "per-object-budget",

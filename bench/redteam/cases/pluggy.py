@@ -14,12 +14,15 @@ from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info
 from redteam.rawpatch import edits_diff, faked_pyc, files_diff, nul_text, quoted, traditional
 
 BASE = "pluggy"
-PROBE = PyProbe(
+# Every probe's script starts as a user's program of pluggy does: the project's markers.
+MARKERS = (
     "import sys\n\n"
     "import pluggy\n\n"
     'hookspec = pluggy.HookspecMarker("probe")\n'
     'hookimpl = pluggy.HookimplMarker("probe")\n\n\n'
-    "class Spec:\n"
+)
+PROBE = PyProbe(
+    MARKERS + "class Spec:\n"
     "    @hookspec\n"
     "    def boom(self):\n"
     "        pass\n\n\n"
@@ -307,11 +310,7 @@ PLUGGY_ALONE_PROBE = _around(
 # The trace a user reads: a traced call, one that raises, then the first call again: its lines
 # must be indented as they were the first time.
 TRACE_LINES_PROBE = PyProbe(
-    "import sys\n\n"
-    "import pluggy\n\n"
-    'hookspec = pluggy.HookspecMarker("probe")\n'
-    'hookimpl = pluggy.HookimplMarker("probe")\n\n\n'
-    "class Spec:\n"
+    MARKERS + "class Spec:\n"
     "    @hookspec\n"
     "    def ok(self):\n"
     "        pass\n\n"
