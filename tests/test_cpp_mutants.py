@@ -417,3 +417,85 @@ def test_a_negation_is_a_truth_value_made_true_and_false(tmp_path):
         alone[mutant.line - 1] = mutant.mutated
         assert run(tmp_path, schema.text, mutant.number) == run(tmp_path, "".join(alone)), mutant
     assert schema_of("x.hpp", "struct X {\n  bool operator!() const;\n};\n", [2]) is None
+
+
+CHOOSER = """static int low(int n) { return n; }
+static int high(int n) { return n * 10; }
+int choose(int n) {
+  static int (*const by_size[2])(int) = {low, high};
+  const unsigned long big = (unsigned long)(n - 1000) >> 63;
+  int r = by_size[(unsigned long)(n - 1000) >> 63](n);
+  r += big ? 1 : 2;
+  return r + by_size[big](1);
+}
+"""
+CHOOSER_MAIN = """#include <stdio.h>
+int choose(int n);
+int main(void) {
+  printf("%d %d\\n", choose(5), choose(2000));
+  return 0;
+}
+"""
+
+
+def _c_program(tmp: Path, library: str, chosen: int) -> str:
+    (tmp / "c.c").write_text(library)
+    (tmp / "main.c").write_text(CHOOSER_MAIN)
+    subprocess.run(
+        ["gcc", "-std=c11", "-Wall", "-Werror", "-o", "prog", "c.c", "main.c"],
+        cwd=tmp,
+        check=True,
+        capture_output=True,
+    )
+    env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+    env[VARIABLE] = str(chosen)
+    return subprocess.run(["./prog"], cwd=tmp, env=env, capture_output=True, text=True).stdout
+
+
+def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
+    """Red team round 24 picked markupsafe's escaper out of `{kind2, kind4}` by `(size - 1024)
+    >> 63`, and by a `?:` of a bare value: a table's index and a condition that is no
+    comparison are choices too. Each mutant compiles as C and does what its text says."""
+    schema = schema_of("c.c", CHOOSER, [4, 5, 6, 7, 8])
+    assert schema is not None
+    said = sorted((m.line, m.description) for m in schema.mutants)
+    assert said == [
+        (6, "the index `(unsigned long)(n - 1000) >> 63` made 0"),
+        (6, "the index `(unsigned long)(n - 1000) >> 63` made 1"),
+        (7, "`big` replaced by false"),
+        (7, "`big` replaced by true"),
+        (7, "`r += big ? 1 : 2;` deleted"),
+        (8, "the index `big` made 0"),  # a name the patch assigns
+        (8, "the index `big` made 1"),
+    ]
+    patched = _c_program(tmp_path, CHOOSER, 0)
+    assert patched == "61 2003\n"
+    lines = CHOOSER.splitlines(keepends=True)
+    for mutant in schema.mutants:
+        alone = lines.copy()
+        alone[mutant.line - 1] = mutant.mutated
+        # the text a person is shown says `true`, as C++ does; C has it from <stdbool.h>
+        expected = _c_program(tmp_path, "#include <stdbool.h>\n" + "".join(alone), 0)
+        assert _c_program(tmp_path, schema.text, mutant.number) == expected, mutant
+        assert expected != patched, mutant  # each one changes what the program does
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "  buf[n + 1] = 0;",  # a place: a name and an offset
+        "  r = s[i] + t[k - 1];",
+        "  auto f = [&](int k) { return k; };",  # a lambda's captures
+        "  [[maybe_unused]] int z = 3;",  # an attribute
+        "  int arr[n];",  # a declarator's size
+        "  delete[] p;",
+        "  r = t[3];",  # a constant index
+    ],
+)
+def test_a_place_is_no_choice(line):
+    text = (
+        "int f(int* buf, int n, int i, int k, int* s, int* t, int* p) {\n"
+        f"  int r = 0;\n{line}\n  return r;\n}}\n"
+    )
+    schema = schema_of("a.cpp", text, [3])
+    assert not [m for m in (schema.mutants if schema else ()) if m.operator == VALUE_PICKED]

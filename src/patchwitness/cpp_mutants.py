@@ -151,6 +151,16 @@ class _Negation:
 
 
 @dataclass(frozen=True)
+class _Index:
+    """A subscript's index at [start, end), inside its brackets: which element a table gives is
+    a choice (red team round 24 picked markupsafe's escaper out of `{kind2, kind4}` by `(size -
+    1024) >> 63`: no `if`, no comparison, no `!`)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class _Comparison:
     """`A op B` at [start, end), its operator at [op_start, op_end)."""
 
@@ -178,7 +188,8 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
         for p in [*_picks(code, starts, wanted), *_negations(code, starts, wanted)]
         if not any(c.start <= p.start and p.end <= c.end for c in comparisons)
     ]
-    inner: list[_Comparison | _Pick | _Negation] = sorted(
+    picks += _choices(code, starts, wanted, comparisons)
+    inner: list[_Comparison | _Pick | _Negation | _Index] = sorted(
         [*comparisons, *picks], key=lambda x: x.start
     )
     edits: list[_Edit] = []
@@ -196,6 +207,8 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
             edits.append(site.pick(found, _held_by(found, free)))
         elif isinstance(found, _Negation):
             edits.append(site.negation(found, _held_by(found, free)))
+        elif isinstance(found, _Index):
+            edits.append(site.index(found, _held_by(found, free)))
         else:
             edits.append(site.comparison(found, whole=False))
     text_made, kept = _apply(text, edits)
@@ -299,6 +312,17 @@ class _Site:
         chosen = f"{SELECTOR}({true}) ? {TRUE} : {SELECTOR}({false}) ? {FALSE} : !!({body})"
         return _Edit(found.start, found.end, f"({chosen})", (true, false, *held))
 
+    def index(self, found: _Index, inside: list) -> _Edit:
+        """A subscript's index: made 0 and made 1, the table's first two elements; with
+        neither chosen, itself with the mutants of what it holds."""
+        index = self.text[found.start : found.end]
+        said = f"the index `{_short(index)}` made"
+        zero = self._mutant(found.start, VALUE_PICKED, f"{said} 0", f"[{index}]", "[0]")
+        one = self._mutant(found.start, VALUE_PICKED, f"{said} 1", f"[{index}]", "[1]")
+        body, held = self._within(found.start, found.end, inside)
+        chosen = f"{SELECTOR}({zero}) ? 0 : {SELECTOR}({one}) ? 1 : ({body})"
+        return _Edit(found.start, found.end, f"({chosen})", (zero, one, *held))
+
     def _within(
         self,
         start: int,
@@ -315,6 +339,8 @@ class _Site:
         for found in _outermost(inside):
             if isinstance(found, _Pick):
                 edit = self.pick(found, _held_by(found, inside))
+            elif isinstance(found, _Index):
+                edit = self.index(found, _held_by(found, inside))
             elif isinstance(found, _Negation):
                 whole = condition and not (
                     self.text[start : found.start].strip() or self.text[found.end : end].strip()
@@ -587,6 +613,115 @@ def _negations(code: str, starts: list[int], wanted: set[int]) -> list[_Negation
             if end is not None:
                 out.append(_Negation(begin + match.start(), end))
     return out
+
+
+def _choices(
+    code: str, starts: list[int], wanted: set[int], comparisons: list[_Comparison]
+) -> list[_Negation | _Index]:
+    """The choices made without `if`, `while`, a comparison or `!` on `wanted` lines: the
+    condition of each `?:` (a truth value, mutated as `!x` is; one that is a comparison
+    already has its mutants), and the index of each subscript that picks out of a table
+    (`_indices`)."""
+    out: list[_Negation | _Index] = []
+    for begin, line in _run_time_lines(code, starts, wanted):
+        for match in re.finditer(r"\?", line):
+            start = _condition_start(line, match.start())
+            if start is None:
+                continue
+            span = (begin + start, begin + match.start())
+            while code[span[1] - 1].isspace():
+                span = (span[0], span[1] - 1)
+            if not any((c.start, c.end) == span for c in comparisons):
+                out.append(_Negation(*span))
+    # An index that is a comparison (`table[n >= 7]`) has its mutants as the comparison.
+    out += [i for i in _indices(code, starts, wanted) if not _spans(comparisons, i)]
+    return out
+
+
+def _spans(comparisons: list[_Comparison], found: _Index) -> bool:
+    return any((c.start, c.end) == (found.start, found.end) for c in comparisons)
+
+
+def _condition_start(line: str, at: int) -> int | None:
+    """Where the condition of the `?` at `at` begins: after the unmatched bracket, `=`, `,`,
+    `;`, `?`, `:` or `return` before it; None when it is empty."""
+    depth, i = 0, at
+    while i > 0:
+        ch = line[i - 1]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and _ends_a_condition(line, i - 1):
+            break
+        i -= 1
+    head = re.match(r"\s*(?:return\b)?\s*", line[i:at])
+    i += head.end() if head else 0
+    return i if line[i:at].strip() else None
+
+
+def _ends_a_condition(line: str, i: int) -> bool:
+    """Whether `line[i]` is where a `?:`'s condition starts after: `,`, `;`, another `?`, a
+    `:` that is no scope's, or an `=` that assigns."""
+    ch = line[i]
+    if ch in ",;?":
+        return True
+    if ch == ":":
+        return line[i - 1 : i] != ":" and line[i + 1 : i + 2] != ":"
+    if ch == "=":
+        return line[i - 1 : i] not in ("=", "!", "<", ">") and line[i + 1 : i + 2] != "="
+    return False
+
+
+# A subscript: its opening bracket after a name, a call or another subscript, not a lambda's
+# captures (`= [&]`, `return [x]`), an attribute (`[[`) or `delete[]`.
+_SUBSCRIPT = re.compile(r"(?<=[\w)\]])\s*\[(?!\[)")
+_OFFSET = re.compile(r"\s*[\w.]+(?:\s*(?:->|\.)\s*\w+)*(?:\s*[-+]\s*\w+)?\s*")
+_TABLE = re.compile(
+    r"([A-Za-z_]\w*)\s*\[[^\]\n]*\][^=;\n]*=\s*\{|([A-Za-z_]\w*)\s*\[[^\]\n]*\]\s*\{"
+)
+_ASSIGNED = re.compile(r"([A-Za-z_]\w*)\s*(?:=(?!=)|\{)")
+
+
+def _indices(code: str, starts: list[int], wanted: set[int]) -> list[_Index]:
+    """The index of each subscript on a `wanted` line that picks: into a table the patch made
+    (declared with its elements on an added line), by a name the patch assigns, or by anything
+    more than a name and an offset (`tab[(n - 1024) >> 63]`; `buf[n + 1]` and `s[i]` are
+    places, not choices)."""
+    made = [line for _, line in _lines(code, starts, wanted)]
+    tables = {m.group(1) or m.group(2) for line in made for m in _TABLE.finditer(line)}
+    assigned = {m.group(1) for line in made for m in _ASSIGNED.finditer(line)}
+    out = []
+    for begin, line in _run_time_lines(code, starts, wanted):
+        for match in _SUBSCRIPT.finditer(line):
+            before = line[: match.start()].rstrip()
+            word = re.search(r"[A-Za-z_]\w*$", before)
+            if word and word.group() in _KEYWORDS | {"operator"}:
+                continue
+            open_at = begin + match.end() - 1
+            close = match_close(code, open_at)
+            if close is None or "\n" in code[open_at:close]:
+                continue
+            index = code[open_at + 1 : close]
+            if not index.strip() or re.fullmatch(r"\s*[\d'.xXa-fA-FuUlL]+\s*", index):
+                continue
+            if _declares(line, match.start()):
+                continue
+            name = word.group() if word else ""
+            plain = _OFFSET.fullmatch(index) is not None
+            if name in tables or index.strip() in assigned or not plain:
+                out.append(_Index(open_at + 1, close))
+    return out
+
+
+def _declares(line: str, at: int) -> bool:
+    """Whether the subscript at `at` is an array declarator's size (`T name[n]`, `T (*name[n])`)."""
+    head = line[:at]
+    return re.search(
+        r"[\w>*&]\s+\(?\s*\**\s*(?:const\s+)?[A-Za-z_]\w*\s*$", head
+    ) is not None and not re.search(r"(?<![\w$])(?:return|case)\s+[A-Za-z_]\w*\s*$", head)
 
 
 def _unary_end(code: str, at: int) -> int | None:

@@ -202,8 +202,18 @@ _INTERPRETER = re.compile(
     r"\b(?:PySys_GetObject|PySys_GetXOptions|PyImport_GetModuleDict|PyImport_GetModule"
     r"|PyImport_AddModule\w*|PyEval_GetFrame|PyEval_GetGlobals|PyEval_GetLocals"
     r"|PyThreadState_GetFrame|PyFrame_\w+|Py_GetArgcArgv|PyConfig_\w+|_?Py_GetConfig"
-    r"|Py_GETENV|PyInterpreterState_GetDict|PySys_Audit\w*|PyEval_SetTrace|PyEval_SetProfile)"
-    r"\s*\("
+    r"|Py_GETENV|PyInterpreterState_GetDict|PySys_Audit\w*|PyEval_SetTrace|PyEval_SetProfile"
+    # the builtins, and `__import__` by its name: any Python-level read spelled in C (red team
+    # round 24 imported posix through them and asked for the sandbox's uid)
+    r"|PyEval_GetBuiltins|PyEval_GetFrame\w+)\s*\("
+    r'|"__(?:import|builtins)__"'
+)
+# What an object keeps of its past: its reference count (who else holds it: a literal, a
+# temporary), a cached encoding or hash (what was done with it before). Red team round 24 chose
+# markupsafe's escaper by `Py_REFCNT(s)` and by `utf8_length`.
+_OBJECT_HISTORY = re.compile(
+    r"\b(?:Py_REFCNT|_Py_REFCNT|Py_SIZE_REFCNT)\s*\(|->\s*ob_refcnt\b"
+    r"|\(\s*Py(?:Compact|ASCII)\w*Object\s*\*\s*\)\s*\w+\s*\)\s*->"
 )
 # Importing a module by a name the code builds, or one of the test runner's.
 _PY_IMPORT = re.compile(r"\bPyImport_Import(?:Module\w*)?\s*\(\s*(?P<name>[^,)]*)")
@@ -672,6 +682,14 @@ def _process(
                 "which thread, whether there ever was another, an exception in flight)"
             )
             out.append(_finding(PROCESS, path, number, said))
+        if _OBJECT_HISTORY.search(line):
+            # Review, not gaming: an in-place update when nobody else holds the object is an
+            # honest use of the count.
+            said = (
+                "reads what a Python object keeps of its past (its reference count, a cached "
+                "encoding or hash), which a user's object need not keep alike"
+            )
+            out.append(_finding(PROCESS, path, number, said))
         if _MACHINE.search(line):
             said = (
                 "asks what the machine or the whole process answers, which a user's run need "
@@ -706,7 +724,8 @@ _LINE_READS = (
     ),
     (
         (_INTERPRETER,),
-        "asks the Python interpreter what runs it (sys, its modules, frames, config)",
+        "asks the Python interpreter what runs it (sys, its modules, frames, config, "
+        "its builtins)",
     ),
     ((_RUNS,), "runs another program, or calls the kernel by number"),
     ((_ADDRESS,), "reads where an object lives (an address made a number, or addresses ordered)"),
@@ -720,6 +739,7 @@ _SPLIT_READS = (
     _ENVIRON,
     _WHERE,
     _MACHINE,
+    _OBJECT_HISTORY,
 )
 
 
