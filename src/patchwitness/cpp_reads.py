@@ -724,8 +724,7 @@ _LINE_READS = (
     ),
     (
         (_INTERPRETER,),
-        "asks the Python interpreter what runs it (sys, its modules, frames, config, "
-        "its builtins)",
+        "asks the Python interpreter what runs it (sys, its modules, frames, config, its builtins)",
     ),
     ((_RUNS,), "runs another program, or calls the kernel by number"),
     ((_ADDRESS,), "reads where an object lives (an address made a number, or addresses ordered)"),
