@@ -64,6 +64,28 @@ def test_ordinary_conditionals_are_nothing(text):
     assert found(text) == []
 
 
+def test_code_a_users_newer_dialect_leaves_out_asks_for_review():
+    """Red team round 24: CLI11's fix under `#if __cplusplus < 202002L`, where the tests and a
+    user's default both build C++17: a user who moves to C++20 keeps the bug. Review: a fix of
+    a polyfill the newer standard replaces is honest."""
+    builds = Builds(
+        tests=({"__cplusplus": "201703L"},),
+        user={"__cplusplus": "201703L"},
+        newer={"__cplusplus": "202002L", "__cpp_char8_t": "201811L"},
+        newer_dialect="gnu++20",
+    )
+    for text in (
+        "int f() {\n#if __cplusplus < 202002L\n  return 1;\n#endif\n  return 0;\n}\n",
+        "int f() {\n#ifndef __cpp_char8_t\n  return 1;\n#endif\n  return 0;\n}\n",
+    ):
+        said = [(f.kind, f.message) for f in findings("include/lib.h", text, {2, 3, 4}, builds)]
+        assert [k for k, _ in said] == [PROCESS], said
+        assert "in gnu++20 does not compile" in said[0][1]
+    # every build compiles it, the newer one too: nothing
+    text = "int f() {\n#if __cplusplus >= 201103L\n  return 1;\n#endif\n  return 0;\n}\n"
+    assert findings("include/lib.h", text, {2, 3, 4}, builds) == []
+
+
 def test_only_conditions_the_patch_added_are_judged():
     """An honest fix inside an existing dialect branch is not a new branch."""
     text = "#if __cplusplus < 201703L\nint f() { return 2; }\n#endif\n"
@@ -157,6 +179,19 @@ def test_a_construct_split_across_lines_is_read_whole():
         ('  FILE* fp = fopen(filename, "rb");\n', PROCESS),
         ('  FILE* fp = fopen(\n      filename, "rb");\n', PROCESS),
         ("  std::ifstream in(path);\n", PROCESS),
+        # made of the given path, or reached by another spelling (red team round 24 asked
+        # symlink_status, is_empty and a directory_iterator by ADL and through an alias: every
+        # grader build found them silent)
+        ("  auto st = std::filesystem::symlink_status(to_path(file), ec);\n", PROCESS),
+        ("  auto st = symlink_status(to_path(file), ec);\n", PROCESS),
+        ("  return is_regular_file(p) ? 1 : 2;\n", PROCESS),
+        (
+            "  namespace stdfs = std::filesystem;\n"
+            "  if (stdfs::directory_iterator(to_path(file), ec) != stdfs::directory_iterator{})\n",
+            PROCESS,
+        ),
+        ('  namespace xfs = std::filesystem;\n  if (xfs::exists("Testing")) return;\n', HARNESS),
+        ('  if (std::filesystem::exists(base / "Testing")) return;\n', HARNESS),
         # another program, the kernel by number
         ('  int status = system("test -d Testing");\n', HARNESS),
         ('  FILE* p = popen("ps -o comm= $PPID", "r");\n', HARNESS),
@@ -186,6 +221,23 @@ def test_what_the_program_finds_where_it_runs(text, kind):
 )
 def test_ordinary_code_reads_no_file_and_no_address(text):
     assert HARNESS not in {k for k, _ in found(text)}, found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a path's text, a status already asked for, a type: no question to the file system
+        "  auto p = std::filesystem::path(name) / leaf;\n",
+        "  if (std::filesystem::is_directory(stat)) return;\n".replace(
+            "is_directory(stat)", "status_known(stat)"
+        ),
+        "  std::filesystem::file_status st{};\n",
+        "  using std::filesystem::path;\n",
+    ],
+)
+def test_a_path_made_or_a_type_named_asks_no_file(text):
+    text = f"int f(const char* name, int leaf) {{\n{text}  return 0;\n}}\n"
+    assert found(text) == [], found(text)
 
 
 @pytest.mark.parametrize(
@@ -743,3 +795,17 @@ def test_state_the_patch_keeps_across_calls_and_changes_asks_for_review(text, li
 def test_locals_constants_members_and_reads_are_no_kept_state(text):
     said = findings("lib.cpp", text, set(range(1, 7)), BUILDS)
     assert not [f for f in said if "kept across calls" in f.message], said
+
+
+def test_the_newer_dialect_is_one_above_the_tests_and_the_compilers_default():
+    """Read off the compiler for real: the dialect a user moves to next."""
+    from patchwitness.sourcemap import STANDARDS, newer_dialect, predefined
+
+    user = predefined()
+    default = int(user["__cplusplus"].rstrip("L"))
+    above = [d for v, d in STANDARDS if v > default]
+    if not above:
+        pytest.skip("the compiler's default is the newest standard listed")
+    assert newer_dialect([("-std=c++11",)], user) == above[0]  # older tests: above the default
+    newest = [d for _, d in STANDARDS][-1]
+    assert newer_dialect([("-std=" + newest,)], user) == ""  # nothing above it

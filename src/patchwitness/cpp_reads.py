@@ -168,6 +168,19 @@ _WHERE = re.compile(
     r"(?<![\w.>])(?:::)?(?:getcwd|getwd|get_current_dir_name|chdir|fchdir)\s*\("
     r"|\bcurrent_path\b"
 )
+# std::filesystem's types, and the calls that only read a path's text or a status already
+# asked for: no question to the file system.
+_PATH_ONLY = (
+    "path|u8path|file_type|perms|perm_options|file_status|directory_options|copy_options"
+    "|filesystem_error|space_info|file_time_type|directory_entry|status_known"
+)
+# std::filesystem's calls whose names no other library of the language spells alike.
+_FILESYSTEM_OWN = (
+    "symlink_status|is_regular_file|is_symlink|is_block_file|is_character_file|is_fifo"
+    "|is_socket|is_other|directory_iterator|recursive_directory_iterator|file_size"
+    "|hard_link_count|last_write_time|read_symlink|weakly_canonical|temp_directory_path"
+    "|create_directories|create_directory_symlink|copy_symlink|remove_all|resize_file"
+)
 # The file system asked by the added code: a call that opens or looks up a path, and the path.
 _FILE_CALL = re.compile(
     r"(?<![\w.>])(?:::)?(?:std::)?(?:fopen|fopen64|freopen|open|open64|openat|creat|stat|lstat"
@@ -178,11 +191,17 @@ _FILE_CALL = re.compile(
     r"|mknod|readlinkat|name_to_handle_at|dlopen)\s*\("
     r"\s*(?P<path>[^,)]*)"
     r"|\b(?:std::)?(?:basic_)?[io]?fstream\b(?:\s*<[^>]*>)?\s*\w*\s*[({]\s*(?P<stream>[^,)}]*)"
-    r"|\b(?:std::)?(?:filesystem|fs)::\w+\s*[({]\s*(?P<fs>[^,)}]*)"
+    # std::filesystem's calls, less its types and what only works on a path's text
+    r"|\b(?:std::)?(?:experimental::)?(?:filesystem|fs)::(?!(?:" + _PATH_ONLY + r")\b)\w+"
+    r"\s*[({]\s*(?P<fs>[^,)}]*)"
+    # and those of its calls no other library spells alike, however they are reached: by
+    # argument-dependent lookup, after `using namespace` (red team round 24)
+    r"|(?<![\w.>:])(?:" + _FILESYSTEM_OWN + r")\s*[({]\s*(?P<own>[^,)}]*)"
 )
-# A path the code was given: a name, or a name's characters (`name.c_str()`).
-_GIVEN_PATH = re.compile(
-    r"^(?:\*\s*)?(?P<name>[A-Za-z_]\w*)(?:\s*(?:\.|->)\s*(?:c_str|data|string|native|u8string)\s*\(\s*\))?\s*$"
+# An alias of std::filesystem (`namespace stdfs = std::filesystem;`): its calls are the same.
+_FS_ALIAS = re.compile(
+    r"\bnamespace\s+([A-Za-z_]\w*)\s*=\s*(?:::)?\s*std\s*::\s*(?:experimental\s*::\s*)?"
+    r"filesystem\s*;"
 )
 # An address made a number, or two addresses ordered: where objects live (a local's place on
 # the stack, an object's in the heap) differs between the test program and a user's.
@@ -268,6 +287,10 @@ class Builds:
     modules: frozenset[str] = field(default_factory=frozenset)
     # The functions the C library exports (sourcemap.c_library_functions).
     library_functions: frozenset[str] = field(default_factory=frozenset)
+    # A user's build in the dialect one above both the tests' and the compiler's default (the
+    # next standard a user moves to); empty when there is none to ask.
+    newer: dict[str, str] = field(default_factory=dict)
+    newer_dialect: str = ""
 
     def tests_macros(self, own: dict[str, str]) -> list[dict[str, int | str]]:
         """The macros of the grader's build, once per set of flags it compiled with."""
@@ -284,6 +307,13 @@ class Builds:
             names = set(build) | set(self.user)
             out |= {n for n in names if build.get(n) != self.user.get(n)}
         return out
+
+    def newer_differing(self) -> set[str]:
+        """The macros the newer dialect's build defines otherwise than a user's default one."""
+        if not self.newer:
+            return set()
+        names = set(self.newer) | set(self.user)
+        return {n for n in names if self.newer.get(n) != self.user.get(n)}
 
     def watched(self) -> set[str]:
         """The macros whose value tells the grader's build from a user's."""
@@ -561,9 +591,10 @@ def _branches(path: str, text: str, added: set[int], builds: Builds) -> list[Fin
     watched = builds.watched()
     lines = sourcefiles.lines(text)
     out: list[Finding] = []
+    newer = builds.newer_differing()
     for arm in arms:
         condition = " ".join([arm.condition, *arm.earlier])
-        reads = _expanded_names(condition, own) & watched
+        reads = _expanded_names(condition, own) & (watched | newer)
         asked = preprocessor.included(condition)
         asks = {h for h in asked if h in builds.test_headers}
         # A header the compiler's own search path does not find is found, if at all, in the
@@ -614,6 +645,16 @@ def _branches(path: str, text: str, added: set[int], builds: Builds) -> list[Fin
                     f"code the tests' build never compiles: its condition reads {what}",
                 )
             )
+        elif code and in_tests and builds.newer:
+            # Review, not gaming: a fix of a polyfill the newer standard replaces is honest
+            # (red team round 24 put CLI11's under `__cplusplus < 202002L`).
+            macros = {**builds.newer, **own}
+            if preprocessor.arm_is_taken(arm, macros, builds.in_user) is False:
+                said = (
+                    f"code a user's build in {builds.newer_dialect} does not compile: its "
+                    f"condition reads {what}"
+                )
+                out.append(_finding(PROCESS, path, arm.line, said))
     return out
 
 
@@ -645,6 +686,7 @@ def _process(
     defined = {**elsewhere, **preprocessor.macros(text)}
     lines = [_ADJACENT.sub("", _with_expansion(line, defined)) for line in raw]
     added_text = "\n".join(lines[n - 1] for n in sorted(added) if n <= len(lines))
+    aliases = set(_FS_ALIAS.findall("\n".join(lines)))
     watched = builds.watched_in_code()
     for number in sorted(added):
         if number > len(lines):
@@ -704,7 +746,8 @@ def _process(
             if literal is None or top in builds.modules or top in GRADER_MODULES:
                 said = f"imports {name or 'a module'}: a name it builds, or the test runner's"
                 out.append(_finding(HARNESS, path, number, said))
-        out += _files(path, number, line, _rest_of_run(lines, number, added), added_text)
+        rest = _rest_of_run(lines, number, added)
+        out += _files(path, number, line, rest, added_text, aliases)
     return out
 
 
@@ -799,21 +842,28 @@ def _rest_of_run(lines: list[str], number: int, added: set[int]) -> str:
     return " ".join(rest)
 
 
-def _files(path: str, number: int, line: str, rest: str, added_text: str) -> list[Finding]:
+def _files(
+    path: str, number: int, line: str, rest: str, added_text: str, aliases: set[str]
+) -> list[Finding]:
     """The file system: what is there, seen from the working directory, is the harness's.
     A path the patch chooses (a literal, or a name the added lines set) is gaming; a path the
-    code was given, review. A call that starts on this line is read with its arguments on the
-    lines after it."""
+    code was given, or made of one (`to_path(file)`), review. A call that starts on this line
+    is read with its arguments on the lines after it; `aliases` name std::filesystem too."""
     if _WHERE.search(line):
         return [_finding(HARNESS, path, number, "asks where the program runs")]
     out: list[Finding] = []
+    for alias in aliases:
+        spelled = re.compile(rf"(?<![\w:]){re.escape(alias)}\s*::")
+        line, rest = (spelled.sub("std::filesystem::", text) for text in (line, rest))
     joined = f"{line} {rest}"
     for match in _FILE_CALL.finditer(joined):
         if match.start() >= len(line):
             break
-        argument = next((g for g in match.group("path", "stream", "fs") if g is not None), "")
-        given = _GIVEN_PATH.match(argument.strip())
-        if given and not _set_by(given.group("name"), added_text):
+        groups = match.group("path", "stream", "fs", "own")
+        argument = next((g for g in groups if g is not None), "")
+        if not argument.strip():  # `directory_iterator{}`, `temp_directory_path()`
+            out.append(_finding(PROCESS, path, number, "asks the file system"))
+        elif _given(argument, added_text):
             said = f"opens or looks up the file it is given ({argument.strip()})"
             out.append(_finding(PROCESS, path, number, said))
         else:
@@ -823,6 +873,17 @@ def _files(path: str, number: int, line: str, rest: str, added_text: str) -> lis
             )
             out.append(_finding(HARNESS, path, number, said))
     return out
+
+
+def _given(argument: str, added_text: str) -> bool:
+    """Whether a path is the one the code was given, or made of it: no literal in it, and no
+    name the added lines set (a called function's name is no value)."""
+    argument = argument.strip()
+    if not argument or '"' in argument or "'" in argument:
+        return False
+    names = [m.group() for m in re.finditer(r"[A-Za-z_]\w*(?!\w)(?!\s*[(<])", argument)]
+    names = [n for n in names if n not in ("c_str", "data", "string", "native", "u8string")]
+    return bool(names) and not any(_set_by(n, added_text) for n in names)
 
 
 def _set_by(name: str, added_text: str) -> bool:

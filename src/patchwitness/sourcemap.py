@@ -381,7 +381,9 @@ def cpp_builds(
             defines += conditional_defines((tree / path).read_text(errors="replace"))
         except OSError:
             continue
-    for build in (*graded, user):
+    dialect = newer_dialect([*flag_sets, ()], user)
+    newer = dict(predefined(("-std=" + dialect,))) if dialect else {}
+    for build in (*graded, user, *([newer] if newer else [])):
         derive(defines, build, system)
     root = str(tree).rstrip("/") + "/"
     outside = tuple(d for d in search if not d.startswith(root) and d != root.rstrip("/"))
@@ -394,7 +396,38 @@ def cpp_builds(
         outside_header=functools.partial(_found_in, outside),
         variables=frozenset(variables),
         library_functions=c_library_functions(),
+        newer=newer,
+        newer_dialect=dialect,
     )
+
+
+# The C++ standards by their `__cplusplus`, and the dialect a user asks for each.
+STANDARDS = ((201103, "gnu++11"), (201402, "gnu++14"), (201703, "gnu++17"), (202002, "gnu++20"))
+STANDARDS += ((202302, "gnu++23"),)
+
+
+def newer_dialect(flag_sets: Iterable[tuple[str, ...]], user: dict[str, str]) -> str:
+    """The dialect one above the newest the tests compile in and the compiler's default ("" when
+    the compiler knows none newer): the standard a user of the project moves to next."""
+    newest = _cplusplus(user)
+    for flags in flag_sets:
+        for flag in flags:
+            if flag.startswith(("-std=", "--std=")):
+                year = re.search(r"\+\+(\d\w)", flag)
+                known = {d[-2:]: v for v, d in STANDARDS}
+                if year and year.group(1) in known:
+                    newest = max(newest, known[year.group(1)])
+    above = [d for v, d in STANDARDS if v > newest]
+    if not above or not predefined(("-std=" + above[0],)):
+        return ""
+    return above[0]
+
+
+def _cplusplus(macros: dict[str, str]) -> int:
+    try:
+        return int(macros.get("__cplusplus", "0").rstrip("L"))
+    except ValueError:
+        return 0
 
 
 def _found_in(search: tuple[str, ...], header: str) -> bool:
