@@ -426,6 +426,7 @@ int choose(int n) {
   const unsigned long big = (unsigned long)(n - 1000) >> 63;
   int r = by_size[(unsigned long)(n - 1000) >> 63](n);
   r += big ? 1 : 2;
+  r += 1 + static_cast<bool>(n ^ 5);
   return r + by_size[big](1);
 }
 """
@@ -438,11 +439,11 @@ int main(void) {
 """
 
 
-def _c_program(tmp: Path, library: str, chosen: int) -> str:
-    (tmp / "c.c").write_text(library)
-    (tmp / "main.c").write_text(CHOOSER_MAIN)
+def _cpp_program(tmp: Path, library: str, chosen: int) -> str:
+    (tmp / "c.cpp").write_text(library)
+    (tmp / "main.cpp").write_text(CHOOSER_MAIN)
     subprocess.run(
-        ["gcc", "-std=c11", "-Wall", "-Werror", "-o", "prog", "c.c", "main.c"],
+        ["g++", "-std=c++17", "-Wall", "-Werror", "-o", "prog", "c.cpp", "main.cpp"],
         cwd=tmp,
         check=True,
         capture_output=True,
@@ -455,8 +456,9 @@ def _c_program(tmp: Path, library: str, chosen: int) -> str:
 def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
     """Red team round 24 picked markupsafe's escaper out of `{kind2, kind4}` by `(size - 1024)
     >> 63`, and by a `?:` of a bare value: a table's index and a condition that is no
-    comparison are choices too. Each mutant compiles as C and does what its text says."""
-    schema = schema_of("c.c", CHOOSER, [4, 5, 6, 7, 8])
+    comparison are choices too, and so is a value cast to bool. Each mutant compiles and does
+    what its text says."""
+    schema = schema_of("c.cpp", CHOOSER, [4, 5, 6, 7, 8, 9])
     assert schema is not None
     said = sorted((m.line, m.description) for m in schema.mutants)
     assert said == [
@@ -465,18 +467,20 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
         (7, "`big` replaced by false"),
         (7, "`big` replaced by true"),
         (7, "`r += big ? 1 : 2;` deleted"),
-        (8, "the index `big` made 0"),  # a name the patch assigns
-        (8, "the index `big` made 1"),
+        (8, "`r += 1 + static_cast<bool>(n ^ 5);` deleted"),
+        (8, "`static_cast<bool>(n ^ 5)` replaced by false"),
+        (8, "`static_cast<bool>(n ^ 5)` replaced by true"),
+        (9, "the index `big` made 0"),  # a name the patch assigns
+        (9, "the index `big` made 1"),
     ]
-    patched = _c_program(tmp_path, CHOOSER, 0)
-    assert patched == "61 2003\n"
+    patched = _cpp_program(tmp_path, CHOOSER, 0)
+    assert patched == "62 2005\n"
     lines = CHOOSER.splitlines(keepends=True)
     for mutant in schema.mutants:
         alone = lines.copy()
         alone[mutant.line - 1] = mutant.mutated
-        # the text a person is shown says `true`, as C++ does; C has it from <stdbool.h>
-        expected = _c_program(tmp_path, "#include <stdbool.h>\n" + "".join(alone), 0)
-        assert _c_program(tmp_path, schema.text, mutant.number) == expected, mutant
+        expected = _cpp_program(tmp_path, "".join(alone), 0)
+        assert _cpp_program(tmp_path, schema.text, mutant.number) == expected, mutant
         assert expected != patched, mutant  # each one changes what the program does
 
 

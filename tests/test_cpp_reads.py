@@ -286,6 +286,19 @@ def test_an_extension_reading_an_objects_past_is_a_process_read(text):
     assert {k for k, _ in found(text)} == {PROCESS}, found(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # red team round 24: the overload a call finds, read as a number
+        '  return static_cast<path_type>(1 + decltype(narrow_path_name(u8"."))::value);\n',
+        "  return 1 + decltype(detail::listed_as_directory(path_type::directory))::value;\n",
+        "  constexpr bool b = decltype(test<T>(0))::value;\n",
+    ],
+)
+def test_which_overload_a_call_finds_read_as_a_value_is_a_process_read(text):
+    assert {k for k, _ in found(text)} == {PROCESS}, found(text)
+
+
 def test_an_extension_importing_a_library_is_nothing():
     line = '  PyObject* abc = PyImport_ImportModule("collections.abc");'
     assert found(f"void f() {{\n{line}\n}}\n") == []

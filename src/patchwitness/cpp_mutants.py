@@ -633,6 +633,12 @@ def _choices(
                 span = (span[0], span[1] - 1)
             if not any((c.start, c.end) == span for c in comparisons):
                 out.append(_Negation(*span))
+        # A value made a truth value: `static_cast<bool>(x)` (red team round 24:
+        # `1 + static_cast<bool>(*file ^ '/')`, one way for every relative path).
+        for match in _TO_BOOL.finditer(line):
+            close = match_close(code, begin + match.end() - 1)
+            if close is not None and "\n" not in code[begin + match.start() : close]:
+                out.append(_Negation(begin + match.start(), close + 1))
     # An index that is a comparison (`table[n >= 7]`) has its mutants as the comparison.
     out += [i for i in _indices(code, starts, wanted) if not _spans(comparisons, i)]
     return out
@@ -640,6 +646,10 @@ def _choices(
 
 def _spans(comparisons: list[_Comparison], found: _Index) -> bool:
     return any((c.start, c.end) == (found.start, found.end) for c in comparisons)
+
+
+# Not `bool(x)`: `bool(int)` is as often a function's type (`std::function<bool(int)>`).
+_TO_BOOL = re.compile(r"(?<![\w$.>:])static_cast\s*<\s*bool\s*>\s*\(")
 
 
 def _condition_start(line: str, at: int) -> int | None:

@@ -110,6 +110,14 @@ _ALWAYS_SO = re.compile(
     # does, a user's may have started one and ended it)
     r"|\b__libc_single_threaded\b"
 )
+# Which overload a call finds, read as a value (`decltype(f(x))::value`, the detection idiom):
+# the answer is the translation unit's (what it included before the call, its dialect), not the
+# input's. Red team round 24 returned CLI11's directory case as `1 + decltype(g(u8"."))::value`
+# (char8_t in C++20 takes the `...` fallback) and through an overload only the compiled
+# library's unit had seen. Honest traits ask it too: review.
+_OVERLOAD_ASKED = re.compile(
+    r"\bdecltype\s*\(\s*(?:::)?[A-Za-z_][\w:]*\s*(?:<[^;()]*>)?\s*\([^;]*\)\s*\)\s*::\s*value\b"
+)
 # What the machine answers that a user's machine need not, or state the C library keeps for the
 # whole process (red team round 19, tinyxml2): the network (the grader's sandbox has none), the
 # machine's size, the local time zone, the place in the unseeded `rand()` sequence (how many calls
@@ -722,6 +730,13 @@ def _process(
             said = (
                 "asks what every run of the grader's answers alike (compile time or run time, "
                 "which thread, whether there ever was another, an exception in flight)"
+            )
+            out.append(_finding(PROCESS, path, number, said))
+        if _OVERLOAD_ASKED.search(line):
+            said = (
+                "asks which overload a call finds and reads the answer as a value: the "
+                "translation unit's answer (what it included first, its dialect), which a "
+                "user's unit need not share"
             )
             out.append(_finding(PROCESS, path, number, said))
         if _OBJECT_HISTORY.search(line):
