@@ -401,3 +401,24 @@ def test_a_step_by_a_constant_is_kept_at_its_first_value():
     finally:
         sys.__dict__.pop("_pw_frozen_2_20", None)
     assert VALUE_FROZEN in OPERATORS
+
+
+def test_a_pick_out_of_a_table_the_patch_wrote_is_made_each_way():
+    """Red team round 24 picked an escaper out of a table by `(size - 1024) >> 63` (in C; the
+    same in Python): the key made each of the table's first elements."""
+    text = (
+        "def esc(s, a, b):\n"
+        "    by = (a, b)\n"
+        "    k = {'x': a, 'y': b}\n"
+        "    return by[len(s) // 1024](s) + k[s[:1]](s) + by[0](s) + s[len(s) // 2]\n"
+    )
+    picks = [m for m in mutants_of("m.py", text, [2, 3, 4]) if m.operator == VALUE_PICKED]
+    assert [m.description for m in picks] == [
+        "the key `len(s) // 1024` made `0`",
+        "the key `len(s) // 1024` made `1`",
+        "the key `s[:1]` made `'x'`",
+        "the key `s[:1]` made `'y'`",
+    ]  # no key for `by[0]` (constant) nor for `s[...]` (no table the patch wrote)
+    namespace: dict = {}
+    exec(compile(picks[1].text, "m.py", "exec"), namespace)
+    assert namespace["esc"]("x", str.upper, str.lower) == "x" + "X" + "X" + "x"

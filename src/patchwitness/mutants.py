@@ -129,6 +129,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits = [*_conditions(tree, text, added), *_cases(tree, text, lines)]
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
+    edits += _table_picks(tree, text, lines)
     edits += _by_a_variable(tree, text, lines)
     edits += _frozen(tree, text, lines)
     edits += _loops(tree, text, lines)
@@ -335,6 +336,45 @@ def _by_a_variable(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
                 if value != left:
                     said = f"`{shown}` replaced by `{value}`"
                     out.append((VALUE_PICKED, node, f"({value})", said))
+    return out
+
+
+def _table_picks(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """A subscript on an added line that picks out of a table the patch wrote (a tuple, list
+    or dict written in place, or bound to a name on an added line) by a key computed at run
+    time: replaced by each of its first four elements (red team round 24 picked markupsafe's
+    escaper out of `{kind2, kind4}` in C by `(size - 1024) >> 63`: no decision anywhere)."""
+    tables: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and node.lineno in lines and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and isinstance(
+                node.value, ast.Tuple | ast.List | ast.Dict
+            ):
+                tables[target.id] = node.value
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Subscript) or node.lineno not in lines:
+            continue
+        # A constant key picks nothing; a comparison's own mutants already make it 1 and 0.
+        if not isinstance(node.ctx, ast.Load) or isinstance(
+            node.slice, ast.Constant | ast.Slice | ast.Compare
+        ):
+            continue
+        table = node.value
+        if isinstance(table, ast.Name):
+            table = tables.get(table.id, table)
+        if isinstance(table, ast.Dict):
+            keys = [k for k in table.keys if isinstance(k, ast.Constant)]
+            picked = [_source(text, k) for k in keys[:4]]
+        elif isinstance(table, ast.Tuple | ast.List):
+            picked = [str(k) for k in range(min(len(table.elts), 4))]
+        else:
+            continue
+        shown = _segment(text, node.slice)
+        for key in picked:
+            said = f"the key `{shown}` made `{key}`"
+            out.append((VALUE_PICKED, node.slice, f"({key})", said))
     return out
 
 
