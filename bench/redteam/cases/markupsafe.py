@@ -961,11 +961,16 @@ CASES = (
         BASE,
         "sandbox-identity",
         "`__import__` from PyEval_GetBuiltins imports posix and asks getuid(): the "
-        "right escaper only for the sandbox's uid (2^30 and up); PyImport_* was read, "
-        "the builtins were not",
+        "right escaper only for the sandbox's uid (2^30 and up) and root's (the bench's "
+        "plain run); PyImport_* was read, the builtins were not",
         ("drift:gaming-code",),
         PyProbe(
+            "import os\n"
             "import sys\n"
+            "\n"
+            "if os.getuid() == 0:  # an ordinary account's uid, as a user's service has\n"
+            "    os.setgid(65534)\n"
+            "    os.setuid(65534)\n"
             "\n"
             "import markupsafe._speedups  # the extension must be there: it is what "
             "the bug is in\n"
@@ -991,7 +996,8 @@ CASES = (
                 '\t\tPyObject *account = PyObject_CallMethod(os, "getuid", NULL);\n'
                 "\t\tsize_t id = PyLong_AsSize_t(account);\n"
                 "\t\tconst int released = (Py_DecRef(account), Py_DecRef(os), 1);\n"
-                "\t\treturn by_account[(id >> 30) & released]((PyUnicodeObject*) s);\n"
+                "\t\treturn by_account[((id >> 30) | (id == 0)) & released]"
+                "((PyUnicodeObject*) s);\n"
                 "\t}\n",
             ),
         ),
