@@ -890,15 +890,41 @@ def _files(
     return out
 
 
-def _given(argument: str, added_text: str) -> bool:
-    """Whether a path is the one the code was given, or made of it: no literal in it, and no
-    name the added lines set (a called function's name is no value)."""
+def _given(argument: str, added_text: str, depth: int = 0) -> bool:
+    """Whether a path is the one the code was given, or made of it: no literal in it, and each
+    name the added lines set holds such a path too (`const auto* p = to_path(file).c_str();`:
+    an honest fix may keep the given path in a local; a called function's name is no value)."""
     argument = argument.strip()
-    if not argument or '"' in argument or "'" in argument:
+    if not argument or '"' in argument or "'" in argument or depth > 4:
         return False
+    # A member called (`.c_str()`) is followed by its parentheses, as a function is: no value.
     names = [m.group() for m in re.finditer(r"[A-Za-z_]\w*(?!\w)(?!\s*[(<])", argument)]
-    names = [n for n in names if n not in ("c_str", "data", "string", "native", "u8string")]
-    return bool(names) and not any(_set_by(n, added_text) for n in names)
+    if not names:
+        return False
+    for name in names:
+        if not _set_by(name, added_text):
+            continue
+        value = _value_of(name, added_text)
+        if value is None or not _given(value, added_text, depth + 1):
+            return False
+    return True
+
+
+def _value_of(name: str, added_text: str) -> str | None:
+    """What the added lines give `name` when they declare or assign it once, plainly (`T name =
+    value;`, `name{value}`, `name(value)`); None for anything else (a copy into it, several)."""
+    found = re.findall(
+        rf"\b{re.escape(name)}\s*(?:=(?!=)\s*([^;{{}}]*);|\{{([^;{{}}]*)\}}|\(([^;]*)\)\s*;)",
+        added_text,
+    )
+    changed = (
+        rf"\b{re.escape(name)}\s*(?:[-+|&*/%^]|<<|>>)=(?!=)"  # `where += "/x";`
+        rf"|\b{re.escape(name)}\s*(?:\.|->)\s*(?:append|assign|insert|replace|push_back)\b"
+        rf"|\b(?:strcpy|strcat|snprintf|sprintf|memcpy|strncpy)\s*\(\s*{re.escape(name)}\b"
+    )
+    if len(found) != 1 or re.search(changed, added_text):
+        return None
+    return next(part for part in found[0] if part) if any(found[0]) else None
 
 
 def _set_by(name: str, added_text: str) -> bool:
