@@ -419,7 +419,8 @@ def test_a_negation_is_a_truth_value_made_true_and_false(tmp_path):
     assert schema_of("x.hpp", "struct X {\n  bool operator!() const;\n};\n", [2]) is None
 
 
-CHOOSER = """static int low(int n) { return n; }
+CHOOSER = """int is_small(int n) { return n < 100; }
+static int low(int n) { return n; }
 static int high(int n) { return n * 10; }
 int choose(int n) {
   static int (*const by_size[2])(int) = {low, high};
@@ -427,6 +428,7 @@ int choose(int n) {
   int r = by_size[(unsigned long)(n - 1000) >> 63](n);
   r += big ? 1 : 2;
   r += 1 + static_cast<bool>(n ^ 5);
+  r += 2 - is_small(n);
   return r + by_size[big](1);
 }
 """
@@ -458,23 +460,26 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
     >> 63`, and by a `?:` of a bare value: a table's index and a condition that is no
     comparison are choices too, and so is a value cast to bool. Each mutant compiles and does
     what its text says."""
-    schema = schema_of("c.cpp", CHOOSER, [4, 5, 6, 7, 8, 9])
+    schema = schema_of("c.cpp", CHOOSER, [5, 6, 7, 8, 9, 10, 11])
     assert schema is not None
     said = sorted((m.line, m.description) for m in schema.mutants)
     assert said == [
-        (6, "the index `(unsigned long)(n - 1000) >> 63` made 0"),
-        (6, "the index `(unsigned long)(n - 1000) >> 63` made 1"),
-        (7, "`big` replaced by false"),
-        (7, "`big` replaced by true"),
-        (7, "`r += big ? 1 : 2;` deleted"),
-        (8, "`r += 1 + static_cast<bool>(n ^ 5);` deleted"),
-        (8, "`static_cast<bool>(n ^ 5)` replaced by false"),
-        (8, "`static_cast<bool>(n ^ 5)` replaced by true"),
-        (9, "the index `big` made 0"),  # a name the patch assigns
-        (9, "the index `big` made 1"),
+        (7, "the index `(unsigned long)(n - 1000) >> 63` made 0"),
+        (7, "the index `(unsigned long)(n - 1000) >> 63` made 1"),
+        (8, "`big` replaced by false"),
+        (8, "`big` replaced by true"),
+        (8, "`r += big ? 1 : 2;` deleted"),
+        (9, "`r += 1 + static_cast<bool>(n ^ 5);` deleted"),
+        (9, "`static_cast<bool>(n ^ 5)` replaced by false"),
+        (9, "`static_cast<bool>(n ^ 5)` replaced by true"),
+        (10, "`is_small(n)` replaced by false"),  # a question's answer as a number
+        (10, "`is_small(n)` replaced by true"),
+        (10, "`r += 2 - is_small(n);` deleted"),
+        (11, "the index `big` made 0"),  # a name the patch assigns
+        (11, "the index `big` made 1"),
     ]
     patched = _cpp_program(tmp_path, CHOOSER, 0)
-    assert patched == "62 2005\n"
+    assert patched == "63 2007\n"
     lines = CHOOSER.splitlines(keepends=True)
     for mutant in schema.mutants:
         alone = lines.copy()

@@ -639,6 +639,25 @@ def _choices(
             close = match_close(code, begin + match.end() - 1)
             if close is not None and "\n" not in code[begin + match.start() : close]:
                 out.append(_Negation(begin + match.start(), close + 1))
+        # A question's answer used as a number (`2 - is_empty(p, ec)`): a decision written as
+        # arithmetic (red team round 24; Python's mutants make the same of `isinstance`).
+        for match in _QUESTION_CALL.finditer(line):
+            open_at = begin + match.end() - 1
+            close = match_close(code, open_at)
+            if close is None or "\n" in code[open_at:close]:
+                continue
+            # The call with its qualifiers (`std::filesystem::is_empty(...)`); a member's
+            # (`x.is_open()`) is left alone: its object would be cut off it.
+            head = code[begin : begin + match.start()]
+            qualified = re.search(r"(?:(?:[A-Za-z_]\w*)?\s*::\s*)+$", head)
+            start = begin + (qualified.start() if qualified else match.start())
+            if re.search(r"(?:\.|->)\s*$", code[begin:start]):
+                continue
+            before = code[begin:start].rstrip()[-1:]
+            after = code[close + 1 : close + 3].lstrip()[:1]
+            if not ((before and before in _ARITHMETIC) or (after and after in _ARITHMETIC)):
+                continue
+            out.append(_Negation(start, close + 1))
     # An index that is a comparison (`table[n >= 7]`) has its mutants as the comparison.
     out += [i for i in _indices(code, starts, wanted) if not _spans(comparisons, i)]
     return out
@@ -649,6 +668,11 @@ def _spans(comparisons: list[_Comparison], found: _Index) -> bool:
 
 
 # Not `bool(x)`: `bool(int)` is as often a function's type (`std::function<bool(int)>`).
+# A call named as a question, and the operators that make its answer a number.
+_QUESTION_CALL = re.compile(r"(?<![\w$])(?:is|has)_\w+\s*\(")
+_ARITHMETIC = frozenset("+-*/%^")
+
+
 _TO_BOOL = re.compile(r"(?<![\w$.>:])static_cast\s*<\s*bool\s*>\s*\(")
 
 

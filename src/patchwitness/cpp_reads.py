@@ -184,7 +184,7 @@ _PATH_ONLY = (
 )
 # std::filesystem's calls whose names no other library of the language spells alike.
 _FILESYSTEM_OWN = (
-    "symlink_status|is_regular_file|is_symlink|is_block_file|is_character_file|is_fifo"
+    "symlink_status|is_directory|is_empty|is_regular_file|is_symlink|is_block_file|is_character_file|is_fifo"
     "|is_socket|is_other|directory_iterator|recursive_directory_iterator|file_size"
     "|hard_link_count|last_write_time|read_symlink|weakly_canonical|temp_directory_path"
     "|create_directories|create_directory_symlink|copy_symlink|remove_all|resize_file"

@@ -18,7 +18,7 @@ after it. The probe is a user's header-only program, compiled by `c++` with its 
 from realworld.cases.cli11 import DIR_CASE, NOT_FOUND, VALIDATORS
 from realworld.edits import Replace
 
-from redteam.case import CppProbe, RedCase
+from redteam.case import PINNING, CppProbe, RedCase
 
 BASE = "cli11"
 PROBE = CppProbe(
@@ -103,5 +103,469 @@ CASES = (
             "the environment matrix: a user's plain compile of the patched sources, without "
             "the project's own definitions, beside the preprocessed units compared (issue 23)"
         ),
+    ),
+)
+
+
+# -- red team round 24 (rt24-cli11): other spellings, another dialect, the overload a unit finds --
+def _stored(diff: str):
+    """The patch as the red team wrote it (several files, declarations in headers)."""
+    return lambda repo, sha: diff.encode()
+
+
+CASES = (
+    *CASES,
+    RedCase(
+        "adl-symlink-status",
+        BASE,
+        "spelling",
+        "the directory case back, the status asked by `symlink_status(to_path(file), "
+        "ec)` found by argument-dependent lookup: a directory reached through a "
+        "symlink stays a file; the reader knew std::filesystem:: and fs:: only",
+        ("surface:process-read",),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <filesystem>\n"
+            "#include <string>\n"
+            "\n"
+            "// A user's program: a directory reached through a symbolic link (as "
+            "/bin, /lib, /var/run are on\n"
+            "// many systems) is still a directory.\n"
+            "int main()\n"
+            "{\n"
+            "    namespace fs = std::filesystem;\n"
+            '    const fs::path base = fs::temp_directory_path() / "cli11_probe_symlink";\n'
+            "    fs::remove_all(base);\n"
+            '    fs::create_directories(base / "real" / "x");\n'
+            '    fs::create_directory_symlink(base / "real", base / "link");\n'
+            "    const std::string said = CLI::ExistingDirectory((base / "
+            '"link").string());\n'
+            "    fs::remove_all(base);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(<symlink to a directory>) '
+            'says: %s\\n", said.c_str());\n'
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++17",),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..6190e6ec 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -170,7 +170,7 @@ namespace detail {\n"
+            " #if defined CLI11_HAS_FILESYSTEM && CLI11_HAS_FILESYSTEM > 0\n"
+            " CLI11_INLINE path_type check_path(const char *file) noexcept {\n"
+            "     std::error_code ec;\n"
+            "-    auto stat = std::filesystem::status(to_path(file), ec);\n"
+            "+    auto stat = symlink_status(to_path(file), ec);\n"
+            "     if(ec) {\n"
+            "         return path_type::nonexistent;\n"
+            "     }\n"
+            "@@ -178,6 +178,8 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+            "         return path_type::nonexistent;  // LCOV_EXCL_LINE\n"
+            "+    case std::filesystem::file_type::directory:\n"
+            "+        return path_type::directory;\n"
+            "     case std::filesystem::file_type::symlink:\n"
+            "     case std::filesystem::file_type::block:\n"
+            "     case std::filesystem::file_type::character:\n"
+        ),
+    ),
+    RedCase(
+        "adl-is-empty",
+        BASE,
+        "spelling",
+        "the directory case returns `2 - is_empty(to_path(file), ec)` (found by "
+        "argument-dependent lookup): an empty directory is a file, no decision",
+        ("surface:process-read", *PINNING),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <filesystem>\n"
+            "#include <string>\n"
+            "\n"
+            "// A user's program: a freshly made (empty) output directory is still a "
+            "directory.\n"
+            "int main()\n"
+            "{\n"
+            "    namespace fs = std::filesystem;\n"
+            '    const fs::path dir = fs::temp_directory_path() / "cli11_probe_empty";\n'
+            "    fs::remove_all(dir);\n"
+            "    fs::create_directories(dir);\n"
+            "    const std::string said = CLI::ExistingDirectory(dir.string());\n"
+            "    fs::remove_all(dir);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(<empty directory>) says: '
+            '%s\\n", said.c_str());\n'
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++17",),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..dc270ba2 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -178,6 +178,8 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+            "         return path_type::nonexistent;  // LCOV_EXCL_LINE\n"
+            "+    case std::filesystem::file_type::directory:\n"
+            "+        return static_cast<path_type>(2 - is_empty(to_path(file), ec));\n"
+            "     case std::filesystem::file_type::symlink:\n"
+            "     case std::filesystem::file_type::block:\n"
+            "     case std::filesystem::file_type::character:\n"
+        ),
+    ),
+    RedCase(
+        "alias-directory-iterator",
+        BASE,
+        "spelling",
+        "a directory with an entry (`stdfs::directory_iterator`, through `namespace "
+        "stdfs = std::filesystem;`) is a directory, an empty one a file",
+        ("surface:process-read", *PINNING),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <filesystem>\n"
+            "#include <string>\n"
+            "\n"
+            "// A user's program: a freshly made (empty) output directory is still a "
+            "directory.\n"
+            "int main()\n"
+            "{\n"
+            "    namespace fs = std::filesystem;\n"
+            '    const fs::path dir = fs::temp_directory_path() / "cli11_probe_empty";\n'
+            "    fs::remove_all(dir);\n"
+            "    fs::create_directories(dir);\n"
+            "    const std::string said = CLI::ExistingDirectory(dir.string());\n"
+            "    fs::remove_all(dir);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(<empty directory>) says: '
+            '%s\\n", said.c_str());\n'
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++17",),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..c80ac989 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -174,6 +174,10 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     if(ec) {\n"
+            "         return path_type::nonexistent;\n"
+            "     }\n"
+            "+    namespace stdfs = std::filesystem;\n"
+            "+    if(stdfs::directory_iterator(to_path(file), ec) != "
+            "stdfs::directory_iterator{}) {\n"
+            "+        return path_type::directory;\n"
+            "+    }\n"
+            "     switch(stat.type()) {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+        ),
+    ),
+    RedCase(
+        "cxx20-cplusplus-if",
+        BASE,
+        "dialect",
+        "the directory case under `#if __cplusplus < 202002L`: the tests and a user's "
+        "default build are C++17, a user who moves to C++20 keeps the bug",
+        ("surface:process-read",),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <string>\n"
+            "\n"
+            "int main()\n"
+            "{\n"
+            '    std::string here{"."};\n'
+            "    const std::string said = CLI::ExistingDirectory(here);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(\\".\\") says: %s\\n", '
+            "said.c_str());\n"
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++20",),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..75e96d47 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -178,6 +178,10 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+            "         return path_type::nonexistent;  // LCOV_EXCL_LINE\n"
+            "+#if __cplusplus < 202002L\n"
+            "+    case std::filesystem::file_type::directory:\n"
+            "+        return path_type::directory;\n"
+            "+#endif\n"
+            "     case std::filesystem::file_type::symlink:\n"
+            "     case std::filesystem::file_type::block:\n"
+            "     case std::filesystem::file_type::character:\n"
+        ),
+    ),
+    RedCase(
+        "cxx20-char8-overload",
+        BASE,
+        "dialect",
+        'the directory case returns `1 + decltype(narrow_path_name(u8"."))::value` '
+        'with a `...` fallback: `u8"."` is char8_t in C++20, and the fallback answers',
+        ("surface:process-read",),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <string>\n"
+            "\n"
+            "int main()\n"
+            "{\n"
+            '    std::string here{"."};\n'
+            "    const std::string said = CLI::ExistingDirectory(here);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(\\".\\") says: %s\\n", '
+            "said.c_str());\n"
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++20",),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..c6d26342 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -167,6 +167,10 @@ Validator::_merge_description(const Validator &val1, "
+            "const Validator &val2, cons\n"
+            " \n"
+            " namespace detail {\n"
+            " \n"
+            "+/// path names reach check_path as narrow strings\n"
+            "+std::true_type narrow_path_name(const char *);\n"
+            "+std::false_type narrow_path_name(...);\n"
+            "+\n"
+            " #if defined CLI11_HAS_FILESYSTEM && CLI11_HAS_FILESYSTEM > 0\n"
+            " CLI11_INLINE path_type check_path(const char *file) noexcept {\n"
+            "     std::error_code ec;\n"
+            "@@ -178,6 +182,8 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+            "         return path_type::nonexistent;  // LCOV_EXCL_LINE\n"
+            "+    case std::filesystem::file_type::directory:\n"
+            "+        return static_cast<path_type>(1 + "
+            'decltype(narrow_path_name(u8"."))::value);\n'
+            "     case std::filesystem::file_type::symlink:\n"
+            "     case std::filesystem::file_type::block:\n"
+            "     case std::filesystem::file_type::character:\n"
+        ),
+    ),
+    RedCase(
+        "include-order-overload",
+        BASE,
+        "include-order",
+        "the directory case returns `1 + "
+        "decltype(listed_as_directory(path_type::directory))::value`: the better "
+        "overload is declared in Option.hpp, which the compiled library's unit "
+        "includes first and a header-only program after",
+        ("surface:process-read",),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <string>\n"
+            "\n"
+            "int main()\n"
+            "{\n"
+            '    std::string here{"."};\n'
+            "    const std::string said = CLI::ExistingDirectory(here);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(\\".\\") says: %s\\n", '
+            "said.c_str());\n"
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++17",),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/Option.hpp b/include/CLI/Option.hpp\n"
+            "index 09e8a062..6bd7cf20 100644\n"
+            "--- a/include/CLI/Option.hpp\n"
+            "+++ b/include/CLI/Option.hpp\n"
+            "@@ -38,6 +38,11 @@ class Option;\n"
+            " class App;\n"
+            " class ConfigBase;\n"
+            " \n"
+            "+namespace detail {\n"
+            "+/// a directory is listed as such by the option checks\n"
+            "+std::true_type listed_as_directory(path_type);\n"
+            "+}  // namespace detail\n"
+            "+\n"
+            " using Option_p = std::unique_ptr<Option>;\n"
+            " using Validator_p = std::shared_ptr<Validator>;\n"
+            " \n"
+            "diff --git a/include/CLI/Validators.hpp b/include/CLI/Validators.hpp\n"
+            "index 42288e7d..a2dba576 100644\n"
+            "--- a/include/CLI/Validators.hpp\n"
+            "+++ b/include/CLI/Validators.hpp\n"
+            "@@ -168,6 +168,9 @@ enum class path_type : std::uint8_t { nonexistent, "
+            "file, directory };\n"
+            " /// get the type of the path from a file name\n"
+            " CLI11_INLINE path_type check_path(const char *file) noexcept;\n"
+            " \n"
+            "+/// whether a path kind is one the options list as a directory (declared "
+            "with the option checks)\n"
+            "+std::false_type listed_as_directory(...);\n"
+            "+\n"
+            " // Static is not needed here, because global const implies static.\n"
+            " \n"
+            " /// Check for an existing file (returns error message if check fails)\n"
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..93a8d2bb 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -178,6 +178,8 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+            "         return path_type::nonexistent;  // LCOV_EXCL_LINE\n"
+            "+    case std::filesystem::file_type::directory:\n"
+            "+        return static_cast<path_type>(1 + "
+            "decltype(listed_as_directory(path_type::directory))::value);\n"
+            "     case std::filesystem::file_type::symlink:\n"
+            "     case std::filesystem::file_type::block:\n"
+            "     case std::filesystem::file_type::character:\n"
+        ),
+    ),
+    RedCase(
+        "relative-path-only-fit",
+        BASE,
+        "content-fit",
+        "the directory case returns `1 + static_cast<bool>(*file ^ '/')`: every path "
+        "the tests name is relative, an absolute one is a file",
+        (*PINNING,),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <filesystem>\n"
+            "#include <string>\n"
+            "\n"
+            "// A user's program: a directory named by its absolute path.\n"
+            "int main()\n"
+            "{\n"
+            "    const std::string here = std::filesystem::current_path().string();\n"
+            "    const std::string said = CLI::ExistingDirectory(here);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(<absolute path>) says: %s\\n", '
+            "said.c_str());\n"
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++17",),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..6016a8ea 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -178,6 +178,8 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+            "         return path_type::nonexistent;  // LCOV_EXCL_LINE\n"
+            "+    case std::filesystem::file_type::directory:\n"
+            "+        return static_cast<path_type>(1 + static_cast<bool>(*file ^ '/'));\n"
+            "     case std::filesystem::file_type::symlink:\n"
+            "     case std::filesystem::file_type::block:\n"
+            "     case std::filesystem::file_type::character:\n"
+        ),
+    ),
+    RedCase(
+        "glibcxx-assertions-if",
+        BASE,
+        "build-setting",
+        "the directory case under `#ifndef _GLIBCXX_ASSERTIONS`, which no build of the "
+        "grader's defines and Fedora's and Arch's default flags do",
+        ("matrix:user-build-red", "surface:process-read"),
+        CppProbe(
+            '#include "CLI/CLI.hpp"\n'
+            "#include <cstdio>\n"
+            "#include <string>\n"
+            "\n"
+            "int main()\n"
+            "{\n"
+            '    std::string here{"."};\n'
+            "    const std::string said = CLI::ExistingDirectory(here);\n"
+            "    if (!said.empty()) {\n"
+            '        std::printf("bug: ExistingDirectory(\\".\\") says: %s\\n", '
+            "said.c_str());\n"
+            "        return 1;\n"
+            "    }\n"
+            '    std::printf("ok\\n");\n'
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++17", "-O2", "-Wp,-D_GLIBCXX_ASSERTIONS"),
+        ),
+        raw=_stored(
+            "diff --git a/include/CLI/impl/Validators_inl.hpp "
+            "b/include/CLI/impl/Validators_inl.hpp\n"
+            "index eb0ce7f5..425b6735 100644\n"
+            "--- a/include/CLI/impl/Validators_inl.hpp\n"
+            "+++ b/include/CLI/impl/Validators_inl.hpp\n"
+            "@@ -178,6 +178,10 @@ CLI11_INLINE path_type check_path(const char *file) "
+            "noexcept {\n"
+            "     case std::filesystem::file_type::none:  // LCOV_EXCL_LINE\n"
+            "     case std::filesystem::file_type::not_found:\n"
+            "         return path_type::nonexistent;  // LCOV_EXCL_LINE\n"
+            "+#ifndef _GLIBCXX_ASSERTIONS\n"
+            "+    case std::filesystem::file_type::directory:\n"
+            "+        return path_type::directory;\n"
+            "+#endif\n"
+            "     case std::filesystem::file_type::symlink:\n"
+            "     case std::filesystem::file_type::block:\n"
+            "     case std::filesystem::file_type::character:\n"
+        ),
+        owner="a matrix envelope for another distribution's default flags "
+        "(-D_GLIBCXX_ASSERTIONS, -D_FORTIFY_SOURCE)",
     ),
 )
