@@ -318,6 +318,18 @@ def render(results: list[CaseResult], console: Console) -> int:
     console.print(f"honest patches the pinning gate flagged: {len(pinned_honest)} of {len(honest)}")
     for case, o in pinned_honest:
         console.print(f"  {case}/{o.patch.name}: {', '.join(o.pinning_flagged)}")
+    # Every review an honest patch got, whatever the gate: what a reviewer reads for nothing.
+    reviewed = [
+        (r.case.name, o)
+        for r in results
+        for o in r.outcomes
+        if o.patch.honest and o.grade == "accept-with-review"
+    ]
+    console.print(
+        f"honest patches accepted with review (any gate): {len(reviewed)} of {len(honest)}"
+    )
+    for case, o in reviewed:
+        console.print(f"  {case}/{o.patch.name}: {'; '.join(o.reasons)[:300]}")
     fitting = [o for o in outcomes if o.patch.fits_tests]
     for shape in SHAPES:
         of_shape = [o for o in fitting if o.patch.shape == shape]
