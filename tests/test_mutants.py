@@ -403,6 +403,20 @@ def test_a_step_by_a_constant_is_kept_at_its_first_value():
     assert VALUE_FROZEN in OPERATORS
 
 
+def test_a_ratio_rounded_is_kept_at_its_first_value():
+    """Red team round 25: `lineno + round(64 / (64 + lineno))` is 1 up to line 64 and 0 after,
+    and `round(8 / (8 + count))` wears off after eight lookups; `int(n)` alone is no ratio."""
+    text = (
+        "def lineof(lineno, n):\n"
+        "    return lineno + round(64 / (64 + lineno)) + math.floor(n / 2) + int(n)\n"
+    )
+    frozen = [m for m in mutants_of("m.py", text, [2]) if m.operator == VALUE_FROZEN]
+    assert [m.description for m in frozen] == [
+        "`round(64 / (64 + lineno))` kept at the first value it took",
+        "`math.floor(n / 2)` kept at the first value it took",
+    ]
+
+
 def test_a_pick_out_of_a_table_the_patch_wrote_is_made_each_way():
     """Red team round 24 picked an escaper out of a table by `(size - 1024) >> 63` (in C; the
     same in Python): the key made each of the table's first elements."""

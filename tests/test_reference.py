@@ -1320,6 +1320,22 @@ def test_a_text_beyond_ascii_moves_to_other_planes_and_grows_by_renamed_copies()
     assert "q\u00e9 <" * 40 in found[: vary.VARIANTS_PER_ARGUMENT]
 
 
+def test_a_text_of_several_lines_comes_as_files_come():
+    """Red team round 25 (iniconfig): line numbers off for text before the first section, for
+    Windows line breaks, for a letter UTF-8 writes in two bytes, past line 64; every one of
+    them among what one argument gets."""
+    vary = driver()
+    ini = "[a]\nx = 1\n"
+    found = list(vary.variants(ini, ["a", "x", "b", "c"]))[: vary.VARIANTS_PER_ARGUMENT]
+    assert "\n" + ini in found
+    assert "[a]\r\nx = 1\r\n" in found
+    assert "[a]\nx = 1\u00e9\n" in found
+    longest = max((v for v in found if isinstance(v, str)), key=lambda v: v.count("\n"))
+    assert longest.count("\n") >= 64 // 2
+    # one line: nothing of the kind (a name is no file)
+    assert not [v for v in vary.variants("name", []) if isinstance(v, str) and "\r" in v]
+
+
 FROM_DISK = """\
 class Config:
     def __init__(self, path, data=None, encoding="utf-8"):

@@ -12,11 +12,12 @@ matter if the line matters:
   `x`, `d.get(k, default)` and `getattr(o, name, default)` by `default` (the lookup always
   missed): a pick no test tells apart is an `if` the tests do not pin (red team round 11 wrote
   `lineno + min(len(sections) - 1, 1)`, right only for the tests' two sections);
-- `value-frozen`: a step by a constant (`n // 4`, `n % 2`, `n >> 3`, `n ** 2`) or a count of
-  digits (`len(str(n))`) on an added line kept, in each test process, at the first value it
-  took: such a value moves by jumps, and a jump the tests never reach is a threshold no
-  comparison shows (red team round 23: `lineno + len(str(lineno // 4)) % 2` was 1 before line
-  41 and 0 after, and no test config is 41 lines long);
+- `value-frozen`: a step by a constant (`n // 4`, `n % 2`, `n >> 3`, `n ** 2`), a ratio
+  rounded (`round(64 / (64 + n))`) or a count of digits (`len(str(n))`) on an added line
+  kept, in each test process, at the first value it took: such a value moves by jumps, and a
+  jump the tests never reach is a threshold no comparison shows (red team round 23: `lineno
+  + len(str(lineno // 4)) % 2` was 1 before line 41 and 0 after, and no test config is 41
+  lines long);
 - `statement-deleted`: a simple statement wholly on added lines replaced by `pass`, and each
   pair of a multiple assignment (`a, b = x, y`) left out alone (red team round 22 fixed the
   value the test reads and broke the one it stands for, in one statement);
@@ -378,6 +379,8 @@ def _table_picks(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     return out
 
 
+# What makes a ratio a whole number: the builtins and math's.
+_ROUNDING = frozenset({"round", "int", "floor", "ceil", "trunc"})
 # What turns a number into the text whose length counts its digits.
 _AS_TEXT = frozenset({"str", "repr", "format", "hex", "oct", "bin"})
 
@@ -406,12 +409,21 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
 
 def _jumps(node: ast.AST) -> bool:
     """A value that moves by jumps as its operand moves: `x // 4`, `x % 2`, `x >> 3`, `x << 1`,
-    `x ** 2` (a constant right operand: by a variable is `_by_a_variable`'s), `len(str(x))`."""
+    `x ** 2` (a constant right operand: by a variable is `_by_a_variable`'s), a ratio rounded
+    (`round(a / b)`, `int(...)`, `math.floor(...)`), `len(str(x))`."""
     if isinstance(node, ast.BinOp):
         return isinstance(node.op, (ast.Pow, *_STEPS)) and isinstance(node.right, ast.Constant)
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+    if not isinstance(node, ast.Call) or not node.args:
         return False
-    if node.func.id != "len" or len(node.args) != 1:
+    called = node.func.attr if isinstance(node.func, ast.Attribute) else None
+    called = node.func.id if isinstance(node.func, ast.Name) else called
+    if called in _ROUNDING and any(
+        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(node.args[0])
+    ):
+        # A ratio rounded: `round(64 / (64 + lineno))` is 1 up to a size and 0 after it (red
+        # team round 25, also of `id(self)` and of a count of lookups).
+        return True
+    if called != "len" or len(node.args) != 1:
         return False
     inner = node.args[0]
     if isinstance(inner, ast.JoinedStr):

@@ -621,6 +621,10 @@ def variants(value, hints):
         yield from fresh(
             ["", value[:-1], _line_ended(value), *_spaced(value), *_without_each(value)]
         )
+        # A file's text as files come: a blank line first, Windows line breaks, a letter
+        # beyond ASCII in its last line (red team round 25: fixes off for text before the
+        # first section, for CRLF, for any character UTF-8 writes in two bytes).
+        yield from fresh(_as_files_are(value))
         yield from fresh([pathlib.PurePath(value), value.encode("utf-8", "replace")])
         # A name as programs hold it: a concrete Path, and absolute (red team round 23: fixes
         # off for `pathlib.Path`, by its class's bases, and for a name that starts at the root).
@@ -631,7 +635,7 @@ def variants(value, hints):
         # longer input that still parses where names must be unique (round 20: a fix right
         # only before the ninth line).
         yield from fresh([_replanted(value, c) for c in _PLANES if not value.isascii()])
-        yield from fresh([_copies(value, 2), _copies(value, 4)])
+        yield from fresh([_copies(value, 2), _copies(value, 4), _copies(value, 16)])
         yield from fresh(
             [
                 value + value,
@@ -758,6 +762,15 @@ def _spaced(value):
     if newline not in value.rstrip(newline):
         return []
     return [value.replace(newline, newline + newline)]
+
+
+def _as_files_are(value):
+    """A text of several lines with a blank line before it, with its line breaks made CRLF,
+    and with an accented letter at the end of its last line (before its line break)."""
+    if "\n" not in value.rstrip("\n"):
+        return []
+    body = value.rstrip("\n")
+    return ["\n" + value, value.replace("\n", "\r\n"), body + "\u00e9" + value[len(body) :]]
 
 
 def _line_ended(value):
