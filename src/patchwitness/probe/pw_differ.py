@@ -80,7 +80,12 @@ def vary(spec):
             others = siblings(captured, call) if how == "method" else []
         except Exception:
             others = []
-        neighbours_of_call += list(made_neighbours(captured, hints))
+        # The call's own arguments and its object's making, in turn: a method's own variants
+        # (a section's name) would take the cap before its object's text is varied at all
+        # (red team round 25: CRLF and a letter beyond ASCII in iniconfig's data, never tried).
+        neighbours_of_call = _interleaved(
+            [neighbours_of_call, list(made_neighbours(captured, hints))]
+        )
         try:
             otherwise = made_otherwise(captured, call)
         except Exception:
@@ -618,13 +623,12 @@ def variants(value, hints):
         # The text's own shape first (empty, cut, its line ended, each mark taken out), then
         # the other types a str parameter is often given (a path, bytes), then the rest: a cap
         # on the variants of one argument keeps the most telling (red team round 13).
-        yield from fresh(
-            ["", value[:-1], _line_ended(value), *_spaced(value), *_without_each(value)]
-        )
-        # A file's text as files come: a blank line first, Windows line breaks, a letter
-        # beyond ASCII in its last line (red team round 25: fixes off for text before the
-        # first section, for CRLF, for any character UTF-8 writes in two bytes).
-        yield from fresh(_as_files_are(value))
+        # A file's text as files come, early (the cap on a call's neighbours reaches few of
+        # its object's): a blank line first, Windows line breaks, a letter beyond ASCII in its
+        # last line (red team round 25: fixes off for text before the first section, for
+        # CRLF, for any character UTF-8 writes in two bytes).
+        yield from fresh(["", value[:-1], *_as_files_are(value), _line_ended(value)])
+        yield from fresh([*_spaced(value), *_without_each(value)])
         yield from fresh([pathlib.PurePath(value), value.encode("utf-8", "replace")])
         # A name as programs hold it: a concrete Path, and absolute (red team round 23: fixes
         # off for `pathlib.Path`, by its class's bases, and for a name that starts at the root).
