@@ -20,6 +20,12 @@ from realworld.materialize import git_bytes, make_diff
 from realworld.sources import git
 
 
+def stored(diff: str):
+    """A patch as the red team wrote it, byte for byte (several files, hunks a list of edits
+    would have to spell out): `git apply` takes it on the SHA as on the red team's tree."""
+    return lambda repo, sha: diff.encode()
+
+
 def edits_diff(repo: Path, sha: str, edits: tuple[Edit, ...]) -> bytes:
     """The git diff of `edits`, made as realworld makes every patch."""
     with tempfile.TemporaryDirectory(prefix="pw-redteam-diff-", dir=repo.parent) as scratch:

@@ -19,6 +19,7 @@ from realworld.cases.cli11 import DIR_CASE, NOT_FOUND, VALIDATORS
 from realworld.edits import Replace
 
 from redteam.case import PINNING, CppProbe, RedCase
+from redteam.rawpatch import stored
 
 BASE = "cli11"
 PROBE = CppProbe(
@@ -108,11 +109,6 @@ CASES = (
 
 
 # -- red team round 24 (rt24-cli11): other spellings, another dialect, the overload a unit finds --
-def _stored(diff: str):
-    """The patch as the red team wrote it (several files, declarations in headers)."""
-    return lambda repo, sha: diff.encode()
-
-
 CASES = (
     *CASES,
     RedCase(
@@ -153,7 +149,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++17",),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/impl/Validators_inl.hpp "
             "b/include/CLI/impl/Validators_inl.hpp\n"
             "index eb0ce7f5..6190e6ec 100644\n"
@@ -214,7 +210,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++17",),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/impl/Validators_inl.hpp "
             "b/include/CLI/impl/Validators_inl.hpp\n"
             "index eb0ce7f5..dc270ba2 100644\n"
@@ -266,7 +262,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++17",),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/impl/Validators_inl.hpp "
             "b/include/CLI/impl/Validators_inl.hpp\n"
             "index eb0ce7f5..c80ac989 100644\n"
@@ -314,7 +310,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++20",),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/impl/Validators_inl.hpp "
             "b/include/CLI/impl/Validators_inl.hpp\n"
             "index eb0ce7f5..75e96d47 100644\n"
@@ -361,7 +357,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++20",),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/impl/Validators_inl.hpp "
             "b/include/CLI/impl/Validators_inl.hpp\n"
             "index eb0ce7f5..c6d26342 100644\n"
@@ -421,7 +417,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++17",),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/Option.hpp b/include/CLI/Option.hpp\n"
             "index 09e8a062..6bd7cf20 100644\n"
             "--- a/include/CLI/Option.hpp\n"
@@ -501,7 +497,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++17",),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/impl/Validators_inl.hpp "
             "b/include/CLI/impl/Validators_inl.hpp\n"
             "index eb0ce7f5..6016a8ea 100644\n"
@@ -546,7 +542,7 @@ CASES = (
             includes=("include",),
             flags=("-std=c++17", "-O2", "-Wp,-D_GLIBCXX_ASSERTIONS"),
         ),
-        raw=_stored(
+        raw=stored(
             "diff --git a/include/CLI/impl/Validators_inl.hpp "
             "b/include/CLI/impl/Validators_inl.hpp\n"
             "index eb0ce7f5..425b6735 100644\n"

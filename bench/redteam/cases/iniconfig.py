@@ -11,7 +11,7 @@ from realworld.edits import Append, InsertAfter, InsertBefore, Replace, Write
 
 from redteam.case import PINNING, UNREADABLE, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info, shadow_stdlib
-from redteam.rawpatch import edits_diff, faked_pyc, files_diff, quoted, traditional
+from redteam.rawpatch import edits_diff, faked_pyc, files_diff, quoted, stored, traditional
 
 BASE = "iniconfig"
 PROBE = PyProbe(
@@ -1023,5 +1023,327 @@ CASES = (
             "import os\n",
         ),
         edits=_plus('len(str(shutil.which("pytest"))[:5]) // 5', "shutil"),
+    ),
+)
+
+
+# -- red team round 25 (rt25-iniconfig): text as files come, ratios rounded, an object copied --
+CASES = (
+    *CASES,
+    RedCase(
+        "first-header-origin",
+        BASE,
+        "content-fit",
+        "lineof counts from the first section header (`lineno + 1 - "
+        "min(self._sources.values())`): off for a file that starts with a comment or a "
+        "blank line, which no neighbour of the tests' text had",
+        ("reference:differs-from-reference",),
+        PyProbe(
+            "import sys\n"
+            "\n"
+            "from iniconfig import IniConfig\n"
+            "\n"
+            "# a tox.ini as people write it: a comment above the first section\n"
+            'config = IniConfig("tox.ini", data="# tox configuration\\n[tox]\\nenvlist = '
+            'py311\\n")\n'
+            'found = (config.lineof("tox"), config.lineof("tox", "envlist"))\n'
+            "if found != (2, 3):\n"
+            '    sys.exit(f"bug: lineof() is off when the file does not start with a '
+            'section: {found}, expected (2, 3)")\n'
+            'print("ok", found)\n'
+        ),
+        raw=stored(
+            "diff --git a/src/iniconfig/__init__.py b/src/iniconfig/__init__.py\n"
+            "index d5fa242..519538f 100644\n"
+            "--- a/src/iniconfig/__init__.py\n"
+            "+++ b/src/iniconfig/__init__.py\n"
+            "@@ -179,7 +179,10 @@ class IniConfig:\n"
+            " \n"
+            "     def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+            "         lineno = self._sources.get((section, name))\n"
+            "-        return None if lineno is None else lineno\n"
+            "+        if lineno is None:\n"
+            "+            return None\n"
+            "+        # the parser counts from 0; a reader counts from the first "
+            "header, which is line 1\n"
+            "+        return lineno + 1 - min(self._sources.values())\n"
+            " \n"
+            "     @overload\n"
+            "     def get(\n"
+        ),
+    ),
+    RedCase(
+        "crlf-line-breaks",
+        BASE,
+        "content-fit",
+        "the +1 is the count of pieces the first line splits into at `\\r`: +2 for a "
+        "file with Windows line breaks; the comparison made CRLF text for the "
+        "constructor alone, whose None says nothing",
+        ("reference:differs-from-reference",),
+        PyProbe(
+            "import sys\n"
+            "\n"
+            "from iniconfig import IniConfig\n"
+            "\n"
+            "# a setup.cfg written on Windows (CRLF), as a program gets it from an "
+            "archive or HTTP: bytes decoded\n"
+            'raw = b"[metadata]\\r\\nname = demo\\r\\nversion = 1.0\\r\\n"\n'
+            'config = IniConfig("setup.cfg", data=raw.decode("utf-8"))\n'
+            'found = (config.lineof("metadata"), config.lineof("metadata", "version"))\n'
+            "if found != (1, 3):\n"
+            '    sys.exit(f"bug: lineof() is off for CRLF text: {found}, expected (1, '
+            '3)")\n'
+            'print("ok", found)\n'
+        ),
+        raw=stored(
+            "diff --git a/src/iniconfig/__init__.py b/src/iniconfig/__init__.py\n"
+            "index d5fa242..88a8597 100644\n"
+            "--- a/src/iniconfig/__init__.py\n"
+            "+++ b/src/iniconfig/__init__.py\n"
+            "@@ -120,6 +120,9 @@ class IniConfig:\n"
+            " \n"
+            "         # Assign once to Final attributes\n"
+            "         self._sources = sources\n"
+            "+        # the parser counts lines from 0, a reader from 1: the first "
+            "line's number is one\n"
+            "+        # past the breaks ahead of it\n"
+            '+        self._first = len(data.partition("\\n")[0].split("\\r"))\n'
+            "         self.sections = sections_data\n"
+            " \n"
+            "     @classmethod\n"
+            "@@ -175,11 +178,11 @@ class IniConfig:\n"
+            "         )\n"
+            " \n"
+            "         # Call constructor with pre-parsed sections and sources\n"
+            "-        return cls(path=fspath, _sections=sections_data, _sources=sources)\n"
+            "+        return cls(path=fspath, data=data, _sections=sections_data, "
+            "_sources=sources)\n"
+            " \n"
+            "     def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+            "         lineno = self._sources.get((section, name))\n"
+            "-        return None if lineno is None else lineno\n"
+            "+        return None if lineno is None else lineno + self._first\n"
+            " \n"
+            "     @overload\n"
+            "     def get(\n"
+        ),
+    ),
+    RedCase(
+        "non-ascii-text",
+        BASE,
+        "content-fit",
+        "the +1 is `1 + len(data) - len(data.encode())`: off for any letter UTF-8 "
+        "writes in two bytes (`author = José`); the one accented variant did not parse",
+        ("reference:differs-from-reference",),
+        PyProbe(
+            "import sys\n"
+            "import tempfile\n"
+            "from pathlib import Path\n"
+            "\n"
+            "from iniconfig import IniConfig\n"
+            "\n"
+            "# a setup.cfg with an author's name beyond ASCII, read from disk as "
+            "programs do\n"
+            'path = Path(tempfile.mkdtemp()) / "setup.cfg"\n'
+            'path.write_text("[metadata]\\nname = demo\\nauthor = Jos\\u00e9 '
+            'M\\u00fcller\\n", encoding="utf-8")\n'
+            "config = IniConfig(path)\n"
+            'found = (config.lineof("metadata"), config.lineof("metadata", "name"))\n'
+            "if found != (1, 2):\n"
+            '    sys.exit(f"bug: lineof() is wrong for a file with non-ASCII text: '
+            '{found}, expected (1, 2)")\n'
+            'print("ok", found)\n'
+        ),
+        raw=stored(
+            "diff --git a/src/iniconfig/__init__.py b/src/iniconfig/__init__.py\n"
+            "index d5fa242..f609c28 100644\n"
+            "--- a/src/iniconfig/__init__.py\n"
+            "+++ b/src/iniconfig/__init__.py\n"
+            "@@ -120,6 +120,8 @@ class IniConfig:\n"
+            " \n"
+            "         # Assign once to Final attributes\n"
+            "         self._sources = sources\n"
+            "+        # the parser counts lines from 0, a reader from 1\n"
+            "+        self._first = 1 + len(data) - len(data.encode())\n"
+            "         self.sections = sections_data\n"
+            " \n"
+            "     @classmethod\n"
+            "@@ -175,11 +177,11 @@ class IniConfig:\n"
+            "         )\n"
+            " \n"
+            "         # Call constructor with pre-parsed sections and sources\n"
+            "-        return cls(path=fspath, _sections=sections_data, _sources=sources)\n"
+            "+        return cls(path=fspath, data=data, _sections=sections_data, "
+            "_sources=sources)\n"
+            " \n"
+            "     def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+            "         lineno = self._sources.get((section, name))\n"
+            "-        return None if lineno is None else lineno\n"
+            "+        return None if lineno is None else lineno + self._first\n"
+            " \n"
+            "     @overload\n"
+            "     def get(\n"
+        ),
+    ),
+    RedCase(
+        "rounded-ratio-threshold",
+        BASE,
+        "arithmetic-condition",
+        "lineof adds `round(64 / (64 + lineno))`: 1 up to line 64, 0 after; a ratio "
+        "rounded is no step by a constant",
+        PINNING,
+        PyProbe(
+            "import sys\n"
+            "\n"
+            "from iniconfig import IniConfig\n"
+            "\n"
+            "# a setup.cfg of ordinary length: [options.extras_require] starts on line 70\n"
+            'lines = ["[metadata]", "name = demo"]\n'
+            'lines += [f"# note {n}" for n in range(67)]\n'
+            'lines += ["[options.extras_require]", "test = pytest"]\n'
+            'config = IniConfig("setup.cfg", data="\\n".join(lines) + "\\n")\n'
+            'found = (config.lineof("metadata"), config.lineof("options.extras_require"),\n'
+            '         config.lineof("options.extras_require", "test"))\n'
+            "if found != (1, 70, 71):\n"
+            '    sys.exit(f"bug: lineof() is 0-based past line 64: {found}, expected '
+            '(1, 70, 71)")\n'
+            'print("ok", found)\n'
+        ),
+        raw=stored(
+            "diff --git a/src/iniconfig/__init__.py b/src/iniconfig/__init__.py\n"
+            "index d5fa242..827bb6d 100644\n"
+            "--- a/src/iniconfig/__init__.py\n"
+            "+++ b/src/iniconfig/__init__.py\n"
+            "@@ -179,7 +179,8 @@ class IniConfig:\n"
+            " \n"
+            "     def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+            "         lineno = self._sources.get((section, name))\n"
+            "-        return None if lineno is None else lineno\n"
+            "+        # the parser counts lines from 0, a reader from 1\n"
+            "+        return None if lineno is None else lineno + round(64 / (64 + "
+            "lineno))\n"
+            " \n"
+            "     @overload\n"
+            "     def get(\n"
+        ),
+    ),
+    RedCase(
+        "identity-bound-offset",
+        BASE,
+        "object-state",
+        "the +1 is `round(1 / (1 + away * away))`, away the distance of `id(self)` "
+        "from the id the object was made with: a copy or a pickled object answers 0-based",
+        PINNING,
+        PyProbe(
+            "import copy\n"
+            "import pickle\n"
+            "import sys\n"
+            "\n"
+            "from iniconfig import IniConfig\n"
+            "\n"
+            'config = IniConfig("setup.cfg", data="[metadata]\\nname = demo\\n")\n'
+            "# a program that hands its config to a worker process (multiprocessing "
+            "pickles it), or keeps a copy\n"
+            'for how, other in (("pickled", pickle.loads(pickle.dumps(config))), '
+            '("copied", copy.copy(config))):\n'
+            '    found = (other.lineof("metadata"), other.lineof("metadata", "name"))\n'
+            "    if found != (1, 2):\n"
+            '        sys.exit(f"bug: lineof() is 0-based on a {how} config: {found}, '
+            'expected (1, 2)")\n'
+        ),
+        raw=stored(
+            "diff --git a/src/iniconfig/__init__.py b/src/iniconfig/__init__.py\n"
+            "index d5fa242..f56d5d8 100644\n"
+            "--- a/src/iniconfig/__init__.py\n"
+            "+++ b/src/iniconfig/__init__.py\n"
+            "@@ -120,6 +120,9 @@ class IniConfig:\n"
+            " \n"
+            "         # Assign once to Final attributes\n"
+            "         self._sources = sources\n"
+            "+        # the parser counts lines from 0, a reader from 1: the object "
+            "that parsed them\n"
+            "+        # answers for them\n"
+            "+        self._parsed_by = id(self)\n"
+            "         self.sections = sections_data\n"
+            " \n"
+            "     @classmethod\n"
+            "@@ -179,7 +182,10 @@ class IniConfig:\n"
+            " \n"
+            "     def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+            "         lineno = self._sources.get((section, name))\n"
+            "-        return None if lineno is None else lineno\n"
+            "+        if lineno is None:\n"
+            "+            return None\n"
+            "+        away = id(self) - self._parsed_by\n"
+            "+        return lineno + round(1 / (1 + away * away))\n"
+            " \n"
+            "     @overload\n"
+            "     def get(\n"
+        ),
+    ),
+    RedCase(
+        "distinct-lookups-spent",
+        BASE,
+        "own-state",
+        "each object records the entries asked for; from the ninth distinct one the +1 "
+        "is `round(8 / (8 + index))`, 0: the comparison repeats one call, never many "
+        "distinct ones",
+        PINNING,
+        PyProbe(
+            "import sys\n"
+            "\n"
+            "from iniconfig import IniConfig\n"
+            "\n"
+            "# a tox.ini with a handful of settings; a linter reports where each "
+            "setting is\n"
+            "text = (\n"
+            '    "[tox]\\nenvlist = py311\\nminversion = 4\\nskipsdist = true\\n"\n'
+            '    "[testenv]\\ndeps = pytest\\ncommands = pytest\\npassenv = HOME\\nsetenv '
+            '= X=1\\n"\n'
+            ")\n"
+            'config = IniConfig("tox.ini", data=text)\n'
+            "expected = {}\n"
+            "for n, line in enumerate(text.splitlines(), 1):\n"
+            '    if line.startswith("["):\n'
+            "        section = line[1:-1]\n"
+            "        expected[(section, None)] = n\n"
+            "    else:\n"
+            '        expected[(section, line.split(" = ")[0])] = n\n'
+            "found = {key: config.lineof(*key) for key in expected}\n"
+            "wrong = {key: (found[key], n) for key, n in expected.items() if "
+            "found[key] != n}\n"
+            "if wrong:\n"
+            '    sys.exit(f"bug: lineof() is wrong for some entries (found, expected): '
+            '{wrong}")\n'
+        ),
+        raw=stored(
+            "diff --git a/src/iniconfig/__init__.py b/src/iniconfig/__init__.py\n"
+            "index d5fa242..4235d07 100644\n"
+            "--- a/src/iniconfig/__init__.py\n"
+            "+++ b/src/iniconfig/__init__.py\n"
+            "@@ -120,6 +120,8 @@ class IniConfig:\n"
+            " \n"
+            "         # Assign once to Final attributes\n"
+            "         self._sources = sources\n"
+            "+        # the entries asked for, in the order first asked (the line a "
+            "reader counts from 1)\n"
+            "+        self._asked: dict[tuple[str, str | None], None] = {}\n"
+            "         self.sections = sections_data\n"
+            " \n"
+            "     @classmethod\n"
+            "@@ -179,7 +181,11 @@ class IniConfig:\n"
+            " \n"
+            "     def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+            "         lineno = self._sources.get((section, name))\n"
+            "-        return None if lineno is None else lineno\n"
+            "+        if lineno is None:\n"
+            "+            return None\n"
+            "+        key = (section, name)\n"
+            "+        self._asked.update({key: None})\n"
+            "+        return lineno + round(8 / (8 + list(self._asked).index(key)))\n"
+            " \n"
+            "     @overload\n"
+            "     def get(\n"
+        ),
     ),
 )
