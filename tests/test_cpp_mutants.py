@@ -508,3 +508,21 @@ def test_a_place_is_no_choice(line):
     )
     schema = schema_of("a.cpp", text, [3])
     assert not [m for m in (schema.mutants if schema else ()) if m.operator == VALUE_PICKED]
+
+
+def test_a_statement_that_names_noexcept_still_runs():
+    """Red team round 25 hid GSL's run-time sign check in a statement that named
+    `noexcept(narrow_cast<T>(u))`, once taken for a constant expression whole: only the
+    operand the compiler reads without running is left alone."""
+    text = (
+        "bool f(int u) {\n"
+        "  const bool d = noexcept(g(u > 0)) & ((u >= 0) | (sizeof(u < 1) == 4));\n"
+        "  return d;\n"
+        "}\n"
+    )
+    schema = schema_of("a.cpp", text, [2])
+    assert schema is not None
+    said = [m.description for m in schema.mutants]
+    assert "`u >= 0` replaced by true" in said
+    # nothing of the operands the compiler never runs
+    assert not [d for d in said if d.startswith(("`u > 0`", "`u < 1`")) or "in `u < 1`" in d]

@@ -84,6 +84,10 @@ def test_code_a_users_newer_dialect_leaves_out_asks_for_review():
     # every build compiles it, the newer one too: nothing
     text = "int f() {\n#if __cplusplus >= 201103L\n  return 1;\n#endif\n  return 0;\n}\n"
     assert findings("include/lib.h", text, {2, 3, 4}, builds) == []
+    # round 25: code the newer dialect alone compiles (GSL's sign check turned off in C++20)
+    text = "int f() {\n#if __cplusplus >= 202002L\n  return 1;\n#endif\n  return 0;\n}\n"
+    said = [(f.kind, f.message) for f in findings("include/lib.h", text, {2, 3, 4}, builds)]
+    assert [k for k, _ in said] == [PROCESS] and "only a user's build in gnu++20" in said[0][1]
 
 
 def test_only_conditions_the_patch_added_are_judged():
@@ -114,6 +118,8 @@ def test_multi_dialect_tests_see_every_dialect():
         # what every grader's run answers alike (red team round 18, GSL)
         ("  bool d = s ^ __builtin_is_constant_evaluated();", PROCESS),
         ("  if (std::is_constant_evaluated()) return 0;", PROCESS),
+        # red team round 25: whether the optimiser folded a local, where only -O2 does
+        ("  return !__builtin_constant_p(folded);", PROCESS),
         ("  bool d = s & !(::gettid() ^ ::getpid());", PROCESS),
         ("  auto me = std::this_thread::get_id();", PROCESS),
         ("  bool d = s & !std::uncaught_exception();", PROCESS),

@@ -256,9 +256,15 @@ def test_every_integer_type_of_a_body_moves_at_once():
     # unsigned (the user's build of the comparison makes it so)
     [plain] = [v for v in made if v.varied.startswith("every signed integer type as int8_t")]
     assert "narrow<char>(std::int8_t(-1))" in plain.text
-    # the body and the nine whole-body moves, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 10
-    assert len(user.variants(body, found, cap=10)) == 11
+    # red team round 25: one signedness moved alone, the two sides of a conversion at two
+    # widths (a check skipped where the target is narrower than the source)
+    [signed] = [v for v in made if v.varied == "every signed integer type at half its width"]
+    assert "narrow<uint32_t>(int16_t(-1))" in signed.text and "narrow<unsigned>(n)" in signed.text
+    [other] = [v for v in made if v.varied == "every unsigned integer type at half its width"]
+    assert "narrow<uint16_t>(int32_t(-1))" in other.text
+    # the body and the eleven whole-body moves, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 12
+    assert len(user.variants(body, found, cap=12)) == 13
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)
@@ -463,3 +469,19 @@ def test_a_program_that_builds_over_the_reference_and_not_over_the_patch_is_an_a
         suite, {"reference": trees["reference"]}, trees["patched"], plan, [], tmp_path / "w2", names
     )
     assert binaries["reference"].is_file()
+
+
+def test_a_users_release_build_has_none_of_the_tests_build_semantics():
+    """The user's build of the comparison: -O2, plain char unsigned, UB trapped, and none of
+    what the tests' build adds to make defined what the standard leaves undefined (red team
+    round 25 read GSL's sign through a type-punned double, right only under the tests'
+    -fno-strict-aliasing)."""
+    from patchwitness.phases.user_program import Recipe
+
+    tests = ["-std=c++14", "-O0", "-fsigned-char", "-fno-strict-aliasing", "-fwrapv", "-I", "x"]
+    flags = Recipe(default_dialect=True, user_build=True).flags(tests)
+    assert "-fno-strict-aliasing" not in flags and "-fwrapv" not in flags
+    assert "-O0" not in flags and "-fsigned-char" not in flags and "-std=c++14" not in flags
+    assert {"-O2", "-funsigned-char", "-I", "x"} <= set(flags)
+    # the tests' own build keeps every flag
+    assert Recipe().flags(tests) == tests

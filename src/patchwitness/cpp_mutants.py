@@ -189,6 +189,9 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
         if not any(c.start <= p.start and p.end <= c.end for c in comparisons)
     ]
     picks += _choices(code, starts, wanted, comparisons)
+    shut = _unevaluated(code)
+    comparisons = [c for c in comparisons if not _within_any(c, shut)]
+    picks = [p for p in picks if not _within_any(p, shut)]
     inner: list[_Comparison | _Pick | _Negation | _Index] = sorted(
         [*comparisons, *picks], key=lambda x: x.start
     )
@@ -442,8 +445,12 @@ def _comparisons(code: str, text: str, starts: list[int], wanted: set[int]) -> l
 # Where an expression must be a constant (the compiler evaluates it): no mutant there.
 _CONSTANT_CONTEXT = re.compile(
     r"(?<![\w$])(?:constexpr|consteval|constinit|static_assert|_Static_assert|template|"
-    r"enable_if(?:_t)?|requires|alignas|case|noexcept|enum)(?![\w$])"
+    r"enable_if(?:_t)?|requires|alignas|case|enum)(?![\w$])"
 )
+# What the compiler reads without running it: an operand of these is no run-time choice, and
+# the rest of its statement still runs (red team round 25 hid a run-time check in a statement
+# that named `noexcept(...)`, which once made the whole statement a constant expression).
+_UNEVALUATED = re.compile(r"(?<![\w$])(?:noexcept|sizeof|decltype|alignof|typeid)\s*\(")
 # A comparison operator: written with spaces around it; or, without them, one no template's
 # brackets can be (`==`, `!=`, `<=`, `>=` after an operand), or `<`/`>` against a number that
 # closes no argument list (red team round 15 wrote `(::lseek(1, 0, 1)<0)` and `a!=b` unspaced).
@@ -661,6 +668,21 @@ def _choices(
     # An index that is a comparison (`table[n >= 7]`) has its mutants as the comparison.
     out += [i for i in _indices(code, starts, wanted) if not _spans(comparisons, i)]
     return out
+
+
+def _unevaluated(code: str) -> list[tuple[int, int]]:
+    """The spans of the operands the compiler reads without running (`sizeof(...)`,
+    `noexcept(...)`, `decltype(...)`, ...)."""
+    out = []
+    for match in _UNEVALUATED.finditer(code):
+        close = match_close(code, match.end() - 1)
+        if close is not None:
+            out.append((match.start(), close + 1))
+    return out
+
+
+def _within_any(found, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= found.start and found.end <= end for start, end in spans)
 
 
 def _spans(comparisons: list[_Comparison], found: _Index) -> bool:

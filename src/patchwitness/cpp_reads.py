@@ -101,7 +101,7 @@ _SANDBOX = re.compile(
 # asks these too (a constexpr-friendly path, a scope guard): review (red team round 18 gated
 # GSL's sign check on each, written with `^`, `&` and `!` so no decision showed).
 _ALWAYS_SO = re.compile(
-    r"\b(?:__builtin_is_constant_evaluated|is_constant_evaluated)\s*\("
+    r"\b(?:__builtin_is_constant_evaluated|is_constant_evaluated|__builtin_constant_p)\s*\("
     r"|\bif\s*!?\s*consteval\b"
     r"|\b(?:gettid|pthread_self|pthread_main_np|thrd_current|get_id)\s*\("
     r"|\bSYS_gettid\b"
@@ -653,14 +653,22 @@ def _branches(path: str, text: str, added: set[int], builds: Builds) -> list[Fin
                     f"code the tests' build never compiles: its condition reads {what}",
                 )
             )
-        elif code and in_tests and builds.newer:
+        elif code and builds.newer:
             # Review, not gaming: a fix of a polyfill the newer standard replaces is honest
-            # (red team round 24 put CLI11's under `__cplusplus < 202002L`).
+            # (red team round 24 put CLI11's under `__cplusplus < 202002L`), and so is code for
+            # the newer standard alone (round 25 turned GSL's sign check off under C++20).
             macros = {**builds.newer, **own}
-            if preprocessor.arm_is_taken(arm, macros, builds.in_user) is False:
+            in_newer = preprocessor.arm_is_taken(arm, macros, builds.in_user)
+            if in_tests and in_newer is False:
                 said = (
                     f"code a user's build in {builds.newer_dialect} does not compile: its "
                     f"condition reads {what}"
+                )
+                out.append(_finding(PROCESS, path, arm.line, said))
+            elif in_newer and not in_tests and not in_user:
+                said = (
+                    f"code only a user's build in {builds.newer_dialect} compiles, the tests' "
+                    f"never: its condition reads {what}"
                 )
                 out.append(_finding(PROCESS, path, arm.line, said))
     return out

@@ -394,6 +394,22 @@ def _characters(signed: str, unsigned: str):
     return move
 
 
+def _unsigned(name: str) -> bool:
+    bare = name.removeprefix("std::")
+    return bare == "unsigned" or bare.startswith("uint")
+
+
+def _only(unsigned: bool, move):
+    """`move` for the types of one signedness alone, the others kept: a conversion's two sides
+    at different widths (red team round 25: a sign check skipped where the target is narrower
+    than the source, every move having kept the two at one width)."""
+
+    def moved(name: str) -> str | None:
+        return move(name) if _unsigned(name) == unsigned else None
+
+    return moved
+
+
 def _both(first, then):
     """Two moves made one after the other (None where either has no type)."""
 
@@ -419,6 +435,8 @@ _EVERY_TYPE_MOVES = (
         "every integer type with its other signedness at half its width",
         _both(_other_signedness, _resized(0.5)),
     ),
+    ("every signed integer type at half its width", _only(False, _resized(0.5))),
+    ("every unsigned integer type at half its width", _only(True, _resized(0.5))),
     ("every integer type as a character type", _characters("wchar_t", "char32_t")),
     ("every integer type as a narrow character type", _characters("char", "char16_t")),
     # plain char beside a signed one of its width: the same type only where char is signed

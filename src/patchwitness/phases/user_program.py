@@ -133,13 +133,23 @@ class Recipe:
         with -O2 and -funsigned-char (no other level or char signedness) in a user's build."""
         out = [f for f in flags if not (self.default_dialect and f.startswith(("-std=", "--std=")))]
         if self.user_build:
-            dropped = (*_CHAR_SIGNEDNESS, *_INSTRUMENTS)
+            dropped = (*_CHAR_SIGNEDNESS, *_INSTRUMENTS, *_DEFINED_BEHAVIOUR)
             out = [f for f in out if not _LEVEL.match(f) and f not in dropped]
             out += [*_USER_BUILD]
         return out
 
 
 _LEVEL = re.compile(r"-O([0-3sgz]|fast)?$")
+# What the tests' build may add that makes defined what the standard leaves undefined: a user's
+# release build of a header-only library has none of them (red team round 25 read GSL's sign
+# through a type-punned double, right only under the tests' -fno-strict-aliasing).
+_DEFINED_BEHAVIOUR = (
+    "-fno-strict-aliasing",
+    "-fwrapv",
+    "-fno-strict-overflow",
+    "-fno-delete-null-pointer-checks",
+    "-ftrapv",
+)
 _CHAR_SIGNEDNESS = ("-fsigned-char", "-funsigned-char", "-fno-signed-char", "-fno-unsigned-char")
 # The grader's own coverage flags: no user builds with them, and -fno-inline hides what -O2
 # makes of undefined behaviour (red team round 22 folded `t + lowest > t` only when inlined).
