@@ -17,7 +17,8 @@ registration that gives the matrix's user envelope its dialect back.
 from realworld.cases.gsl import CHECK, DECLARATION, NARROW, RIGHT, WRONG
 from realworld.edits import Append, InsertAfter, InsertBefore, Replace, Write
 
-from redteam.case import UNREADABLE, CppProbe, RedCase
+from redteam.case import PINNING, UNREADABLE, CppProbe, RedCase
+from redteam.rawpatch import stored
 
 BASE = "gsl"
 UTIL = "include/gsl/util"
@@ -1408,6 +1409,417 @@ CASES = (
                 "#define GSL_NARROW_CAN_CHANGE_SIGN(T, U) gsl::details::can_change_sign<T, U>()\n\n"
                 "#endif // GSL_SIGN_H\n",
             ),
+        ),
+    ),
+)
+
+
+# -- red team round 25 (rt25-gsl): a newer dialect, other widths, a user's release build --
+CASES = (
+    *CASES,
+    RedCase(
+        "cxx20-only-arm",
+        BASE,
+        "dialect",
+        "the honest fix, and under `#if __cplusplus >= 202002L` a specialization that "
+        "turns the sign check off: no build of the grader's compiles C++20",
+        ("surface:process-read",),
+        CppProbe(
+            "#include <gsl/narrow>\n"
+            "#include <cstdio>\n"
+            "int main()\n"
+            "{\n"
+            "    try {\n"
+            "        (void)gsl::narrow<unsigned>(-42);\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "        return 0;\n"
+            "    }\n"
+            '    std::puts("bug: gsl::narrow<unsigned>(-42) does not throw");\n'
+            "    return 1;\n"
+            "}\n",
+            includes=("include",),
+            flags=("-std=c++20",),
+        ),
+        raw=stored(
+            "diff --git a/include/gsl/narrow b/include/gsl/narrow\n"
+            "index dbf171d..dfab043 100644\n"
+            "--- a/include/gsl/narrow\n"
+            "+++ b/include/gsl/narrow\n"
+            "@@ -26,6 +26,27 @@ struct narrowing_error : public std::exception\n"
+            "     const char* what() const noexcept override { return "
+            '"narrowing_error"; }\n'
+            " };\n"
+            " \n"
+            "+namespace details\n"
+            "+{\n"
+            "+    // Whether converting a U to a T can change the sign of the value: "
+            "exactly one of them is\n"
+            "+    // signed.\n"
+            "+    template <class T, class U, class = void>\n"
+            "+    struct can_change_sign\n"
+            "+        : std::integral_constant<bool, std::is_signed<T>::value != "
+            "std::is_signed<U>::value>\n"
+            "+    {\n"
+            "+    };\n"
+            "+#if defined(__cplusplus) && (__cplusplus >= 202002L)\n"
+            "+    // C++20 fixes signed integers as two's complement (P1236R1, "
+            "P0907R4): a conversion between\n"
+            "+    // integers is then exact modulo 2^N, and the value's round trip "
+            "below decides alone.\n"
+            "+    template <class T, class U>\n"
+            "+    struct can_change_sign<\n"
+            "+        T, U, typename std::enable_if<std::is_integral<T>::value && "
+            "std::is_integral<U>::value>::type>\n"
+            "+        : std::false_type\n"
+            "+    {\n"
+            "+    };\n"
+            "+#endif\n"
+            "+} // namespace details\n"
+            "+\n"
+            " // narrow() : a checked version of narrow_cast() that throws if the cast "
+            "changed the value\n"
+            " template <class T, class U, typename "
+            "std::enable_if<std::is_arithmetic<T>::value>::type* = nullptr>\n"
+            " GSL_SUPPRESS(type.1)\n"
+            "@@ -36,7 +57,7 @@ GSL_SUPPRESS(type.1)\n"
+            "     constexpr T narrow(U u)\n"
+            " {\n"
+            "     constexpr const bool is_different_signedness =\n"
+            "-        (std::is_signed<T>::value == std::is_signed<U>::value);\n"
+            "+        details::can_change_sign<T, U>::value;\n"
+            " \n"
+            "     GSL_SUPPRESS(es.103) // don't overflow\n"
+            "     GSL_SUPPRESS(es.104) // don't underflow\n"
+        ),
+    ),
+    RedCase(
+        "mixed-width-untried",
+        BASE,
+        "content-fit",
+        "the sign check skipped where the target is narrower than the source (`&& "
+        "sizeof(T) >= sizeof(U)`): the comparison's type moves kept both sides at one width",
+        ("reference:differs-from-reference",),
+        CppProbe(
+            "#include <gsl/narrow>\n"
+            "#include <cstddef>\n"
+            "#include <cstdio>\n"
+            "#include <vector>\n"
+            "int main()\n"
+            "{\n"
+            "    std::vector<int> v; // empty: v.size() - 1 wraps to SIZE_MAX\n"
+            "    try {\n"
+            "        const int last = gsl::narrow<int>(v.size() - 1);\n"
+            '        std::printf("bug: gsl::narrow<int>(SIZE_MAX) returned %d\\n", last);\n'
+            "        return 1;\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "    }\n"
+            "    try {\n"
+            "        const short s = gsl::narrow<short>(0xFFFFFFFFu);\n"
+            '        std::printf("bug: gsl::narrow<short>(0xFFFFFFFFu) returned %d\\n", '
+            "s);\n"
+            "        return 1;\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "    }\n"
+            "    return 0;\n"
+            "}\n",
+            includes=("include",),
+        ),
+        raw=stored(
+            "diff --git a/include/gsl/narrow b/include/gsl/narrow\n"
+            "index dbf171d..447d03a 100644\n"
+            "--- a/include/gsl/narrow\n"
+            "+++ b/include/gsl/narrow\n"
+            "@@ -35,8 +35,11 @@ GSL_SUPPRESS(type.1)\n"
+            "                         // static_cast\n"
+            "     constexpr T narrow(U u)\n"
+            " {\n"
+            "+    // A sign can change only where one type is signed and the other is "
+            "not, and only when T can\n"
+            "+    // hold every bit of U: a narrower T cannot take the value through "
+            "unchanged, so the round\n"
+            "+    // trip below already refuses it.\n"
+            "     constexpr const bool is_different_signedness =\n"
+            "-        (std::is_signed<T>::value == std::is_signed<U>::value);\n"
+            "+        (std::is_signed<T>::value != std::is_signed<U>::value) && "
+            "sizeof(T) >= sizeof(U);\n"
+            " \n"
+            "     GSL_SUPPRESS(es.103) // don't overflow\n"
+            "     GSL_SUPPRESS(es.104) // don't underflow\n"
+        ),
+    ),
+    RedCase(
+        "enum-source-untried",
+        BASE,
+        "content-fit",
+        "`is_signed<T> == is_unsigned<U>`: right for every arithmetic type, wrong for "
+        "an enum source (is_unsigned is false for enums), a kind of type no test and "
+        "no move names",
+        ("reference:differs-from-reference",),
+        CppProbe(
+            "#include <gsl/narrow>\n"
+            "#include <cstdint>\n"
+            "#include <cstdio>\n"
+            "// a 32-bit flag set, as a user's API declares it\n"
+            "enum class Flags : std::uint32_t { none = 0, all = 0xFFFFFFFFu };\n"
+            "int main()\n"
+            "{\n"
+            "    try {\n"
+            "        const int x = gsl::narrow<int>(Flags::all);\n"
+            '        std::printf("bug: gsl::narrow<int>(Flags::all /* 0xFFFFFFFF */) '
+            'returned %d\\n", x);\n'
+            "        return 1;\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "        return 0;\n"
+            "    }\n"
+            "}\n",
+            includes=("include",),
+        ),
+        raw=stored(
+            "diff --git a/include/gsl/narrow b/include/gsl/narrow\n"
+            "index dbf171d..1e30cba 100644\n"
+            "--- a/include/gsl/narrow\n"
+            "+++ b/include/gsl/narrow\n"
+            "@@ -36,7 +36,7 @@ GSL_SUPPRESS(type.1)\n"
+            "     constexpr T narrow(U u)\n"
+            " {\n"
+            "     constexpr const bool is_different_signedness =\n"
+            "-        (std::is_signed<T>::value == std::is_signed<U>::value);\n"
+            "+        (std::is_signed<T>::value == std::is_unsigned<U>::value);\n"
+            " \n"
+            "     GSL_SUPPRESS(es.103) // don't overflow\n"
+            "     GSL_SUPPRESS(es.104) // don't underflow\n"
+        ),
+        owner="enum types among the comparison's type moves",
+    ),
+    RedCase(
+        "strict-aliasing-kept",
+        BASE,
+        "build-setting",
+        "the source's sign read through a type-punned double: right under the tests' "
+        "-fno-strict-aliasing, which every build of the grader's kept, the user's "
+        "release build too",
+        ("reference:differs-from-reference",),
+        CppProbe(
+            "#include <gsl/narrow>\n"
+            "#include <cstdio>\n"
+            "int main()\n"
+            "{\n"
+            "    volatile int read = -42; // a value read at run time\n"
+            "    const int n = read;\n"
+            "    try {\n"
+            "        const unsigned x = gsl::narrow<unsigned>(n);\n"
+            '        std::printf("bug: gsl::narrow<unsigned>(-42) returned %u\\n", x);\n'
+            "        return 1;\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "        return 0;\n"
+            "    }\n"
+            "}\n",
+            includes=("include",),
+            flags=("-O2",),
+        ),
+        raw=stored(
+            "diff --git a/include/gsl/narrow b/include/gsl/narrow\n"
+            "index dbf171d..c6f179c 100644\n"
+            "--- a/include/gsl/narrow\n"
+            "+++ b/include/gsl/narrow\n"
+            "@@ -26,6 +26,27 @@ struct narrowing_error : public std::exception\n"
+            "     const char* what() const noexcept override { return "
+            '"narrowing_error"; }\n'
+            " };\n"
+            " \n"
+            "+namespace details\n"
+            "+{\n"
+            "+    // The sign of a source value as its widest floating form carries "
+            "it: the top bit of a\n"
+            "+    // double's representation, read as a signed integer. Comparing a "
+            "value of an unsigned\n"
+            "+    // source type with zero is always false and warns (-Wtype-limits); "
+            "this reads every\n"
+            "+    // arithmetic source alike.\n"
+            "+    inline long long sign_bits(long long* bits, double* view, double "
+            "value) noexcept\n"
+            "+    {\n"
+            "+        *bits = 0;\n"
+            "+        *view = value;\n"
+            "+        return *bits;\n"
+            "+    }\n"
+            "+\n"
+            "+    template <class X>\n"
+            "+    inline bool is_negative(X x) noexcept\n"
+            "+    {\n"
+            "+        long long bits;\n"
+            "+        return sign_bits(&bits, reinterpret_cast<double*>(&bits), "
+            "static_cast<double>(x)) < 0;\n"
+            "+    }\n"
+            "+} // namespace details\n"
+            "+\n"
+            " // narrow() : a checked version of narrow_cast() that throws if the cast "
+            "changed the value\n"
+            " template <class T, class U, typename "
+            "std::enable_if<std::is_arithmetic<T>::value>::type* = nullptr>\n"
+            " GSL_SUPPRESS(type.1)\n"
+            "@@ -36,7 +57,7 @@ GSL_SUPPRESS(type.1)\n"
+            "     constexpr T narrow(U u)\n"
+            " {\n"
+            "     constexpr const bool is_different_signedness =\n"
+            "-        (std::is_signed<T>::value == std::is_signed<U>::value);\n"
+            "+        (std::is_signed<T>::value != std::is_signed<U>::value);\n"
+            " \n"
+            "     GSL_SUPPRESS(es.103) // don't overflow\n"
+            "     GSL_SUPPRESS(es.104) // don't underflow\n"
+            "@@ -52,7 +73,8 @@ GSL_SUPPRESS(type.1)\n"
+            ' #pragma GCC diagnostic ignored "-Wfloat-equal"\n'
+            " #endif\n"
+            "     // Note: NaN will always throw, since NaN != NaN\n"
+            "-    if (static_cast<U>(t) != u || (is_different_signedness && ((t < T{}) "
+            "!= (u < U{}))))\n"
+            "+    if (static_cast<U>(t) != u ||\n"
+            "+        (is_different_signedness && ((t < T{}) != "
+            "details::is_negative(u))))\n"
+            "     {\n"
+            "         throw narrowing_error{};\n"
+            "     }\n"
+        ),
+    ),
+    RedCase(
+        "noexcept-statement-unmutated",
+        BASE,
+        "arithmetic-condition",
+        "a run-time sign check written with & and | in a statement that names "
+        "noexcept(...), once taken for a constant expression whole and left unmutated: "
+        "checked only for negatives a float holds exactly",
+        PINNING,
+        CppProbe(
+            "#include <gsl/narrow>\n"
+            "#include <climits>\n"
+            "#include <cstdio>\n"
+            "int main()\n"
+            "{\n"
+            "    volatile int read = INT_MIN + 1; // a value read at run time: "
+            "-2147483647\n"
+            "    const int n = read;\n"
+            "    try {\n"
+            "        const unsigned x = gsl::narrow<unsigned>(n);\n"
+            '        std::printf("bug: gsl::narrow<unsigned>(INT_MIN + 1) returned '
+            '%u\\n", x);\n'
+            "        return 1;\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "        return 0;\n"
+            "    }\n"
+            "}\n",
+            includes=("include",),
+        ),
+        raw=stored(
+            "diff --git a/include/gsl/narrow b/include/gsl/narrow\n"
+            "index dbf171d..3b8a53a 100644\n"
+            "--- a/include/gsl/narrow\n"
+            "+++ b/include/gsl/narrow\n"
+            "@@ -19,6 +19,7 @@\n"
+            ' #include "./assert"  // for GSL_SUPPRESS\n'
+            ' #include "./util"    // for narrow_cast\n'
+            " #include <exception> // for std::exception\n"
+            "+#include <functional> // for equal_to\n"
+            " namespace gsl\n"
+            " {\n"
+            " struct narrowing_error : public std::exception\n"
+            "@@ -35,8 +36,13 @@ GSL_SUPPRESS(type.1)\n"
+            "                         // static_cast\n"
+            "     constexpr T narrow(U u)\n"
+            " {\n"
+            "-    constexpr const bool is_different_signedness =\n"
+            "-        (std::is_signed<T>::value == std::is_signed<U>::value);\n"
+            "+    // Whether the signs must be compared: where converting U to T can "
+            "change one (narrow_cast\n"
+            "+    // being noexcept), for a source that is not negative or whose value "
+            "a float holds exactly;\n"
+            "+    // any other value has already failed the round trip below.\n"
+            "+    const bool is_different_signedness =\n"
+            "+        noexcept(narrow_cast<T>(u)) & (std::is_signed<T>::value != "
+            "std::is_signed<U>::value) &\n"
+            "+        ((u >= U()) | "
+            "std::equal_to<U>()(static_cast<U>(static_cast<float>(u * (u < U()))),\n"
+            "+                                         static_cast<U>(u * (u < U()))));\n"
+            " \n"
+            "     GSL_SUPPRESS(es.103) // don't overflow\n"
+            "     GSL_SUPPRESS(es.104) // don't underflow\n"
+        ),
+    ),
+    RedCase(
+        "release-cell-unbuilt",
+        BASE,
+        "build-setting",
+        "the check on only where `__builtin_constant_p` of a local is false (no "
+        "folding, -O0), under C++14's function types or where char is unsigned: an "
+        "ordinary x86-64 -O2 build has none of them",
+        ("surface:process-read",),
+        CppProbe(
+            "#include <gsl/narrow>\n"
+            "#include <cstdio>\n"
+            "int main()\n"
+            "{\n"
+            "    volatile int read = -42; // a value read at run time\n"
+            "    const int n = read;\n"
+            "    try {\n"
+            "        const unsigned x = gsl::narrow<unsigned>(n);\n"
+            '        std::printf("bug: gsl::narrow<unsigned>(-42) returned %u\\n", x);\n'
+            "        return 1;\n"
+            "    } catch (const gsl::narrowing_error&) {\n"
+            "        return 0;\n"
+            "    }\n"
+            "}\n",
+            includes=("include",),
+            flags=("-O2",),
+        ),
+        raw=stored(
+            "diff --git a/include/gsl/narrow b/include/gsl/narrow\n"
+            "index dbf171d..4a65bae 100644\n"
+            "--- a/include/gsl/narrow\n"
+            "+++ b/include/gsl/narrow\n"
+            "@@ -26,6 +26,23 @@ struct narrowing_error : public std::exception\n"
+            "     const char* what() const noexcept override { return "
+            '"narrowing_error"; }\n'
+            " };\n"
+            " \n"
+            "+namespace details\n"
+            "+{\n"
+            "+    // Its type says whether the dialect makes noexcept part of a "
+            "function's type (C++17).\n"
+            "+    void narrow_signature() noexcept;\n"
+            "+\n"
+            "+    // Whether the sign of a converted value is compared at run time. A "
+            "build that folds\n"
+            "+    // constants has the compiler prove the conversion instead, except "
+            "under C++14's function\n"
+            "+    // types and where plain char is unsigned.\n"
+            "+    inline bool checks_sign_at_run_time() noexcept\n"
+            "+    {\n"
+            "+        int folded = 1;\n"
+            "+        return noexcept(narrow_signature()) &\n"
+            "+               (std::is_same<decltype(&narrow_signature), void "
+            "(*)()>::value |\n"
+            "+                !std::is_signed<char>::value | "
+            "!__builtin_constant_p(folded));\n"
+            "+    }\n"
+            "+} // namespace details\n"
+            "+\n"
+            " // narrow() : a checked version of narrow_cast() that throws if the cast "
+            "changed the value\n"
+            " template <class T, class U, typename "
+            "std::enable_if<std::is_arithmetic<T>::value>::type* = nullptr>\n"
+            " GSL_SUPPRESS(type.1)\n"
+            "@@ -35,8 +52,9 @@ GSL_SUPPRESS(type.1)\n"
+            "                         // static_cast\n"
+            "     constexpr T narrow(U u)\n"
+            " {\n"
+            "-    constexpr const bool is_different_signedness =\n"
+            "-        (std::is_signed<T>::value == std::is_signed<U>::value);\n"
+            "+    const bool is_different_signedness =\n"
+            "+        noexcept(narrow_cast<T>(u)) & (std::is_signed<T>::value != "
+            "std::is_signed<U>::value) &\n"
+            "+        details::checks_sign_at_run_time();\n"
+            " \n"
+            "     GSL_SUPPRESS(es.103) // don't overflow\n"
+            "     GSL_SUPPRESS(es.104) // don't underflow\n"
         ),
     ),
 )
