@@ -241,6 +241,27 @@ def test_ordinary_code_reads_no_file_and_no_address(text):
     assert HARNESS not in {k for k, _ in found(text)}, found(text)
 
 
+def test_a_status_already_asked_for_is_no_second_question():
+    """bench/realworld's honest CLI11 fix: `is_directory(stat)` of the status its function
+    already has (the SHA asked the file system; the patch reads the answer again)."""
+    text = (
+        "path_type check_path(const char* file) {\n"
+        "    std::error_code ec;\n"
+        "    auto stat = std::filesystem::status(to_path(file), ec);\n"
+        "    if(std::filesystem::is_directory(stat)) {\n"
+        "        return path_type::directory;\n"
+        "    }\n"
+        "    return path_type::file;\n"
+        "}\n"
+    )
+    assert found(text, added={4, 5, 6}) == []
+    # a path of the same name is still a question
+    asked = text.replace(
+        "auto stat = std::filesystem::status(to_path(file), ec);", "auto stat = to_path(file);"
+    )
+    assert [k for k, _ in found(asked, added={4, 5, 6})] == [PROCESS]
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -262,9 +262,12 @@ def test_every_integer_type_of_a_body_moves_at_once():
     assert "narrow<uint32_t>(int16_t(-1))" in signed.text and "narrow<unsigned>(n)" in signed.text
     [other] = [v for v in made if v.varied == "every unsigned integer type at half its width"]
     assert "narrow<uint16_t>(int32_t(-1))" in other.text
-    # the body and the eleven whole-body moves, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 12
-    assert len(user.variants(body, found, cap=12)) == 13
+    # and both at once: an unsigned source twice the width of a signed target
+    [wider] = [v for v in made if v.varied.endswith("the unsigned ones at twice its width")]
+    assert "narrow<int32_t>(uint64_t(-1))" in wider.text and "unsigned long long n" in wider.text
+    # the body and the thirteen whole-body moves, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 14
+    assert len(user.variants(body, found, cap=14)) == 15
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)

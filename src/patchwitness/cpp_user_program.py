@@ -410,6 +410,20 @@ def _only(unsigned: bool, move):
     return moved
 
 
+def _swapped_then(unsigned: bool, move):
+    """The other signedness, then `move` for the types that have become of the one given, the
+    others swapped alone: an unsigned source twice the width of a signed target (red team
+    round 25: `narrow<int>(size - 1)` from an empty vector, checked only at equal widths)."""
+
+    def moved(name: str) -> str | None:
+        swapped = _other_signedness(name)
+        if swapped is None or _unsigned(swapped) != unsigned:
+            return swapped
+        return move(swapped) or swapped
+
+    return moved
+
+
 def _both(first, then):
     """Two moves made one after the other (None where either has no type)."""
 
@@ -437,6 +451,14 @@ _EVERY_TYPE_MOVES = (
     ),
     ("every signed integer type at half its width", _only(False, _resized(0.5))),
     ("every unsigned integer type at half its width", _only(True, _resized(0.5))),
+    (
+        "every integer type with its other signedness, the unsigned ones at twice its width",
+        _swapped_then(True, _resized(2)),
+    ),
+    (
+        "every integer type with its other signedness, the signed ones at twice its width",
+        _swapped_then(False, _resized(2)),
+    ),
     ("every integer type as a character type", _characters("wchar_t", "char32_t")),
     ("every integer type as a narrow character type", _characters("char", "char16_t")),
     # plain char beside a signed one of its width: the same type only where char is signed
