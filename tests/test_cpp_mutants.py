@@ -526,3 +526,27 @@ def test_a_statement_that_names_noexcept_still_runs():
     assert "`u >= 0` replaced by true" in said
     # nothing of the operands the compiler never runs
     assert not [d for d in said if d.startswith(("`u > 0`", "`u < 1`")) or "in `u < 1`" in d]
+
+
+def test_a_declaration_in_a_class_body_is_no_statement_to_delete():
+    """With every line of CLI11's headers taken as added, a constructor's declaration in a class
+    body (`ConfigINI();`, `App(const App &) = delete;`) was deleted as a call: the schema did not
+    compile and every mutant of its file was lost (partly-pinned on an honest patch)."""
+    text = (
+        "struct Config {\n"
+        "  Config();\n"
+        "  Config(const Config &) = delete;\n"
+        "  void load() {\n"
+        "    reset();\n"
+        "    {\n"
+        "      count();\n"
+        "    }\n"
+        "  }\n"
+        "};\n"
+        "namespace detail {\n"
+        "  helper(1);\n"
+        "}\n"
+    )
+    schema = schema_of("a.cpp", text, list(range(1, 14)))
+    assert schema is not None
+    assert [m.line for m in schema.mutants if m.operator == STATEMENT_DELETED] == [5, 7]

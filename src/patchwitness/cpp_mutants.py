@@ -630,7 +630,7 @@ def _choices(
     already has its mutants), and the index of each subscript that picks out of a table
     (`_indices`)."""
     out: list[_Negation | _Index] = []
-    for begin, line in _run_time_lines(code, starts, wanted):
+    for begin, line in _choice_lines(code, starts, wanted):
         for match in re.finditer(r"\?", line):
             start = _condition_start(line, match.start())
             if start is None:
@@ -698,6 +698,18 @@ _ARITHMETIC = frozenset("+-*/%^")
 _TO_BOOL = re.compile(r"(?<![\w$.>:])static_cast\s*<\s*bool\s*>\s*\(")
 
 
+def _choice_lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[int, str]]:
+    """The run-time lines whose whole statement, read back past any brace that opens an
+    initializer (`static constexpr int value{a ? b : c};` over several lines), asks no constant
+    expression: a choice mutated there would not compile, and the schema would be lost whole."""
+    out = []
+    for begin, line in _run_time_lines(code, starts, wanted):
+        head = max(code.rfind(";", 0, begin), code.rfind("}", 0, begin)) + 1
+        if not _CONSTANT_CONTEXT.search(code[head : begin + len(line)]):
+            out.append((begin, line))
+    return out
+
+
 def _condition_start(line: str, at: int) -> int | None:
     """Where the condition of the `?` at `at` begins: after the unmatched bracket, `=`, `,`,
     `;`, `?`, `:` or `return` before it; None when it is empty."""
@@ -750,7 +762,7 @@ def _indices(code: str, starts: list[int], wanted: set[int]) -> list[_Index]:
     tables = {m.group(1) or m.group(2) for line in made for m in _TABLE.finditer(line)}
     assigned = {m.group(1) for line in made for m in _ASSIGNED.finditer(line)}
     out = []
-    for begin, line in _run_time_lines(code, starts, wanted):
+    for begin, line in _choice_lines(code, starts, wanted):
         for match in _SUBSCRIPT.finditer(line):
             before = line[: match.start()].rstrip()
             word = re.search(r"[A-Za-z_]\w*$", before)
@@ -875,6 +887,8 @@ def _statements(code: str, starts: list[int], wanted: set[int]) -> list[tuple[in
             continue
         if stripped.startswith("#") or not _begins_a_statement(code, begin):
             continue
+        if not _in_a_function(code, begin):
+            continue  # `App(const App &) = delete;` in a class body declares, it runs nothing
         first = re.match(r"\s*([A-Za-z_]\w*)", line)
         if first is None or first.group(1) in _KEYWORDS:
             continue
@@ -887,6 +901,29 @@ def _statements(code: str, starts: list[int], wanted: set[int]) -> list[tuple[in
         end = begin + line.rindex(";") + 1
         out.append((start, end))
     return out
+
+
+_SCOPE_HEAD = re.compile(
+    r"(?:\b(?:class|struct|union|namespace|enum)\b[^;{}()]*|\bextern\s*\"[^\"]*\"\s*)$"
+)
+
+
+def _in_a_function(code: str, at: int) -> bool:
+    """Whether `at` is inside a block a function runs: its innermost open brace is no class,
+    struct, union, enum or namespace body, nor the file's own scope (an honest patch that adds a
+    constructor's declaration to a class once lost every mutant of its file: the declaration,
+    deleted as a statement, made the schema refuse to compile)."""
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        ch = code[i]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                head = code[max(0, code.rfind(";", 0, i), code.rfind("}", 0, i)) : i]
+                return _SCOPE_HEAD.search(head.replace("\n", " ")) is None
+            depth -= 1
+    return False
 
 
 def _begins_a_statement(code: str, begin: int) -> bool:
