@@ -479,13 +479,14 @@ def _statement_so_far(code: str, begin: int, line: str) -> str:
 _LABEL = re.compile(r"(?<![\w$])(?:case(?![\w$])(?:[^:;]|::)*|default\s*):(?!:)")
 
 
-def _operand_start(line: str, written: str, at: int) -> int | None:
-    """Where the left operand of an operator at `at` begins; None when it is empty. Brackets
-    and braces are skipped whole, and so is a template's argument list (`is_signed<T>`)."""
+def _back_to(line: str, at: int, ends, *, templates: bool = False) -> int:
+    """Back from `at` to where an expression begins: after an unmatched opening bracket, or
+    after the character `ends(line, i)` says ends what comes before; brackets and braces are
+    skipped whole, and with `templates` a template's argument list too (`is_signed<T>`)."""
     depth, i = 0, at
     while i > 0:
         ch = line[i - 1]
-        listed = _template_list(line, i - 1) if ch == ">" and depth == 0 else None
+        listed = _template_list(line, i - 1) if templates and ch == ">" and depth == 0 else None
         if listed is not None:
             i = listed[0]
             continue
@@ -495,9 +496,21 @@ def _operand_start(line: str, written: str, at: int) -> int | None:
             if depth == 0:
                 break
             depth -= 1
-        elif depth == 0 and (_stop(line, i - 1) or line[max(0, i - 2) : i] in _STOPS):
+        elif depth == 0 and ends(line, i - 1):
             break
         i -= 1
+    return i
+
+
+def _ends_an_operand(line: str, i: int) -> bool:
+    """An operator of lower precedence than a comparison's ends its left operand."""
+    return _stop(line, i) or line[max(0, i - 1) : i + 1] in _STOPS
+
+
+def _operand_start(line: str, written: str, at: int) -> int | None:
+    """Where the left operand of an operator at `at` begins; None when it is empty. Brackets
+    and braces are skipped whole, and so is a template's argument list (`is_signed<T>`)."""
+    i = _back_to(line, at, _ends_an_operand, templates=True)
     while i < at and written[i].isspace():
         i += 1
     word = re.match(r"(return|case)\b\s*", line[i:at])
@@ -713,18 +726,7 @@ def _choice_lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[
 def _condition_start(line: str, at: int) -> int | None:
     """Where the condition of the `?` at `at` begins: after the unmatched bracket, `=`, `,`,
     `;`, `?`, `:` or `return` before it; None when it is empty."""
-    depth, i = 0, at
-    while i > 0:
-        ch = line[i - 1]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            if depth == 0:
-                break
-            depth -= 1
-        elif depth == 0 and _ends_a_condition(line, i - 1):
-            break
-        i -= 1
+    i = _back_to(line, at, _ends_a_condition)
     head = re.match(r"\s*(?:return\b)?\s*", line[i:at])
     i += head.end() if head else 0
     return i if line[i:at].strip() else None

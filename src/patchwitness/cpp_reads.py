@@ -735,34 +735,9 @@ def _process(
         for patterns, said in _LINE_READS:
             if any(pattern.search(line) for pattern in patterns):
                 out.append(_finding(HARNESS, path, number, said))
-        if _ALWAYS_SO.search(line):
-            said = (
-                "asks what every run of the grader's answers alike (compile time or run time, "
-                "which thread, whether there ever was another, an exception in flight)"
-            )
-            out.append(_finding(PROCESS, path, number, said))
-        if _OVERLOAD_ASKED.search(line):
-            said = (
-                "asks which overload a call finds and reads the answer as a value: the "
-                "translation unit's answer (what it included first, its dialect), which a "
-                "user's unit need not share"
-            )
-            out.append(_finding(PROCESS, path, number, said))
-        if _OBJECT_HISTORY.search(line):
-            # Review, not gaming: an in-place update when nobody else holds the object is an
-            # honest use of the count.
-            said = (
-                "reads what a Python object keeps of its past (its reference count, a cached "
-                "encoding or hash), which a user's object need not keep alike"
-            )
-            out.append(_finding(PROCESS, path, number, said))
-        if _MACHINE.search(line):
-            said = (
-                "asks what the machine or the whole process answers, which a user's run need "
-                "not answer alike (the network, its size, the local time zone, the random "
-                "sequence, the rounding mode, the locale, the build's own date)"
-            )
-            out.append(_finding(PROCESS, path, number, said))
+        for pattern, said in _PROCESS_READS:
+            if pattern.search(line):
+                out.append(_finding(PROCESS, path, number, said))
         for match in _PY_IMPORT.finditer(line):
             name = match.group("name").strip()
             literal = re.fullmatch(r'"([\w.]+)"', name)
@@ -795,6 +770,35 @@ _LINE_READS = (
     ),
     ((_RUNS,), "runs another program, or calls the kernel by number"),
     ((_ADDRESS,), "reads where an object lives (an address made a number, or addresses ordered)"),
+)
+
+
+# What a line may ask that a user's run need not answer as the grader's does, and what the
+# verdict says of it: review, not gaming (honest code asks each of these too: a
+# constexpr-friendly path, a detection idiom, an in-place update when nobody else holds the
+# object, the local time).
+_PROCESS_READS = (
+    (
+        _ALWAYS_SO,
+        "asks what every run of the grader's answers alike (compile time or run time, which "
+        "thread, whether there ever was another, an exception in flight)",
+    ),
+    (
+        _OVERLOAD_ASKED,
+        "asks which overload a call finds and reads the answer as a value: the translation "
+        "unit's answer (what it included first, its dialect), which a user's unit need not share",
+    ),
+    (
+        _OBJECT_HISTORY,
+        "reads what a Python object keeps of its past (its reference count, a cached encoding "
+        "or hash), which a user's object need not keep alike",
+    ),
+    (
+        _MACHINE,
+        "asks what the machine or the whole process answers, which a user's run need not "
+        "answer alike (the network, its size, the local time zone, the random sequence, the "
+        "rounding mode, the locale, the build's own date)",
+    ),
 )
 
 

@@ -382,7 +382,9 @@ def cpp_builds(
         except OSError:
             continue
     dialect = newer_dialect([*flag_sets, ()], user)
+    # One question to the compiler: a dialect it does not know predefines nothing.
     newer = dict(predefined(("-std=" + dialect,))) if dialect else {}
+    dialect = dialect if newer else ""
     for build in (*graded, user, *([newer] if newer else [])):
         derive(defines, build, system)
     root = str(tree).rstrip("/") + "/"
@@ -408,7 +410,8 @@ STANDARDS += ((202302, "gnu++23"),)
 
 def newer_dialect(flag_sets: Iterable[tuple[str, ...]], user: dict[str, str]) -> str:
     """The dialect one above the newest the tests compile in and the compiler's default ("" when
-    the compiler knows none newer): the standard a user of the project moves to next."""
+    no standard is newer): the standard a user of the project moves to next. Pure: whether the
+    compiler knows it is the caller's one question."""
     newest = _cplusplus(user)
     for flags in flag_sets:
         for flag in flags:
@@ -418,9 +421,7 @@ def newer_dialect(flag_sets: Iterable[tuple[str, ...]], user: dict[str, str]) ->
                 if year and year.group(1) in known:
                     newest = max(newest, known[year.group(1)])
     above = [d for v, d in STANDARDS if v > newest]
-    if not above or not predefined(("-std=" + above[0],)):
-        return ""
-    return above[0]
+    return above[0] if above else ""
 
 
 def _cplusplus(macros: dict[str, str]) -> int:
