@@ -13,6 +13,9 @@ Measured:
   (c) the after-snapshot of a patch touching 1, 10 and 100 files (`scan_paths` on those files +
       `Inventory.replace_files`) against a full re-scan, plus loading a cached baseline inventory;
   (d) real C++ trees found on the machine (/usr/include, /usr/include/c++, /usr/src/googletest).
+  (e) whole processes, taken by turns: `patchwitness census write` against the ripgrep command
+      of (b), on a copy of /usr/include (made with `cp -a`, symlinks kept as symlinks): what a
+      user who times the command line sees, interpreter start and JSON output included.
 
     .venv/bin/python bench/census_speed.py [--root DIR] [--quick] [--no-real] [--reps N]
 
@@ -243,6 +246,37 @@ def census_command(root: Path, inventory: Inventory) -> None:
         )
 
 
+def whole_processes(source: Path, reps: int) -> None:
+    """(e): the census command and ripgrep as processes, by turns, over a copy of `source`."""
+    with tempfile.TemporaryDirectory(prefix="pw-census-copy-") as tmp:
+        root = Path(tmp) / "include"
+        subprocess.run(["cp", "-a", str(source), str(root)], check=True)
+        options = ScanOptions(pytest=read_root_config(root))
+        size = tree_size(root, walk(root, options))
+        out = Path(tmp) / "census.json"
+        census = [*cli_command(), "census", "write", str(root), str(out)]
+        grep = rg_command(root, None, "--count-matches", "-e", RG_PATTERN)
+        heading(f"whole processes on a copy of {source}: {size.text()}")
+        ours: list[Cost] = []
+        theirs: list[Cost] = []
+        for _ in range(reps):
+            cost, done = timed(lambda: subprocess.run(census, capture_output=True, text=True))
+            if done.returncode != 0:
+                line(f"`patchwitness census write` failed: {done.stderr[-300:]}")
+                return
+            ours.append(cost)
+            theirs.append(timed(lambda: subprocess.run(grep, capture_output=True))[0])
+        line(f"`patchwitness census write`: {runs(ours)}; {done.stdout.strip()} items")
+        line(f"ripgrep ({len(grep)} arguments, --count-matches): {runs(theirs)}")
+        text = f"{size.text()}, {done.stdout.strip()} items"
+        print_ratio(
+            "census/ripgrep whole processes [copy of /usr/include]",
+            median_cost(ours),
+            median_cost(theirs),
+            text,
+        )
+
+
 def after_snapshot(
     root: Path, base: Inventory, full_rescan: Cost, reps: int, sizes: tuple[int, ...]
 ) -> None:
@@ -326,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
                     measure(real, path, reps, cold=False, cli=False)
                 else:
                     line(f"{path}: not on this machine")
+            if Path(REAL_TREES[0]).is_dir():
+                whole_processes(Path(REAL_TREES[0]), 3 if args.quick else 7)
     return 0
 
 
