@@ -15,15 +15,19 @@ and, for the usual case where the baseline is cached and shared by every patch o
 
 and the same with `Settings(coverage=False)`: what measuring line hits costs the patched run.
 
-Measured on (a) the demo task `checkout-coupon-tax` with its honest patch and (b) a generated suite
+Measured on (a) the demo task `checkout-coupon-tax` with its honest patch, (b) a generated suite
 of 2,000 tests (40 files x 50 tests with real asserts on a small module) with a one-line honest fix
-and one failing test at the SHA, each without a sandbox (what `api.grade` does unless told) and
-with the CLI's `--sandbox auto` (bwrap where it works). Each figure is the median of --reps
-repetitions (3 by default). CPU time is printed beside the wall clock where it can be seen: not
+and one failing test at the SHA, and (c) a small real suite: pytoolz/toolz 1.0.0 from its PyPI
+sdist (180 tests), `take_nth` made to start at its second item, and the one-line fix (skipped
+with a note when the sdist cannot be had; not in --quick), each without a sandbox (what
+`api.grade` does unless told) and with the CLI's `--sandbox auto` (bwrap where it works). Each
+figure is the median of --reps repetitions (3 by default). The cached grades are paired: each is
+taken right after a plain run of the patched tree, and that ratio is the one the goal (at most
+1.3x) reads. CPU time is printed beside the wall clock where it can be seen: not
 for sandboxed runs, whose CPU time bwrap keeps from the grader's rusage.
 
     .venv/bin/python bench/grade_overhead.py [--quick] [--reps N] [--sandbox none,auto]
-        [--files 40 --tests 50] [--cache DIR]
+        [--files 40 --tests 50] [--cache DIR] [--no-toolz]
 """
 
 from __future__ import annotations
@@ -292,6 +296,46 @@ def make_demo_case(root: Path) -> Case:
     return Case(f"demo {DEMO_TASK} / honest", job.task_dir, job.patch)
 
 
+# (c) A small real suite. The bug: every other item from the second, not the first.
+TOOLZ_MODULE = "toolz/itertoolz.py"
+TOOLZ_RIGHT = "    return itertools.islice(seq, 0, None, n)\n"
+TOOLZ_WRONG = "    return itertools.islice(seq, 1, None, n)\n"
+
+
+def make_toolz_case(root: Path) -> Case | None:
+    """pytoolz/toolz's PyPI sdist as a task, through bench/realworld's materializer (the sdist
+    downloaded once into the grader's cache, as the realworld cases' are); None, with a note,
+    when it cannot be had."""
+    from realworld.case import HONEST, PatchCase, SdistSource
+    from realworld.case import Case as RealCase
+    from realworld.edits import Replace
+    from realworld.materialize import materialize
+    from realworld.sources import Unavailable
+
+    from patchwitness.cachedir import cache_root
+
+    fix = Replace(TOOLZ_MODULE, TOOLZ_WRONG, TOOLZ_RIGHT)
+    case = RealCase(
+        name="toolz",
+        language="python",
+        source=SdistSource("toolz", "1.0.0"),
+        bug=(Replace(TOOLZ_MODULE, TOOLZ_RIGHT, TOOLZ_WRONG),),
+        failing=("toolz/tests/test_itertoolz.py::test_take_nth",),
+        test_cmd="python -m pytest -q toolz",
+        task_toml=f"setup = '{SETUP}'\n",
+        patches=(PatchCase("honest-1", HONEST, (fix,)),),
+        reference=False,  # a task as most are written: failing tests, no reference fix
+    )
+    try:
+        done = materialize(case, root / "toolz", None, cache_root() / "bench-sdists")
+    except (Unavailable, RuntimeError) as exc:
+        line(f"toolz: skipped ({exc})")
+        return None
+    return Case(
+        "pytoolz/toolz 1.0.0 (PyPI sdist) / honest", done.task_dir, done.patch_file("honest-1")
+    )
+
+
 def _git(*args: str, cwd: Path | None = None) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
@@ -337,6 +381,7 @@ class Samples:
     plain_patched: list[Cost] = field(default_factory=list)
     fresh: list[Cost] = field(default_factory=list)
     cached: list[Cost] = field(default_factory=list)
+    plain_paired: list[Cost] = field(default_factory=list)  # taken right before each cached grade
     uncovered: list[Cost] = field(default_factory=list)
     fresh_phases: list[dict[str, float]] = field(default_factory=list)
     cached_phases: list[dict[str, float]] = field(default_factory=list)
@@ -397,7 +442,8 @@ def measure(case: Case, reps: int, scratch: Path, settings: Settings) -> Samples
     # instrumented run at the SHA), and would otherwise be computed inside the first timed grade.
     _grade(case, settings)
     _grade(case, uncovered)
-    for _ in range(reps):
+    for rep in range(reps):
+        samples.plain_paired.append(plain_run(task, env, scratch / f"plain-{rep}-patched"))
         cost, verdict = _grade(case, settings)
         samples.cached.append(cost)
         samples.cached_phases.append(dict(verdict.timings.phases))
@@ -418,6 +464,7 @@ def report(case: Case, samples: Samples, reps: int, sandbox: str) -> None:
     line(f"plain run, patched:   {runs(samples.plain_patched)}")
     line(f"grade, fresh baseline: {runs(samples.fresh)}")
     line(f"   phases (median wall): {_phases(samples.fresh_phases)}")
+    line(f"plain run, patched, paired with each cached grade: {runs(samples.plain_paired)}")
     line(f"grade, cached baseline: {runs(samples.cached)}")
     line(f"   phases (median wall): {_phases(samples.cached_phases)}")
     line(f"grade, cached baseline, coverage=False: {runs(samples.uncovered)}")
@@ -428,6 +475,12 @@ def report(case: Case, samples: Samples, reps: int, sandbox: str) -> None:
     fresh, cached = median_cost(samples.fresh), median_cost(samples.cached)
     print_ratio(f"grade(fresh baseline)/two plain runs [{name}]", fresh, plain_two, size)
     print_ratio(f"grade(cached baseline)/one plain run [{name}]", cached, plain_one, size)
+    pairs = [g.wall / p.wall for g, p in zip(samples.cached, samples.plain_paired, strict=True)]
+    line(
+        "grade(cached baseline)/the plain run just before it, pair by pair: "
+        + ", ".join(f"{r:.2f}x" for r in pairs)
+        + f" (median {median(pairs):.2f}x)"
+    )
     uncovered = median_cost(samples.uncovered)
     print_ratio(
         f"grade(cached baseline, no coverage)/one plain run [{name}]", uncovered, plain_one, size
@@ -457,6 +510,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--files", type=int, default=40, help="test files of the generated suite")
     parser.add_argument("--tests", type=int, default=50, help="tests per generated file")
     parser.add_argument("--cache", type=Path, help="keep PATCHWITNESS_CACHE here (default: temp)")
+    parser.add_argument("--no-toolz", action="store_true", help="skip the real suite (c)")
     return parser.parse_args(argv)
 
 
@@ -469,6 +523,9 @@ def main(argv: list[str] | None = None) -> int:
     with private_cache(args.cache), tempfile.TemporaryDirectory(prefix="pw-bench-grade-") as tmp:
         root = Path(tmp)
         cases = [make_demo_case(root), make_suite_case(root, files, per_file)]
+        if not (args.quick or args.no_toolz):
+            toolz = make_toolz_case(root)
+            cases += [toolz] if toolz is not None else []
         for mode in modes:
             chosen, confinement = choose_runner(mode)
             # Made inside private_cache: Settings.cache defaults to PATCHWITNESS_CACHE.
