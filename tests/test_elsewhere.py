@@ -69,6 +69,10 @@ def test_an_honest_fix_passes_elsewhere_too(calc):
     assert facts.elsewhere is not None and facts.elsewhere.differ == []
     assert set(facts.elsewhere.outcomes) == set(FAILING)
     assert set(facts.elsewhere.outcomes.values()) == {"passed"}
+    # Only the failing tests ran there: the rest of the suite was collected and left out.
+    assert facts.elsewhere.run is not None
+    summary = facts.elsewhere.run.stdout_tail
+    assert f"{len(FAILING)} passed" in summary and " deselected" in summary, summary
     # Called from a plain script, with no pytest in the process, the failing tests hold too.
     assert facts.outside is not None
     assert facts.outside.cases == dict.fromkeys(FAILING, "held"), facts.outside

@@ -37,6 +37,8 @@ class Language(Protocol):
     pristine_by_default: bool  # `pristine = "auto"` runs the SHA's tests over the patch
     pristine_beside: bool  # that run may start beside the patched run (no cold build)
     elsewhere_in_a_fresh_tree: bool  # the failing tests elsewhere: in a fresh checkout
+    # ... and only they run there (a selection by key); else the whole suite, they first
+    elsewhere_only_failing: bool
     # How its added lines are mutated (phases/mutants.py): "each text" in turn, "one schema"
     # rebuilt once, or "" (not mutated).
     mutants: str

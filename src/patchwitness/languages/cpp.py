@@ -25,6 +25,7 @@ class Cpp:
     pristine_by_default = False
     production_is_cpp = True  # every production file the build compiles is C or C++
     elsewhere_in_a_fresh_tree = False  # the patched build again: a fresh one is a cold build
+    elsewhere_only_failing = False  # a ctest test holds many cases: the whole suite, they first
     pristine_beside = False  # its pristine run is a cold build: it waits for the verdict
     mutants = "one schema"  # all in one text, rebuilt once (phases/cpp_mutants.py)
     compares_with_reference = True  # through a user's program (phases/cpp_reference.py)

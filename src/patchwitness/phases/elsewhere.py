@@ -10,8 +10,9 @@ all of those differ at once: another machine name, no address-space limit and ot
 another HOME and the system's TMPDIR, another hash seed, bytecode written, no instrumentation,
 the grader's probe alone under another name, another recursion limit, capture off, faulthandler
 off, deprecation warnings ignored, the failing tests before all others (none rides on what an
-earlier test left in the process); a Python task runs in a fresh
-checkout at another path, a C++ task's tests run again from the patched build. A failing test
+earlier test left in the process); a Python task runs them alone (the rest of its suite is
+collected, not run) in a fresh checkout at another path, a C++ task's tests run again from the
+patched build, the whole suite with the failing tests first. A failing test
 that passed in the grader's run and does not pass elsewhere is `environment-dependent`.
 """
 
@@ -90,6 +91,8 @@ def collect_elsewhere(
     if not checked:
         return ElsewhereCollected(skipped="no failing test passed in the grader's run"), []
     around = replace(elsewhere(), first=tuple(checked))
+    if languages.of(ctx.task).elsewhere_only_failing:
+        around = replace(around, select=tuple(checked))
     ctx.clock.say("the failing tests elsewhere")
     run = _run(ctx, tree, measured, focus, around, hidden)
     ctx.clock.lap("elsewhere")
