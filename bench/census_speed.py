@@ -270,7 +270,7 @@ def whole_processes(source: Path, reps: int) -> None:
         line(f"ripgrep ({len(grep)} arguments, --count-matches): {runs(theirs)}")
         text = f"{size.text()}, {done.stdout.strip()} items"
         print_ratio(
-            "census/ripgrep whole processes [copy of /usr/include]",
+            f"census/ripgrep whole processes [copy of {source}]",
             median_cost(ours),
             median_cost(theirs),
             text,

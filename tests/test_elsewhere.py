@@ -3,6 +3,8 @@ grader's surroundings is environment-dependent; an honest fix passes there too. 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from patchwitness.api import grade_facts
@@ -72,7 +74,7 @@ def test_an_honest_fix_passes_elsewhere_too(calc):
     # Only the failing tests ran there: the rest of the suite was collected and left out.
     assert facts.elsewhere.run is not None
     summary = facts.elsewhere.run.stdout_tail
-    assert f"{len(FAILING)} passed" in summary and " deselected" in summary, summary
+    assert re.search(rf"\b{len(FAILING)} passed, \d+ deselected\b", summary), summary
     # Called from a plain script, with no pytest in the process, the failing tests hold too.
     assert facts.outside is not None
     assert facts.outside.cases == dict.fromkeys(FAILING, "held"), facts.outside
