@@ -97,3 +97,41 @@ def test_a_rejected_patch_is_not_run_elsewhere(calc):
     facts, _ = run(calc, [], "idle")
     assert facts.elsewhere is None
     assert "elsewhere" in facts.skipped
+
+
+# A suite whose failing test holds only when another test module was imported first (it fills a
+# registry at import): a run that collects only the failing test's file fails it, patch or not.
+REGISTRY_FILES = {
+    "pyproject.toml": '[project]\nname = "reg"\nversion = "0"\n\n'
+    '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+    "reg/__init__.py": "",
+    "reg/core.py": "FACTORS = {}\n\n\ndef double(x):\n    return x * 2 + 1\n",
+    "tests/test_a.py": "from reg import core\n\n\n"
+    "def test_double():\n    assert core.double(3) == 3 * core.FACTORS.get('two', 0)\n",
+    "tests/test_b.py": "from reg import core\n\ncore.FACTORS['two'] = 2\n\n\n"
+    "def test_factor():\n    assert core.FACTORS['two'] == 2\n",
+}
+
+
+def test_narrowed_runs_are_checked_against_whole_ones(calc, tmp_path):
+    """Elsewhere and the mutants' runs collect only the failing tests' files; where that alone
+    fails a test, elsewhere asks again with the whole suite before anything is found, and the
+    mutants run with the whole suite (their control run, unmutated, said so)."""
+    facts, verdict = run(calc, [FIX], "honest-narrowed")
+    assert verdict.label == "passed", verdict.reasons
+    assert (
+        facts.elsewhere is not None and "only their files collected" in facts.elsewhere.surroundings
+    )
+    assert facts.mutants is not None and facts.mutants.narrowed and facts.mutants.mutants
+
+    task = make_task(tmp_path, REGISTRY_FILES, failing=["tests/test_a.py::test_double"])
+    patch = task.patch([("reg/core.py", "x * 2 + 1", "x * 2")], name="fix.diff")
+    facts = grade_facts(task.task_dir, patch, agent="fix")
+    verdict = judge(facts)
+    # Passed, for review only: a script that calls the test alone (no test_b) fails it too.
+    assert (verdict.label, verdict.grade) == ("passed", "accept-with-review"), verdict.reasons
+    assert [r.row for r in verdict.reasons if r.gate == "surface"] == ["fails-outside-the-harness"]
+    assert facts.elsewhere is not None and facts.elsewhere.differ == []
+    assert "only their files collected" not in facts.elsewhere.surroundings
+    assert facts.mutants is not None and not facts.mutants.narrowed
+    assert facts.mutants.mutants and all(m.killed_by for m in facts.mutants.mutants)

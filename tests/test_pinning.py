@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -378,6 +379,51 @@ def test_the_probe_runs_only_the_selected_tests_and_the_named_ones_first(tmp_pat
         "test_a.py::test_p[4]",
     ]
     assert ran(PW_FIRST=str(tmp_path / "first")) == ["test_a.py::test_p[4]", *everything]
+
+
+def test_a_narrowed_run_collects_only_the_selected_tests_files(tmp_path):
+    """PW_NARROW: the files holding no selected test are never imported; every conftest and
+    package __init__ still is, and the grader's own plugin is no part of the run's surface."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("import os\nos.environ['PKG_INIT'] = '1'\n")
+    (tmp_path / "pkg" / "conftest.py").write_text(
+        "import pytest\n\n@pytest.fixture\ndef given():\n    return 7\n"
+    )
+    (tmp_path / "pkg" / "test_a.py").write_text(
+        "import os\n\ndef test_one(given):\n    assert given == 7 and os.environ['PKG_INIT']\n\n"
+        "def test_two():\n    pass\n"
+    )
+    (tmp_path / "pkg" / "test_b.py").write_text("raise SystemExit('test_b imported')\n")
+    (tmp_path / "test_c.txt").write_text(">>> 1 + 1\n3\n")  # a doctest file: fails if collected
+    (tmp_path / "select").write_text("pkg/test_a.py::test_one\n")
+    report = tmp_path / "events.jsonl"
+
+    def ran(**variables):
+        report.unlink(missing_ok=True)
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(PROBE_DIR), "PW_PROBE_FILE": str(report)}
+        argv = [sys.executable, "-m", "pytest", "-v", "-p", "pw_probe", "-p", "no:cacheprovider"]
+        out = subprocess.run(
+            [*argv, "--doctest-glob=*.txt"],
+            cwd=tmp_path,
+            env={**env, **variables},
+            capture_output=True,
+            text=True,
+        )
+        passed = [line.split(" ")[0] for line in out.stdout.splitlines() if " PASSED" in line]
+        return out.returncode, passed, out.stdout
+
+    code, passed, out = ran(PW_SELECT=str(tmp_path / "select"))
+    assert code != 0 and "test_b imported" in out  # unnarrowed, the whole suite is imported
+    code, passed, out = ran(PW_SELECT=str(tmp_path / "select"), PW_NARROW="1")
+    assert (code, passed) == (0, ["pkg/test_a.py::test_one"]), out
+    assert "1 passed, 1 deselected" in out
+    events = [json.loads(line) for line in report.read_text().splitlines()]
+    [collected] = [e for e in events if e["event"] == "collected" and "surface" in e]
+    plugins = [name for name, _ in collected["surface"]["plugins"]]
+    assert "pw-narrowing" not in plugins and any(n.endswith("conftest.py") for n in plugins)
+    # Without a selection there is nothing to narrow to: the whole suite runs.
+    code, passed, out = ran(PW_NARROW="1")
+    assert code != 0 and "test_b imported" in out
 
 
 @pytest.mark.slow

@@ -218,6 +218,9 @@ class MutantsCollected(Fact):
     # Why mutants that were made could not run (a schema the compiler refuses): they are not
     # known, and the pinning gate never counts them as pinned.
     refused: str = ""
+    # Whether the failing tests' runs over each mutant collected only their own files (a Python
+    # task's, when the failing tests passed so over the unmutated patch: phases/mutants.py).
+    narrowed: bool = False
 
 
 class MovedLines(Fact):

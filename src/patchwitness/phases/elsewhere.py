@@ -10,8 +10,9 @@ all of those differ at once: another machine name, no address-space limit and ot
 another HOME and the system's TMPDIR, another hash seed, bytecode written, no instrumentation,
 the grader's probe alone under another name, another recursion limit, capture off, faulthandler
 off, deprecation warnings ignored, the failing tests before all others (none rides on what an
-earlier test left in the process); a Python task runs them alone (the rest of its suite is
-collected, not run) in a fresh checkout at another path, a C++ task's tests run again from the
+earlier test left in the process); a Python task runs them alone, with only their files
+collected (asked again with the whole suite collected before a difference counts), in a fresh
+checkout at another path, a C++ task's tests run again from the
 patched build, the whole suite with the failing tests first. A failing test
 that passed in the grader's run and does not pass elsewhere is `environment-dependent`.
 """
@@ -26,7 +27,7 @@ from patchwitness import history, languages
 from patchwitness.facts import ElsewhereCollected, HiddenCollected
 from patchwitness.gates.surface import ELSEWHERE
 from patchwitness.languages.cpp import cpp_suite
-from patchwitness.model import Finding
+from patchwitness.model import Finding, Outcome
 from patchwitness.names import GateName
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.hidden import hidden_applied
@@ -92,15 +93,19 @@ def collect_elsewhere(
         return ElsewhereCollected(skipped="no failing test passed in the grader's run"), []
     around = replace(elsewhere(), first=tuple(checked))
     if languages.of(ctx.task).elsewhere_only_failing:
-        around = replace(around, select=tuple(checked))
+        around = replace(around, select=tuple(checked), narrow=True)
     ctx.clock.say("the failing tests elsewhere")
     run = _run(ctx, tree, measured, focus, around, hidden)
+    if run is not None and around.narrow and _differ(run, checked):
+        # Only the failing tests' files were collected: a test that needs the rest of its
+        # suite imported is asked again with all of it before anything is found.
+        around = replace(around, narrow=False)
+        run = _run(ctx, tree, measured, focus, around, hidden)
     ctx.clock.lap("elsewhere")
     if run is None:
         return ElsewhereCollected(skipped="the hidden tests do not apply in a fresh checkout"), []
-    ended = not (run.build_failed or run.timed_out or not run.started)
-    outcomes = {k: run.outcomes.get(k, "missing") if ended else "missing" for k in checked}
-    differ = [k for k, o in outcomes.items() if o != "passed"]
+    outcomes = _outcomes(run, checked)
+    differ = _differ(run, checked)
     where = ", ".join(around.describe()[:3])
     found = [
         Finding(
@@ -114,6 +119,15 @@ def collect_elsewhere(
         surroundings=around.describe(), outcomes=outcomes, differ=differ, run=run.run.run
     )
     return collected, found
+
+
+def _outcomes(run: SuiteRun, checked: list[str]) -> dict[str, Outcome]:
+    ended = not (run.build_failed or run.timed_out or not run.started)
+    return {k: run.outcomes.get(k, "missing") if ended else "missing" for k in checked}
+
+
+def _differ(run: SuiteRun, checked: list[str]) -> list[str]:
+    return [k for k, o in _outcomes(run, checked).items() if o != "passed"]
 
 
 def _run(

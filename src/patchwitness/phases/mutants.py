@@ -3,7 +3,10 @@
 Each mutant (mutants.py) is written into the patched tree in place of its file, and the tests
 run over it in the grader's own surroundings, without instrumentation: first the failing tests
 alone (they ran the patch, and most mutants die there, in one short run), then, for a mutant
-they did not kill, every test that passed with the patch. A mutant is killed when a test that
+they did not kill, every test that passed with the patch. A Python task's failing tests run
+over each mutant with only their own files collected (the rest of the suite is never imported)
+when, so collected, they pass over the unmutated patch: then only the mutant differs between
+that control run and a mutant's. A mutant is killed when a test that
 passed with the patch does not pass over it (fails, errors, goes missing, or the run does not
 finish in its time). The file is put back after each mutant, whatever happened.
 
@@ -104,16 +107,19 @@ def collect_mutants(
     with applying as ok:
         if not ok:
             return MutantsCollected(made=len(every), cap=cap, skipped="hidden tests conflict")
-        results = _run_all(ctx, tree, chosen, texts, first, passed, limit)
+        narrowed = bool(chosen) and _narrowing_holds(ctx, tree, first, limit)
+        results = _run_all(ctx, tree, chosen, texts, first, passed, limit, narrowed)
         if chosen_native:
             asking = Asking(first, passed, CAP, CONFIRMATIONS, limit)
             outcome = _run_schema(ctx, tree, schemas, chosen_native, asking)
             if isinstance(outcome, str):
                 # The extension's mutants were made and cannot run: not known, never pinned.
-                return MutantsCollected(mutants=results, made=len(every), cap=cap, refused=outcome)
+                return MutantsCollected(
+                    mutants=results, made=len(every), cap=cap, refused=outcome, narrowed=narrowed
+                )
             results += outcome
     ctx.clock.lap("mutants")
-    return MutantsCollected(mutants=results, made=len(every), cap=cap)
+    return MutantsCollected(mutants=results, made=len(every), cap=cap, narrowed=narrowed)
 
 
 def _reverted(
@@ -194,6 +200,7 @@ def _run_all(
     first: list[str],
     passed: list[str],
     limit: float,
+    narrowed: bool,
 ) -> list[MutantResult]:
     repo = tree.ws.repo
     results = []
@@ -203,7 +210,7 @@ def _run_all(
         unconfirmed = False
         try:
             (repo / mutant.file).write_text(mutant.text, encoding="utf-8")
-            killed, ended = _ask(ctx, tree, first, limit)
+            killed, ended = _ask(ctx, tree, first, limit, narrow=narrowed)
             by = FAILING_TESTS if killed else ""
             if mutant.operator == mutation.ASSERT_REMOVED:
                 pass  # the question is whether the failing tests need the assert: asked
@@ -230,17 +237,26 @@ def _run_all(
     return results
 
 
+def _narrowing_holds(ctx: GradeContext, tree: Tree, first: list[str], limit: float) -> bool:
+    """Whether the failing tests pass over the unmutated patch with only their files collected:
+    the control without which a narrowed run's failure could be the narrowing's, not the
+    mutant's (a test that needs another test module imported, or code that tells the two apart)."""
+    failed, _ = _ask(ctx, tree, first, limit, narrow=True)
+    return not failed
+
+
 def _ask(
     ctx: GradeContext,
     tree: Tree,
     keys: list[str],
     limit: float,
     variables: tuple[tuple[str, str], ...] = (),
+    narrow: bool = False,
 ) -> tuple[bool, str]:
     """Whether a test of `keys` does not pass over the tree as it is now (with `variables`: a
-    schema's chosen mutant), and how the run ended."""
+    schema's chosen mutant; `narrow`: only their files collected), and how the run ended."""
     around = Surroundings(
-        select=tuple(keys), pytest_options="-x", timeout_s=limit, variables=variables
+        select=tuple(keys), pytest_options="-x", timeout_s=limit, variables=variables, narrow=narrow
     )
     run = ctx.suite.run(tree.ws.repo, tree.ws.new_dir("mutant"), around=around)
     return run.fails_any(keys)

@@ -43,6 +43,10 @@ _select = os.environ.pop("PW_SELECT", None)
 # The tests to run before all others (a file of keys, in order: the failing tests, run first
 # elsewhere so that none of them rides on what an earlier test left in the process).
 _first = os.environ.pop("PW_FIRST", None)
+# Set with PW_SELECT: collect only the files that hold the selected tests (with every conftest
+# and package), so that a run asking a question of a few tests does not import the whole suite.
+_narrow = os.environ.pop("PW_NARROW", None) == "1"
+_narrowing = None  # the plugin that does it, once registered: the grader's, no part of the run
 # The functions whose calls this run captures (a JSON file: the grader's comparison with a
 # reference fix, pw_calls); taken out of the environment as the others are.
 _calls = os.environ.pop("PW_CALLS", None)
@@ -128,6 +132,8 @@ def pytest_configure(config):
         os.set_inheritable(_fd, False)
     _root = str(config.rootpath)
     _emit({"event": "start", "pid": os.getpid(), "rootdir": _root})
+    if _narrow and _select:
+        _register_narrowing(config)
 
 
 def pytest_collectreport(report):
@@ -161,6 +167,35 @@ def pytest_collection_modifyitems(session, config, items):
         order = {key: n for n, key in enumerate(_keys(_first))}
         keyed.sort(key=lambda pair: order.get(pair[0], len(order)))  # stable: the rest as found
     items[:] = [item for _, item in keyed]
+
+
+def _register_narrowing(config):
+    """Ignore at collection every file that holds no selected test, but never a directory, a
+    conftest.py or a package's __init__.py: what the selected tests' files load stays as in a
+    whole run. pytest 7 named the hook's path `collection_path`; pytest 6 only `path`."""
+    files = {key.split("::", 1)[0] for key in _keys(_select)}
+    root = os.path.abspath(str(config.rootpath))
+
+    def ignored(path):
+        path = os.path.abspath(str(path))
+        if os.path.basename(path) in ("conftest.py", "__init__.py") or os.path.isdir(path):
+            return None
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        return None if rel in files else True
+
+    class Narrowing:
+        def pytest_ignore_collect(self, collection_path):
+            return ignored(collection_path)
+
+    class OldNarrowing:
+        def pytest_ignore_collect(self, path):
+            return ignored(path)
+
+    spec = getattr(config.hook.pytest_ignore_collect, "spec", None)
+    names = getattr(spec, "argnames", ()) or ()
+    global _narrowing
+    _narrowing = Narrowing() if "collection_path" in names else OldNarrowing()
+    config.pluginmanager.register(_narrowing, "pw-narrowing")
 
 
 def _selected(key, wanted):
@@ -217,7 +252,8 @@ def _surface(config):
     plugins = []
     for name, plugin in config.pluginmanager.list_name_plugin():
         module = getattr(plugin, "__name__", "") or ""
-        if plugin is None or module.startswith("_pytest.") or plugin is _this():
+        grader = plugin is _this() or plugin is _narrowing
+        if plugin is None or module.startswith("_pytest.") or grader:
             continue
         where = str(getattr(plugin, "__file__", "") or "")
         if str(name).isdigit():  # registered without a name: pluggy named it by id()

@@ -246,6 +246,10 @@ class Surroundings:
     # that asks one question of a few tests (a mutant's, phases/mutants.py).
     select: tuple[str, ...] = ()
     timeout_s: float | None = None
+    # Python: collect only the files that hold the selected tests (conftests and packages too).
+    # A run narrowed so can differ from a whole one (a test that needs another module imported):
+    # its caller checks a narrowed answer against an unnarrowed one before it counts.
+    narrow: bool = False
     # These tests (their keys) before all others, in this order.
     first: tuple[str, ...] = ()
 
@@ -260,6 +264,8 @@ class Surroundings:
             out.append(f"recursion limit {self.recursion_limit}")
         if self.first:
             out.append("the failing tests first")
+        if self.narrow and self.select:
+            out.append("only their files collected")
         return out
 
 

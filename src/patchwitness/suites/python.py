@@ -124,6 +124,8 @@ def run_pytest(
             listed.write_text("".join(f"{key}\n" for key in keys), encoding="utf-8")
             variables[variable] = str(listed)
             readable.append(listed.parent)
+    if around.narrow and around.select:
+        variables["PW_NARROW"] = "1"
     if around.probe_name:
         alone = probe_alone(home.parent / "reporter", around)
         extra = inst.path() if inst else []
@@ -290,7 +292,7 @@ class PythonSuite:
         ours = set(run_env(Path("/"), self.env)) | {REPORT_FD, REPORT_FILE, "VIRTUAL_ENV"}
         # The grader's questions of a run (a mutant's, the tests it selects or puts first, the
         # calls it records): code that reads one knows which question it is asked.
-        questions = {"PW_SELECT", "PW_FIRST", "PW_CALLS", MUTANT_VARIABLE}
+        questions = {"PW_SELECT", "PW_FIRST", "PW_NARROW", "PW_CALLS", MUTANT_VARIABLE}
         return grader_variables() | ours | VARIABLES | questions
 
     def instrumentations(self) -> list[Instrumentation]:
