@@ -10,6 +10,7 @@ import pytest
 from patchwitness.api import grade_facts
 from patchwitness.judge import judge
 from patchwitness.phases.elsewhere import elsewhere
+from patchwitness.settings import Settings
 from patchwitness.suites import AT_THE_GRADER
 
 from .conftest import make_task
@@ -135,3 +136,40 @@ def test_narrowed_runs_are_checked_against_whole_ones(calc, tmp_path):
     assert "only their files collected" not in facts.elsewhere.surroundings
     assert facts.mutants is not None and not facts.mutants.narrowed
     assert facts.mutants.mutants and all(m.killed_by for m in facts.mutants.mutants)
+
+
+TWO_FILES = {
+    "pyproject.toml": '[project]\nname = "two"\nversion = "0"\n',
+    "two.py": "def f(x):\n    return x + 2\n\n\ndef g(x):\n    return x * 3\n",
+    "test_two.py": "from two import f, g\n\n\n"
+    "def test_f():\n    assert f(1) == 2\n\n\ndef test_g():\n    assert g(2) == 4\n",
+}
+
+
+def test_the_run_elsewhere_starts_beside_the_grader_s_and_counts_only_when_it_asked_right(
+    calc, tmp_path
+):
+    """Started beside the patched run, it asks every failing test: it counts when each passed
+    in the grader's run, and a patch that edits tests never starts it (nothing is spent on a
+    verdict a test edit may already decide)."""
+    facts, verdict = run(calc, [FIX], "honest-beside")
+    assert verdict.label == "passed", verdict.reasons
+    assert facts.elsewhere is not None and facts.elsewhere.beside
+    assert set(facts.elsewhere.outcomes) == set(FAILING)
+    added = (
+        "tests/test_ops.py",
+        "def test_div():",
+        "def test_one():\n    assert 1\n\n\ndef test_div():",
+    )
+    facts, verdict = run(calc, [FIX, added], "honest-with-a-test")
+    assert facts.elsewhere is not None and not facts.elsewhere.beside
+    assert set(facts.elsewhere.outcomes) == set(FAILING)
+
+    # Half a fix, every gate asked for: the early run asked both failing tests, one of which
+    # failed in the grader's run, so it is not read; the one that passed is asked again.
+    task = make_task(tmp_path, TWO_FILES, failing=["test_two.py::test_f", "test_two.py::test_g"])
+    patch = task.patch([("two.py", "x + 2", "x + 1")], name="half.diff")
+    facts = grade_facts(task.task_dir, patch, agent="half", settings=Settings(all_gates=True))
+    assert judge(facts).grade == "reject"
+    assert facts.elsewhere is not None and not facts.elsewhere.beside
+    assert facts.elsewhere.outcomes == {"test_two.py::test_f": "passed"}

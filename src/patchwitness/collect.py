@@ -37,7 +37,8 @@ from patchwitness.phases.checkout import checkout
 from patchwitness.phases.classes import builds_of, harness_of, reclassify
 from patchwitness.phases.context import Clock, GradeContext, Tree
 from patchwitness.phases.coverage import collect_coverage
-from patchwitness.phases.elsewhere import collect_elsewhere, failing_to_check
+from patchwitness.phases.elsewhere import Early, collect_elsewhere, failing_to_check
+from patchwitness.phases.elsewhere import start_early as start_early_elsewhere
 from patchwitness.phases.matrix import collect_matrix
 from patchwitness.phases.mutants import collect_mutants
 from patchwitness.phases.pinning import collect_pinning
@@ -180,6 +181,8 @@ def _grade_patched(
     with (
         checkout(ctx) as tree,
         ThreadPoolExecutor(max_workers=1, thread_name_prefix="patched-text") as beside,
+        # Waited for on the way out, whatever happened: no run outlives its grade.
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="elsewhere") as early_pool,
     ):
         applied = _apply(facts, ctx, tree)
         # Read now, analysed while the suite runs: the run may rewrite its tree. Nothing below
@@ -192,6 +195,8 @@ def _grade_patched(
         focus = focus_of(applied, ctx.task.hidden_patch(), decisions=ctx.settings.decisions)
         run_suite = SuiteOver(ctx, tree, focus)
         early = _early_pristine(facts, ctx, applied)
+        edits_tests = any(c.kind in (TEST, INFRA, GRADER) for c in applied.classes.values())
+        early_elsewhere = start_early_elsewhere(ctx, early_pool, edits_tests)
         ran = _run(facts, ctx, applied, run_suite)
         # The classes again, knowing what the patched run loaded and compiled.
         classes = reclassify(applied.classes, ran.after, applied.test_sources, applied.source)
@@ -215,7 +220,7 @@ def _grade_patched(
             ]
             ctx.clock.lap("coverage")
         _pristine(facts, ctx, applied, early)
-        _elsewhere(facts, ctx, tree, measured, run_suite)
+        _elsewhere(facts, ctx, tree, measured, run_suite, early_elsewhere)
         _matrix(facts, ctx, tree, applied, ran.after)
         _mutants(facts, ctx, tree, applied, measured, text_facts, run_suite.focus)
         _reference(facts, ctx, tree, applied, measured, text_facts)
@@ -339,14 +344,21 @@ def _pristine(
 
 
 def _elsewhere(
-    facts: GradeFacts, ctx: GradeContext, tree: Tree, after: SuiteRun, run_suite: SuiteOver
+    facts: GradeFacts,
+    ctx: GradeContext,
+    tree: Tree,
+    after: SuiteRun,
+    run_suite: SuiteOver,
+    early: Early | None,
 ) -> None:
     """The failing tests once more, elsewhere, unless the run they ran in (`after`: the hidden
     run, with hidden tests) did not build or finish, or another gate already rejected the
-    patch."""
+    patch (`early`: the run started beside the patched one, then unread)."""
     if _skipped(facts, ctx, after, "elsewhere"):
         return
-    facts.elsewhere, found = collect_elsewhere(ctx, tree, after, run_suite.focus, facts.hidden)
+    facts.elsewhere, found = collect_elsewhere(
+        ctx, tree, after, run_suite.focus, facts.hidden, early
+    )
     facts.findings += found
     _outside(facts, ctx, tree, after)
 

@@ -138,6 +138,9 @@ class ElsewhereCollected(Fact):
     differ: list[str] = Field(default_factory=list)
     run: RunFacts | None = None
     skipped: str = ""
+    # The run started beside the grader's, asking every failing test before it was known which
+    # of them passed there (phases/elsewhere.py `start_early`).
+    beside: bool = False
 
 
 class OutsideCollected(Fact):

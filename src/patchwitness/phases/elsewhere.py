@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import secrets
 import socket
-from dataclasses import replace
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
 
 from patchwitness import history, languages
 from patchwitness.facts import ElsewhereCollected, HiddenCollected
@@ -68,6 +69,49 @@ def elsewhere() -> Surroundings:
     )
 
 
+@dataclass(frozen=True)
+class Early:
+    """The run elsewhere, started beside the patched run (`start_early`): where it ran and what
+    it asked (every failing test the SHA's runs did not find flaky), and the run to come."""
+
+    around: Surroundings
+    run: Future[SuiteRun]
+
+
+def start_early(ctx: GradeContext, pool: ThreadPoolExecutor, edits_tests: bool) -> Early | None:
+    """The run elsewhere, started now, beside the patched run, where it shares nothing with it
+    but the machine's cores: a language that runs its failing tests alone in a fresh checkout
+    (Python), a task without hidden tests, a patch that edits no test, infrastructure or grader
+    file (nothing known before the run rejects it). It counts when every failing test it asks
+    passes in the grader's run; otherwise the run elsewhere runs after, as it would have."""
+    language = languages.of(ctx.task)
+    fresh = language.elsewhere_in_a_fresh_tree and language.elsewhere_only_failing
+    if not fresh or ctx.task.hidden or edits_tests:
+        return None
+    flaky = set(ctx.base.flaky)
+    keys = [k for k in ctx.failing if k not in flaky]
+    if not keys:
+        return None
+    around = _around(ctx, keys)
+    return Early(around, pool.submit(_fresh_run, ctx, around))
+
+
+def _result(early: Early) -> SuiteRun | None:
+    """The early run's, or None when it raised: the run elsewhere then runs again, after, where
+    what went wrong is raised in the grade's own thread."""
+    try:
+        return early.run.result()
+    except Exception:
+        return None
+
+
+def _around(ctx: GradeContext, checked: list[str]) -> Surroundings:
+    around = replace(elsewhere(), first=tuple(checked))
+    if languages.of(ctx.task).elsewhere_only_failing:
+        around = replace(around, select=tuple(checked), narrow=True)
+    return around
+
+
 def failing_to_check(
     ctx: GradeContext, measured: SuiteRun, hidden: HiddenCollected | None
 ) -> list[str]:
@@ -84,23 +128,28 @@ def collect_elsewhere(
     measured: SuiteRun,
     focus: Focus,
     hidden: HiddenCollected | None = None,
+    early: Early | None = None,
 ) -> tuple[ElsewhereCollected, list[Finding]]:
-    """`measured`: the run the failing tests ran in (the hidden run, with hidden tests)."""
+    """`measured`: the run the failing tests ran in (the hidden run, with hidden tests); `early`:
+    the run started beside it, used when it asked exactly the failing tests to check."""
     if hidden is not None and not languages.of(ctx.task).elsewhere_in_a_fresh_tree:
         return ElsewhereCollected(skipped="hidden tests over a warm build: not asked yet"), []
     checked = failing_to_check(ctx, measured, hidden)
     if not checked:
         return ElsewhereCollected(skipped="no failing test passed in the grader's run"), []
-    around = replace(elsewhere(), first=tuple(checked))
-    if languages.of(ctx.task).elsewhere_only_failing:
-        around = replace(around, select=tuple(checked), narrow=True)
+    around = _around(ctx, checked)
     ctx.clock.say("the failing tests elsewhere")
-    run = _run(ctx, tree, measured, focus, around, hidden)
+    run = None
+    if early is not None and hidden is None and early.around.select == tuple(checked):
+        around, run = early.around, _result(early)
+    beside = run is not None
+    if run is None:
+        run = _run(ctx, tree, measured, focus, around, hidden)
     if run is not None and around.narrow and _differ(run, checked):
         # Only the failing tests' files were collected: a test that needs the rest of its
         # suite imported is asked again with all of it before anything is found.
         around = replace(around, narrow=False)
-        run = _run(ctx, tree, measured, focus, around, hidden)
+        run, beside = _run(ctx, tree, measured, focus, around, hidden), False
     ctx.clock.lap("elsewhere")
     if run is None:
         return ElsewhereCollected(skipped="the hidden tests do not apply in a fresh checkout"), []
@@ -116,7 +165,11 @@ def collect_elsewhere(
         for k in differ
     ]
     collected = ElsewhereCollected(
-        surroundings=around.describe(), outcomes=outcomes, differ=differ, run=run.run.run
+        surroundings=around.describe(),
+        outcomes=outcomes,
+        differ=differ,
+        run=run.run.run,
+        beside=beside,
     )
     return collected, found
 
@@ -128,6 +181,14 @@ def _outcomes(run: SuiteRun, checked: list[str]) -> dict[str, Outcome]:
 
 def _differ(run: SuiteRun, checked: list[str]) -> list[str]:
     return [k for k, o in _outcomes(run, checked).items() if o != "passed"]
+
+
+def _fresh_run(ctx: GradeContext, around: Surroundings) -> SuiteRun:
+    """The tests in a fresh checkout of the patched tree: another path, no file the grader's
+    run left."""
+    with history.checkout(ctx.task, ctx.settings.cache) as ws:
+        ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
+        return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
 
 
 def _run(
@@ -142,10 +203,10 @@ def _run(
     grader's run left), the hidden tests applied as for the grader's run (None when they do not
     apply there); a C++ task's from the patched build, as it is."""
     if languages.of(ctx.task).elsewhere_in_a_fresh_tree:
+        if hidden is None:
+            return _fresh_run(ctx, around)
         with history.checkout(ctx.task, ctx.settings.cache) as ws:
             ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
-            if hidden is None:
-                return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
             with hidden_applied(ws, ctx.task, hidden.model_copy(deep=True)) as applied:
                 # They applied over the same patch in the grader's tree; None if not here.
                 if not applied:
