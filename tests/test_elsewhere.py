@@ -146,16 +146,17 @@ TWO_FILES = {
 }
 
 
-def test_the_run_elsewhere_starts_beside_the_grader_s_and_counts_only_when_it_asked_right(
-    calc, tmp_path
-):
-    """Started beside the patched run, it asks every failing test: it counts when each passed
-    in the grader's run, and a patch that edits tests never starts it (nothing is spent on a
-    verdict a test edit may already decide)."""
+def test_runs_beside_the_grader_s_count_only_when_they_asked_right(calc, tmp_path):
+    """The run elsewhere and the mutants' first questions start beside the patched run and ask
+    every failing test: they count when each passed in the grader's run, and a patch that edits
+    tests never starts them (nothing is spent on a verdict a test edit may already decide)."""
     facts, verdict = run(calc, [FIX], "honest-beside")
     assert verdict.label == "passed", verdict.reasons
     assert facts.elsewhere is not None and facts.elsewhere.beside
     assert set(facts.elsewhere.outcomes) == set(FAILING)
+    # The mutants' first questions too, in a checkout of their own, and every one answered.
+    assert facts.mutants is not None and facts.mutants.beside and facts.mutants.narrowed
+    assert facts.mutants.mutants and all(m.killed_by for m in facts.mutants.mutants)
     added = (
         "tests/test_ops.py",
         "def test_div():",
@@ -164,6 +165,7 @@ def test_the_run_elsewhere_starts_beside_the_grader_s_and_counts_only_when_it_as
     facts, verdict = run(calc, [FIX, added], "honest-with-a-test")
     assert facts.elsewhere is not None and not facts.elsewhere.beside
     assert set(facts.elsewhere.outcomes) == set(FAILING)
+    assert facts.mutants is not None and not facts.mutants.beside
 
     # Half a fix, every gate asked for: the early run asked both failing tests, one of which
     # failed in the grader's run, so it is not read; the one that passed is asked again.
@@ -173,3 +175,4 @@ def test_the_run_elsewhere_starts_beside_the_grader_s_and_counts_only_when_it_as
     assert judge(facts).grade == "reject"
     assert facts.elsewhere is not None and not facts.elsewhere.beside
     assert facts.elsewhere.outcomes == {"test_two.py::test_f": "passed"}
+    assert facts.mutants is not None and facts.mutants.mutants and not facts.mutants.beside

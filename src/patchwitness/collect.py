@@ -40,7 +40,8 @@ from patchwitness.phases.coverage import collect_coverage
 from patchwitness.phases.elsewhere import Early, collect_elsewhere, failing_to_check
 from patchwitness.phases.elsewhere import start_early as start_early_elsewhere
 from patchwitness.phases.matrix import collect_matrix
-from patchwitness.phases.mutants import collect_mutants
+from patchwitness.phases.mutants import EarlyMutants, collect_mutants
+from patchwitness.phases.mutants import start_early as start_early_mutants
 from patchwitness.phases.pinning import collect_pinning
 from patchwitness.phases.prepare import prepare
 from patchwitness.phases.reference import collect_reference
@@ -197,34 +198,58 @@ def _grade_patched(
         early = _early_pristine(facts, ctx, applied)
         edits_tests = any(c.kind in (TEST, INFRA, GRADER) for c in applied.classes.values())
         early_elsewhere = start_early_elsewhere(ctx, early_pool, edits_tests)
-        ran = _run(facts, ctx, applied, run_suite)
-        # The classes again, knowing what the patched run loaded and compiled.
-        classes = reclassify(applied.classes, ran.after, applied.test_sources, applied.source)
-        applied = replace(applied, classes=classes)
-        facts.files = applied.files
-        text_facts = reading.result()
-        judge_loaded.result()
-        measured, where = _findings_and_hidden(facts, ctx, applied, ran, run_suite, text_facts)
-        ctx.clock.lap("tests")
-        if ctx.wants_coverage:
-            ctx.clock.say("coverage on the hunk")
-            # Coverage is read where the failing tests ran: the hidden run, when there is one.
-            read = collect_coverage(ctx, applied, measured, tree.ws.repo, where, text_facts)
-            facts.coverage = read.collected
-            if ctx.settings.decisions:
-                facts.pinning = collect_pinning(
-                    read.sources, read.hits, text_facts.texts, read.collected.measurable
-                )
-            facts.coverage.facts.pragmas_added = [
-                f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
-            ]
-            ctx.clock.lap("coverage")
-        _pristine(facts, ctx, applied, early)
-        _elsewhere(facts, ctx, tree, measured, run_suite, early_elsewhere)
-        _matrix(facts, ctx, tree, applied, ran.after)
-        _mutants(facts, ctx, tree, applied, measured, text_facts, run_suite.focus)
-        _reference(facts, ctx, tree, applied, measured, text_facts)
+        early_mutants = start_early_mutants(ctx, early_pool, applied, reading, edits_tests)
+        try:
+            _after_apply(
+                facts, ctx, tree, applied, run_suite, reading, judge_loaded, early,
+                (early_elsewhere, early_mutants),
+            )  # fmt: skip
+        finally:
+            if early_mutants is not None:
+                early_mutants.stop.set()  # unread answers are not worth waiting for
     ctx.clock.lap("cleanup")  # removing the patched workspace (its build trees)
+
+
+def _after_apply(
+    facts: GradeFacts,
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    run_suite: SuiteOver,
+    reading: Future[patched_text.TextFacts],
+    judge_loaded: Future[None],
+    early: Future[SuiteRun] | None,
+    beside: tuple[Early | None, EarlyMutants | None],
+) -> None:
+    """The patched run and every phase after it (`beside`: the runs started beside it)."""
+    early_elsewhere, early_mutants = beside
+    ran = _run(facts, ctx, applied, run_suite)
+    # The classes again, knowing what the patched run loaded and compiled.
+    classes = reclassify(applied.classes, ran.after, applied.test_sources, applied.source)
+    applied = replace(applied, classes=classes)
+    facts.files = applied.files
+    text_facts = reading.result()
+    judge_loaded.result()
+    measured, where = _findings_and_hidden(facts, ctx, applied, ran, run_suite, text_facts)
+    ctx.clock.lap("tests")
+    if ctx.wants_coverage:
+        ctx.clock.say("coverage on the hunk")
+        # Coverage is read where the failing tests ran: the hidden run, when there is one.
+        read = collect_coverage(ctx, applied, measured, tree.ws.repo, where, text_facts)
+        facts.coverage = read.collected
+        if ctx.settings.decisions:
+            facts.pinning = collect_pinning(
+                read.sources, read.hits, text_facts.texts, read.collected.measurable
+            )
+        facts.coverage.facts.pragmas_added = [
+            f"{f.file}:{f.line}" for f in facts.findings if f.kind == "pragma-added"
+        ]
+        ctx.clock.lap("coverage")
+    _pristine(facts, ctx, applied, early)
+    _elsewhere(facts, ctx, tree, measured, run_suite, early_elsewhere)
+    _matrix(facts, ctx, tree, applied, ran.after)
+    _mutants(facts, ctx, tree, applied, measured, text_facts, run_suite.focus, early_mutants)
+    _reference(facts, ctx, tree, applied, measured, text_facts)
 
 
 def _apply(facts: GradeFacts, ctx: GradeContext, tree: Tree) -> Applied:
@@ -409,16 +434,17 @@ def _mutants(
     measured: SuiteRun,
     text_facts: patched_text.TextFacts,
     focus: Focus,
+    early: EarlyMutants | None,
 ) -> None:
     """Mutants of the added production lines, unless the run the failing tests ran in did not
-    finish or another gate already rejected the patch (every gate asked for: they run anyway)."""
+    finish or another gate already rejected the patch (every gate asked for: they run anyway).
+    `early`: the failing tests' answers over them, asked beside the patched run."""
     if facts.pinning is None or not ctx.settings.mutants:
         return  # not asked for (nor is coverage, without which nothing is asked of the tests)
     if _skipped(facts, ctx, measured, "mutants"):
         return
-    facts.mutants = collect_mutants(
-        ctx, tree, applied, measured, text_facts.changed_programs(), facts.hidden, focus
-    )
+    texts = text_facts.changed_programs()
+    facts.mutants = collect_mutants(ctx, tree, applied, measured, texts, facts.hidden, focus, early)
 
 
 def _reference(

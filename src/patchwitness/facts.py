@@ -224,6 +224,9 @@ class MutantsCollected(Fact):
     # Whether the failing tests' runs over each mutant collected only their own files (a Python
     # task's, when the failing tests passed so over the unmutated patch: phases/mutants.py).
     narrowed: bool = False
+    # Whether the failing tests' runs over the Python mutants ran beside the patched run, in a
+    # fresh checkout of the patched tree (phases/mutants.py `start_early`).
+    beside: bool = False
 
 
 class MovedLines(Fact):

@@ -17,14 +17,18 @@ phases/cpp_mutants.py), since each C++ text would need a rebuild of its translat
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
+from dataclasses import dataclass
 
-from patchwitness import languages
+from patchwitness import history, languages
 from patchwitness import mutants as mutation
 from patchwitness.classify import PRODUCTION
 from patchwitness.cpp_mutants import VARIABLE, CppMutant, Schema
 from patchwitness.facts import HiddenCollected, MutantsCollected
 from patchwitness.model import FAILING_TESTS, PASSING_TESTS, MutantResult
+from patchwitness.patched_text import TextFacts
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.cpp_mutants import (
@@ -36,7 +40,7 @@ from patchwitness.phases.cpp_mutants import (
 )
 from patchwitness.phases.hidden import hidden_applied
 from patchwitness.suites import NO_FOCUS, Focus, SuiteRun, Surroundings
-from patchwitness.workspace import show_at
+from patchwitness.workspace import Workspace, show_at
 
 # How a language's mutants are run (its adapter's `mutants`): each mutated text written in place
 # of its file in turn, or one schema holding them all, rebuilt once.
@@ -49,23 +53,20 @@ REVERTED = 6  # changes undone alone, at most (beside the cap)
 CONFIRMATIONS = 4
 
 
-def collect_mutants(
-    ctx: GradeContext,
-    tree: Tree,
-    applied: Applied,
-    measured: SuiteRun,
-    texts: dict[str, str | None],
-    hidden: HiddenCollected | None = None,
-    focus: Focus = NO_FOCUS,
-) -> MutantsCollected:
-    """`measured`: the run the failing tests ran in (the hidden run, with hidden tests);
-    `texts`: the patched files as the patch left them; `focus`: the patched run's (a schema
-    rebuilds in its build tree, as it was configured)."""
-    kind = languages.of(ctx.task).mutants
-    if not kind:
-        return MutantsCollected(skipped="this language's lines are not mutated")
-    if kind == ONE_SCHEMA:
-        return _schema(ctx, tree, applied, measured, texts, hidden, focus)
+@dataclass(frozen=True)
+class Chosen:
+    """The mutants a patch has, Python's (`made`) and a compiled extension's (`native`, in its
+    `schemas`), and the ones that run (`chosen`, `chosen_native`: at most `cap` in all)."""
+
+    made: list[mutation.Mutant]
+    native: list[CppMutant]
+    schemas: list[Schema]
+    chosen: list[mutation.Mutant]
+    chosen_native: list[CppMutant]
+    cap: int
+
+
+def choose(ctx: GradeContext, applied: Applied, texts: dict[str, str | None]) -> Chosen:
     python = [
         c
         for c in applied.patch.files
@@ -85,20 +86,45 @@ def collect_mutants(
     schemas = schemas_of(applied, texts) if languages.of(ctx.task).compiled(ctx.base) else []
     native = [m for s in schemas for m in s.mutants]
     every = [*made, *native]
-    if not every:
-        return MutantsCollected(
-            skipped="no mutant: the added production lines hold nothing to change"
-        )
-    first, passed = _asked(ctx, measured, hidden)
-    if not first:
-        return MutantsCollected(made=len(every), cap=cap, skipped="no failing test passed")
     # The decisions' mutants first, of either language, then the deleted statements.
     order = sorted(range(len(every)), key=lambda n: (OPERATOR_ORDER.index(every[n].operator), n))
     picked = set(order[:cap])
     chosen = sorted((m for n, m in enumerate(made) if n in picked), key=lambda m: (m.file, m.line))
     chosen_native = [m for n, m in enumerate(native, len(made)) if n in picked]
-    ctx.clock.say(f"mutants of the added lines ({len(chosen) + len(chosen_native)})")
+    return Chosen(made, native, schemas, chosen, chosen_native, cap)
+
+
+def collect_mutants(
+    ctx: GradeContext,
+    tree: Tree,
+    applied: Applied,
+    measured: SuiteRun,
+    texts: dict[str, str | None],
+    hidden: HiddenCollected | None = None,
+    focus: Focus = NO_FOCUS,
+    early: EarlyMutants | None = None,
+) -> MutantsCollected:
+    """`measured`: the run the failing tests ran in (the hidden run, with hidden tests);
+    `texts`: the patched files as the patch left them; `focus`: the patched run's (a schema
+    rebuilds in its build tree, as it was configured); `early`: the failing tests' answers,
+    asked beside the patched run."""
+    kind = languages.of(ctx.task).mutants
+    if not kind:
+        return MutantsCollected(skipped="this language's lines are not mutated")
+    if kind == ONE_SCHEMA:
+        return _schema(ctx, tree, applied, measured, texts, hidden, focus)
+    chosen = choose(ctx, applied, texts)
+    made, cap = len(chosen.made) + len(chosen.native), chosen.cap
+    if not made:
+        return MutantsCollected(
+            skipped="no mutant: the added production lines hold nothing to change"
+        )
+    first, passed = _asked(ctx, measured, hidden)
+    if not first:
+        return MutantsCollected(made=made, cap=cap, skipped="no failing test passed")
+    ctx.clock.say(f"mutants of the added lines ({len(chosen.chosen) + len(chosen.chosen_native)})")
     limit = _time_limit(ctx, measured)
+    answers = early.answers_for(first, chosen.chosen) if early and hidden is None else None
     applying = (
         hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True))
         if hidden is not None
@@ -106,20 +132,27 @@ def collect_mutants(
     )
     with applying as ok:
         if not ok:
-            return MutantsCollected(made=len(every), cap=cap, skipped="hidden tests conflict")
-        narrowed = bool(chosen) and _narrowing_holds(ctx, tree, first, limit)
-        results = _run_all(ctx, tree, chosen, texts, first, passed, limit, narrowed)
-        if chosen_native:
-            asking = Asking(first, passed, CAP, CONFIRMATIONS, limit)
-            outcome = _run_schema(ctx, tree, schemas, chosen_native, asking)
+            return MutantsCollected(made=made, cap=cap, skipped="hidden tests conflict")
+        # Asked here, the failing tests are narrowed only when their control run says so;
+        # a question the early answers left open is asked with the whole suite collected.
+        narrow = answers is None and bool(chosen.chosen)
+        narrow = narrow and _narrowing_holds(ctx, tree.ws, first, limit)
+        asking = Asking(first, passed, CAP, CONFIRMATIONS, limit)
+        results = _run_all(ctx, tree, chosen.chosen, texts, asking, narrow, answers or {})
+        said = {
+            "narrowed": narrow or answers is not None,
+            "beside": answers is not None,
+        }
+        if chosen.chosen_native:
+            outcome = _run_schema(ctx, tree, chosen.schemas, chosen.chosen_native, asking)
             if isinstance(outcome, str):
                 # The extension's mutants were made and cannot run: not known, never pinned.
                 return MutantsCollected(
-                    mutants=results, made=len(every), cap=cap, refused=outcome, narrowed=narrowed
+                    mutants=results, made=made, cap=cap, refused=outcome, **said
                 )
             results += outcome
     ctx.clock.lap("mutants")
-    return MutantsCollected(mutants=results, made=len(every), cap=cap, narrowed=narrowed)
+    return MutantsCollected(mutants=results, made=made, cap=cap, **said)
 
 
 def _reverted(
@@ -151,7 +184,7 @@ def _run_schema(
     extension on the next run), each mutant chosen by `PW_MUTANT` for pytest's run."""
 
     def ask(keys: list[str], number: int) -> tuple[bool, str]:
-        return _ask(ctx, tree, keys, asking.limit, ((VARIABLE, str(number)),))
+        return _ask(ctx, tree.ws, keys, asking.limit, ((VARIABLE, str(number)),))
 
     return run_schemas(tree.ws.repo, schemas, chosen_native, asking, ask)
 
@@ -197,26 +230,28 @@ def _run_all(
     tree: Tree,
     chosen: list[mutation.Mutant],
     texts: dict[str, str | None],
-    first: list[str],
-    passed: list[str],
-    limit: float,
-    narrowed: bool,
+    asking: Asking,
+    narrow: bool,
+    answers: dict[int, tuple[bool, str]],
 ) -> list[MutantResult]:
+    """`answers`: the failing tests' answers already known, by the mutant's place in `chosen`."""
     repo = tree.ws.repo
+    first, passed, limit = asking.first, asking.passed, asking.limit
     results = []
     confirmations = 0
-    for mutant in chosen:
+    for n, mutant in enumerate(chosen):
         original = (repo / mutant.file).read_bytes()
         unconfirmed = False
         try:
             (repo / mutant.file).write_text(mutant.text, encoding="utf-8")
-            killed, ended = _ask(ctx, tree, first, limit, narrow=narrowed)
+            known = answers.get(n)
+            killed, ended = known or _ask(ctx, tree.ws, first, limit, narrow=narrow)
             by = FAILING_TESTS if killed else ""
             if mutant.operator == mutation.ASSERT_REMOVED:
                 pass  # the question is whether the failing tests need the assert: asked
             elif not killed and confirmations < CONFIRMATIONS and set(passed) - set(first):
                 confirmations += 1
-                killed, ended = _ask(ctx, tree, passed, limit)
+                killed, ended = _ask(ctx, tree.ws, passed, limit)
                 by = PASSING_TESTS if killed else ""
             elif not killed and set(passed) - set(first):
                 unconfirmed = True
@@ -237,17 +272,17 @@ def _run_all(
     return results
 
 
-def _narrowing_holds(ctx: GradeContext, tree: Tree, first: list[str], limit: float) -> bool:
+def _narrowing_holds(ctx: GradeContext, ws: Workspace, first: list[str], limit: float) -> bool:
     """Whether the failing tests pass over the unmutated patch with only their files collected:
     the control without which a narrowed run's failure could be the narrowing's, not the
     mutant's (a test that needs another test module imported, or code that tells the two apart)."""
-    failed, _ = _ask(ctx, tree, first, limit, narrow=True)
+    failed, _ = _ask(ctx, ws, first, limit, narrow=True)
     return not failed
 
 
 def _ask(
     ctx: GradeContext,
-    tree: Tree,
+    ws: Workspace,
     keys: list[str],
     limit: float,
     variables: tuple[tuple[str, str], ...] = (),
@@ -258,7 +293,7 @@ def _ask(
     around = Surroundings(
         select=tuple(keys), pytest_options="-x", timeout_s=limit, variables=variables, narrow=narrow
     )
-    run = ctx.suite.run(tree.ws.repo, tree.ws.new_dir("mutant"), around=around)
+    run = ctx.suite.run(ws.repo, ws.new_dir("mutant"), around=around)
     return run.fails_any(keys)
 
 
@@ -267,3 +302,95 @@ def _time_limit(ctx: GradeContext, measured: SuiteRun) -> float:
     run's time, and half a minute for a slow start."""
     took = measured.run.run.wall_s or ctx.task.timeout
     return min(ctx.task.timeout, 30.0 + 3 * took)
+
+
+# -- asked beside the patched run -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EarlyAnswers:
+    """The failing tests' answers over each of `chosen`, asked in a fresh checkout of the patched
+    tree with only their files collected, after a control run there (unmutated) passed."""
+
+    first: tuple[str, ...]
+    chosen: tuple[mutation.Mutant, ...]
+    answers: dict[int, tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class EarlyMutants:
+    """The mutants' first questions, started beside the patched run (`start_early`); `stop`
+    tells them to give up, once the grade no longer wants them."""
+
+    run: Future[EarlyAnswers | None]
+    stop: threading.Event
+
+    def answers_for(
+        self, first: list[str], chosen: list[mutation.Mutant]
+    ) -> dict[int, tuple[bool, str]] | None:
+        """The answers, when they were asked of exactly these tests over exactly these mutants
+        (the patched run may have failed a failing test, or reclassified a file), less any that
+        ended in the early run's own time limit (asked again under the grade's)."""
+        try:
+            early = self.run.result()
+        except Exception:
+            return None
+        if early is None or early.first != tuple(first) or early.chosen != tuple(chosen):
+            return None
+        return {n: a for n, a in early.answers.items() if a[1] != "timed out"}
+
+
+def start_early(
+    ctx: GradeContext,
+    pool: ThreadPoolExecutor,
+    applied: Applied,
+    reading: Future[TextFacts],
+    edits_tests: bool,
+) -> EarlyMutants | None:
+    """Ask the failing tests over each Python mutant now, beside the patched run, in a fresh
+    checkout: for a task without hidden tests whose grade runs the mutants (coverage, decisions
+    and mutants on), a patch that edits no test, infrastructure or grader file (nothing known
+    before the run rejects it). What the patched run then says decides whether the answers
+    count (`EarlyMutants.answers_for`); the confirming runs over every passed test stay after."""
+    settings = ctx.settings
+    wanted = ctx.wants_coverage and settings.decisions and settings.mutants
+    if languages.of(ctx.task).mutants != EACH_TEXT or not wanted:
+        return None
+    if ctx.task.hidden or edits_tests:
+        return None
+    flaky = set(ctx.base.flaky)
+    first = [k for k in ctx.failing if k not in flaky]
+    if not first:
+        return None
+    stop = threading.Event()
+    return EarlyMutants(pool.submit(_ask_early, ctx, applied, reading, first, stop), stop)
+
+
+def _ask_early(
+    ctx: GradeContext,
+    applied: Applied,
+    reading: Future[TextFacts],
+    first: list[str],
+    stop: threading.Event,
+) -> EarlyAnswers | None:
+    chosen = choose(ctx, applied, reading.result().changed_programs()).chosen
+    if not chosen or stop.is_set():
+        return None
+    # The patched run's time is not known yet: the SHA's stands for it.
+    limit = min(ctx.task.timeout, 30.0 + 3 * (ctx.base.run.run.wall_s or ctx.task.timeout))
+    with history.checkout(ctx.task, ctx.settings.cache) as ws:
+        ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
+        if stop.is_set() or not _narrowing_holds(ctx, ws, first, limit):
+            return None
+        answers = {}
+        for n, mutant in enumerate(chosen):
+            if stop.is_set():
+                return None
+            path = ws.repo / mutant.file
+            original = path.read_bytes()
+            try:
+                path.write_text(mutant.text, encoding="utf-8")
+                answers[n] = _ask(ctx, ws, first, limit, narrow=True)
+            finally:
+                path.write_bytes(original)
+    return EarlyAnswers(tuple(first), tuple(chosen), answers)
