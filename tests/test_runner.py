@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -48,6 +49,17 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     assert result.timed_out
     assert result.killed_reason == "timeout"
     assert time.monotonic() - started < 10
+    assert wait_gone(marker) == []
+
+
+def test_a_cancelled_run_is_killed_with_its_whole_process_group(tmp_path: Path) -> None:
+    """A run beside the patched one, told to stop once the grade no longer wants it."""
+    marker = f"pw-runner-{uuid.uuid4().hex}"
+    sleeper = f"{PYTHON} -c 'import time; time.sleep(60)' {marker}"
+    cancel = threading.Event()
+    threading.Timer(0.5, cancel.set).start()
+    result = run(tmp_path, f"{sleeper} & {sleeper} & wait", timeout=60, cancel=cancel)
+    assert result.killed_reason == "cancelled" and not result.timed_out and not result.ok
     assert wait_gone(marker) == []
 
 

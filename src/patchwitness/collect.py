@@ -16,6 +16,7 @@ facts with a `stop` (apply-failed, invalid-task); an exception from here is a gr
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
@@ -197,16 +198,16 @@ def _grade_patched(
         run_suite = SuiteOver(ctx, tree, focus)
         early = _early_pristine(facts, ctx, applied)
         edits_tests = any(c.kind in (TEST, INFRA, GRADER) for c in applied.classes.values())
-        early_elsewhere = start_early_elsewhere(ctx, early_pool, edits_tests)
-        early_mutants = start_early_mutants(ctx, early_pool, applied, reading, edits_tests)
+        stop = threading.Event()
+        early_elsewhere = start_early_elsewhere(ctx, early_pool, edits_tests, stop)
+        early_mutants = start_early_mutants(ctx, early_pool, applied, reading, edits_tests, stop)
         try:
             _after_apply(
                 facts, ctx, tree, applied, run_suite, reading, judge_loaded, early,
                 (early_elsewhere, early_mutants),
             )  # fmt: skip
         finally:
-            if early_mutants is not None:
-                early_mutants.stop.set()  # unread answers are not worth waiting for
+            stop.set()  # what the runs beside were not asked for by now is not wanted: killed
     ctx.clock.lap("cleanup")  # removing the patched workspace (its build trees)
 
 

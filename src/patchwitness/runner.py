@@ -93,6 +93,9 @@ class Request:
     # the run holds open: a run with no descriptor of the grader's.
     report_file: Path | None = None
     tmp_dirs: tuple[str, ...] = ()  # folders the run's private /tmp starts with (bwrap only)
+    # Once set, the run is killed as at its time limit ("cancelled"): a run started beside
+    # another whose grade no longer wants its answer.
+    cancel: threading.Event | None = None
 
     def shown(self) -> str:
         if isinstance(self.command, str):
@@ -423,6 +426,10 @@ def _finish(
                 return
             if time.monotonic() >= deadline:
                 reason.append("timeout")
+                kill_all()
+                return
+            if request.cancel is not None and request.cancel.is_set():
+                reason.append("cancelled")
                 kill_all()
                 return
             done.wait(0.05)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -78,12 +79,15 @@ class Early:
     run: Future[SuiteRun]
 
 
-def start_early(ctx: GradeContext, pool: ThreadPoolExecutor, edits_tests: bool) -> Early | None:
+def start_early(
+    ctx: GradeContext, pool: ThreadPoolExecutor, edits_tests: bool, stop: threading.Event
+) -> Early | None:
     """The run elsewhere, started now, beside the patched run, where it shares nothing with it
     but the machine's cores: a language that runs its failing tests alone in a fresh checkout
     (Python), a task without hidden tests, a patch that edits no test, infrastructure or grader
     file (nothing known before the run rejects it). It counts when every failing test it asks
-    passes in the grader's run; otherwise the run elsewhere runs after, as it would have."""
+    passes in the grader's run; otherwise the run elsewhere runs after, as it would have.
+    `stop`, once set, kills it: the grade no longer wants it."""
     language = languages.of(ctx.task)
     fresh = language.elsewhere_in_a_fresh_tree and language.elsewhere_only_failing
     if not fresh or ctx.task.hidden or edits_tests:
@@ -92,7 +96,7 @@ def start_early(ctx: GradeContext, pool: ThreadPoolExecutor, edits_tests: bool) 
     keys = [k for k in ctx.failing if k not in flaky]
     if not keys:
         return None
-    around = _around(ctx, keys)
+    around = replace(_around(ctx, keys), stop=stop)
     return Early(around, pool.submit(_fresh_run, ctx, around))
 
 
@@ -148,7 +152,7 @@ def collect_elsewhere(
     if run is not None and around.narrow and _differ(run, checked):
         # Only the failing tests' files were collected: a test that needs the rest of its
         # suite imported is asked again with all of it before anything is found.
-        around = replace(around, narrow=False)
+        around = replace(around, narrow=False, stop=None)
         run, beside = _run(ctx, tree, measured, focus, around, hidden), False
     ctx.clock.lap("elsewhere")
     if run is None:

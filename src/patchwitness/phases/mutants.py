@@ -272,11 +272,17 @@ def _run_all(
     return results
 
 
-def _narrowing_holds(ctx: GradeContext, ws: Workspace, first: list[str], limit: float) -> bool:
+def _narrowing_holds(
+    ctx: GradeContext,
+    ws: Workspace,
+    first: list[str],
+    limit: float,
+    stop: threading.Event | None = None,
+) -> bool:
     """Whether the failing tests pass over the unmutated patch with only their files collected:
     the control without which a narrowed run's failure could be the narrowing's, not the
     mutant's (a test that needs another test module imported, or code that tells the two apart)."""
-    failed, _ = _ask(ctx, ws, first, limit, narrow=True)
+    failed, _ = _ask(ctx, ws, first, limit, narrow=True, stop=stop)
     return not failed
 
 
@@ -287,11 +293,17 @@ def _ask(
     limit: float,
     variables: tuple[tuple[str, str], ...] = (),
     narrow: bool = False,
+    stop: threading.Event | None = None,
 ) -> tuple[bool, str]:
     """Whether a test of `keys` does not pass over the tree as it is now (with `variables`: a
     schema's chosen mutant; `narrow`: only their files collected), and how the run ended."""
     around = Surroundings(
-        select=tuple(keys), pytest_options="-x", timeout_s=limit, variables=variables, narrow=narrow
+        select=tuple(keys),
+        pytest_options="-x",
+        timeout_s=limit,
+        variables=variables,
+        narrow=narrow,
+        stop=stop,
     )
     run = ctx.suite.run(ws.repo, ws.new_dir("mutant"), around=around)
     return run.fails_any(keys)
@@ -319,11 +331,9 @@ class EarlyAnswers:
 
 @dataclass(frozen=True)
 class EarlyMutants:
-    """The mutants' first questions, started beside the patched run (`start_early`); `stop`
-    tells them to give up, once the grade no longer wants them."""
+    """The mutants' first questions, started beside the patched run (`start_early`)."""
 
     run: Future[EarlyAnswers | None]
-    stop: threading.Event
 
     def answers_for(
         self, first: list[str], chosen: list[mutation.Mutant]
@@ -346,12 +356,14 @@ def start_early(
     applied: Applied,
     reading: Future[TextFacts],
     edits_tests: bool,
+    stop: threading.Event,
 ) -> EarlyMutants | None:
     """Ask the failing tests over each Python mutant now, beside the patched run, in a fresh
     checkout: for a task without hidden tests whose grade runs the mutants (coverage, decisions
     and mutants on), a patch that edits no test, infrastructure or grader file (nothing known
     before the run rejects it). What the patched run then says decides whether the answers
-    count (`EarlyMutants.answers_for`); the confirming runs over every passed test stay after."""
+    count (`EarlyMutants.answers_for`); the confirming runs over every passed test stay after.
+    `stop`, once set, kills the run under way and asks no more: the grade no longer wants them."""
     settings = ctx.settings
     wanted = ctx.wants_coverage and settings.decisions and settings.mutants
     if languages.of(ctx.task).mutants != EACH_TEXT or not wanted:
@@ -362,8 +374,7 @@ def start_early(
     first = [k for k in ctx.failing if k not in flaky]
     if not first:
         return None
-    stop = threading.Event()
-    return EarlyMutants(pool.submit(_ask_early, ctx, applied, reading, first, stop), stop)
+    return EarlyMutants(pool.submit(_ask_early, ctx, applied, reading, first, stop))
 
 
 def _ask_early(
@@ -380,7 +391,7 @@ def _ask_early(
     limit = min(ctx.task.timeout, 30.0 + 3 * (ctx.base.run.run.wall_s or ctx.task.timeout))
     with history.checkout(ctx.task, ctx.settings.cache) as ws:
         ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
-        if stop.is_set() or not _narrowing_holds(ctx, ws, first, limit):
+        if stop.is_set() or not _narrowing_holds(ctx, ws, first, limit, stop):
             return None
         answers = {}
         for n, mutant in enumerate(chosen):
@@ -390,7 +401,8 @@ def _ask_early(
             original = path.read_bytes()
             try:
                 path.write_text(mutant.text, encoding="utf-8")
-                answers[n] = _ask(ctx, ws, first, limit, narrow=True)
+                answers[n] = _ask(ctx, ws, first, limit, narrow=True, stop=stop)
             finally:
                 path.write_bytes(original)
-    return EarlyAnswers(tuple(first), tuple(chosen), answers)
+    # A run the stop killed answers nothing.
+    return None if stop.is_set() else EarlyAnswers(tuple(first), tuple(chosen), answers)

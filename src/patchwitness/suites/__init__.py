@@ -11,6 +11,7 @@ and the line-hit data when the run was instrumented. `python` (pytest with the g
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,6 +251,8 @@ class Surroundings:
     # A run narrowed so can differ from a whole one (a test that needs another module imported):
     # its caller checks a narrowed answer against an unnarrowed one before it counts.
     narrow: bool = False
+    # Once set, the run is killed (runner.Request.cancel): a run beside the patched one.
+    stop: threading.Event | None = None
     # These tests (their keys) before all others, in this order.
     first: tuple[str, ...] = ()
 

@@ -146,6 +146,7 @@ def run_pytest(
         report_file=report_file,
         tmp_dirs=around.tmp_dirs,
         hostname=around.hostname,
+        cancel=around.stop,
         **({"limits": around.limits} if around.limits is not None else {}),
     )
     result = runner.run(request)
