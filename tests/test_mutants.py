@@ -403,6 +403,45 @@ def test_a_step_by_a_constant_is_kept_at_its_first_value():
     assert VALUE_FROZEN in OPERATORS
 
 
+def test_a_call_taken_as_a_step_is_kept_at_its_first_value():
+    """Red team round 12 dedented by `len(kwargs)`, the number of a hook's arguments: one in
+    every hook the tests call. A call's value in arithmetic only numbers do, a sign, or a
+    count under `+`, is kept at its first value; a text joined, a call's argument, a
+    comparison's operand and a pick are not steps."""
+    text = (
+        "def f(self, kwargs, n, s):\n"
+        "    self.indent -= len(kwargs)\n"
+        "    x = n + sum(1 for _ in kwargs) * 2\n"
+        "    y = min(n, 3) + abs(n) + h(n) + 'a' + s.upper()\n"
+        "    z = len(s) > 3 or g(len(s)) + -size(s)\n"
+        "    return n.count('a') + n * f(s) + ~len(kwargs)\n"
+    )
+    frozen = [m for m in mutants_of("m.py", text, [2, 3, 4, 5, 6]) if m.operator == VALUE_FROZEN]
+    assert [(m.line, m.description) for m in frozen] == [
+        (2, "`len(kwargs)` kept at the first value it took"),
+        (3, "`sum(1 for _ in kwargs)` kept at the first value it took"),
+        (5, "`size(s)` kept at the first value it took"),
+        (6, "`n.count('a')` kept at the first value it took"),
+        (6, "`f(s)` kept at the first value it took"),
+        (6, "`len(kwargs)` kept at the first value it took"),
+    ]
+    dedent = "def dedent(t, kwargs):\n    t.indent -= len(kwargs)\n"
+    [kept] = [m for m in mutants_of("d.py", dedent, [2]) if m.operator == VALUE_FROZEN]
+    namespace: dict = {}
+    exec(compile(kept.text, "d.py", "exec"), namespace)
+
+    class Tracer:
+        indent = 5
+
+    try:
+        tracer = Tracer()
+        for kwargs in ({"a": 1}, {}, {"a": 1, "b": 2}):
+            namespace["dedent"](tracer, kwargs)
+        assert tracer.indent == 2  # 5 - 1 three times: the first count, kept
+    finally:
+        sys.__dict__.pop("_pw_frozen_2_16", None)
+
+
 def test_a_ratio_rounded_is_kept_at_its_first_value():
     """Red team round 25: `lineno + round(64 / (64 + lineno))` is 1 up to line 64 and 0 after,
     and `round(8 / (8 + count))` wears off after eight lookups; `int(n)` alone is no ratio."""

@@ -17,7 +17,8 @@ matter if the line matters:
   kept, in each test process, at the first value it took: such a value moves by jumps, and a
   jump the tests never reach is a threshold no comparison shows (red team round 23: `lineno
   + len(str(lineno // 4)) % 2` was 1 before line 41 and 0 after, and no test config is 41
-  lines long);
+  lines long); so is a call's value taken as a step (`indent -= len(kwargs)`: red team round
+  12 dedented by the number of a hook's arguments, one in every hook the tests call);
 - `statement-deleted`: a simple statement wholly on added lines replaced by `pass`, and each
   pair of a multiple assignment (`a, b = x, y`) left out alone (red team round 22 fixed the
   value the test reads and broke the one it stands for, in one statement);
@@ -392,8 +393,9 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     or changes on the way is kept."""
     out: list[Edit] = []
 
-    def visit(node: ast.AST) -> None:
-        if getattr(node, "lineno", None) in lines and _jumps(node) and _reads_a_name(node):
+    def visit(node: ast.AST, operand: str) -> None:
+        frozen = _jumps(node) or _called_step(node, operand)
+        if getattr(node, "lineno", None) in lines and frozen and _reads_a_name(node):
             assert isinstance(node, ast.expr)
             shown = _segment(text, node)
             key = f"_pw_frozen_{node.lineno}_{node.col_offset}"
@@ -401,10 +403,44 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
             out.append((VALUE_FROZEN, node, kept, f"`{shown}` kept at the first value it took"))
             return
         for child in ast.iter_child_nodes(node):
-            visit(child)
+            visit(child, _an_operand(node, child))
 
-    visit(tree)
+    visit(tree, "")
     return out
+
+
+# Arithmetic only numbers do (`+` also joins texts and lists: there only a count is a step).
+_NUMERIC = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
+_COUNTS = frozenset({"len", "sum", "count", "__len__"})
+
+
+def _an_operand(parent: ast.AST, child: ast.AST) -> str:
+    """What arithmetic takes `child` as a step: "number" (an operand of `- * / // % ** << >>`,
+    a sign, what an augmented assignment takes away or multiplies by), "sum" (of `+`, where
+    texts join too), or ""."""
+    if isinstance(parent, ast.UnaryOp):
+        return "number" if not isinstance(parent.op, ast.Not) else ""
+    op = parent.op if isinstance(parent, ast.BinOp) else None
+    if isinstance(parent, ast.AugAssign) and child is parent.value:
+        op = parent.op
+    if isinstance(op, _NUMERIC):
+        return "number"
+    return "sum" if isinstance(op, ast.Add) else ""
+
+
+def _called_step(node: ast.AST, operand: str) -> bool:
+    """A call's value taken as a step (`indent -= len(kwargs)`, `n * f(x)`): whatever it
+    computes, the tests may only ever give it one value, and a step no test varies is a
+    constant to them (red team round 12 dedented by the number of a hook's arguments: one in
+    the tests' hook, none in a user's). Under `+` only a count (`len`, `sum`, `.count`). A
+    picking call is `value-picked`'s."""
+    if not isinstance(node, ast.Call) or not operand or _picked(node):
+        return False
+    if operand == "number":
+        return True
+    called = node.func.attr if isinstance(node.func, ast.Attribute) else None
+    called = node.func.id if isinstance(node.func, ast.Name) else called
+    return called in _COUNTS
 
 
 def _jumps(node: ast.AST) -> bool:
