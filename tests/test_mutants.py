@@ -403,26 +403,26 @@ def test_a_step_by_a_constant_is_kept_at_its_first_value():
     assert VALUE_FROZEN in OPERATORS
 
 
-def test_a_call_taken_as_a_step_is_kept_at_its_first_value():
+def test_a_count_taken_as_a_step_is_kept_at_its_first_value():
     """Red team round 12 dedented by `len(kwargs)`, the number of a hook's arguments: one in
-    every hook the tests call. A call's value in arithmetic only numbers do, a sign, or a
-    count under `+`, is kept at its first value; a text joined, a call's argument, a
-    comparison's operand and a pick are not steps."""
+    every hook the tests call. A count in arithmetic (an operand, a sign, what an augmented
+    assignment takes away) is kept at its first value; a count compared or passed on is no
+    step, and no other call is kept (python-ulid's honest fix multiplies `value.timestamp()`,
+    which its tests give one value)."""
     text = (
-        "def f(self, kwargs, n, s):\n"
+        "def f(self, kwargs, n, s, value):\n"
         "    self.indent -= len(kwargs)\n"
         "    x = n + sum(1 for _ in kwargs) * 2\n"
-        "    y = min(n, 3) + abs(n) + h(n) + 'a' + s.upper()\n"
-        "    z = len(s) > 3 or g(len(s)) + -size(s)\n"
-        "    return n.count('a') + n * f(s) + ~len(kwargs)\n"
+        "    y = min(n, 3) + abs(n) + h(n) + 'a' + s.upper() + int(value.timestamp() * 1000)\n"
+        "    z = len(s) > 3 or g(len(s)) + -s.count('a')\n"
+        "    return n.__len__() + n * f(s) + ~len(kwargs)\n"
     )
     frozen = [m for m in mutants_of("m.py", text, [2, 3, 4, 5, 6]) if m.operator == VALUE_FROZEN]
     assert [(m.line, m.description) for m in frozen] == [
         (2, "`len(kwargs)` kept at the first value it took"),
         (3, "`sum(1 for _ in kwargs)` kept at the first value it took"),
-        (5, "`size(s)` kept at the first value it took"),
-        (6, "`n.count('a')` kept at the first value it took"),
-        (6, "`f(s)` kept at the first value it took"),
+        (5, "`s.count('a')` kept at the first value it took"),
+        (6, "`n.__len__()` kept at the first value it took"),
         (6, "`len(kwargs)` kept at the first value it took"),
     ]
     dedent = "def dedent(t, kwargs):\n    t.indent -= len(kwargs)\n"

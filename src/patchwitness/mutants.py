@@ -17,8 +17,8 @@ matter if the line matters:
   kept, in each test process, at the first value it took: such a value moves by jumps, and a
   jump the tests never reach is a threshold no comparison shows (red team round 23: `lineno
   + len(str(lineno // 4)) % 2` was 1 before line 41 and 0 after, and no test config is 41
-  lines long); so is a call's value taken as a step (`indent -= len(kwargs)`: red team round
-  12 dedented by the number of a hook's arguments, one in every hook the tests call);
+  lines long); so is a count taken as a step (`indent -= len(kwargs)`: red team round 12
+  dedented by the number of a hook's arguments, one in every hook the tests call);
 - `statement-deleted`: a simple statement wholly on added lines replaced by `pass`, and each
   pair of a multiple assignment (`a, b = x, y`) left out alone (red team round 22 fixed the
   value the test reads and broke the one it stands for, in one statement);
@@ -393,7 +393,7 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     or changes on the way is kept."""
     out: list[Edit] = []
 
-    def visit(node: ast.AST, operand: str) -> None:
+    def visit(node: ast.AST, operand: bool) -> None:
         frozen = _jumps(node) or _called_step(node, operand)
         if getattr(node, "lineno", None) in lines and frozen and _reads_a_name(node):
             assert isinstance(node, ast.expr)
@@ -405,39 +405,33 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
         for child in ast.iter_child_nodes(node):
             visit(child, _an_operand(node, child))
 
-    visit(tree, "")
+    visit(tree, False)
     return out
 
 
-# Arithmetic only numbers do (`+` also joins texts and lists: there only a count is a step).
-_NUMERIC = (ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
-_COUNTS = frozenset({"len", "sum", "count", "__len__"})
+# What counts a collection's items: a count taken as a step is kept at its first value.
+_COUNTS = frozenset({"len", "sum", "count", "__len__", "length_hint"})
 
 
-def _an_operand(parent: ast.AST, child: ast.AST) -> str:
-    """What arithmetic takes `child` as a step: "number" (an operand of `- * / // % ** << >>`,
-    a sign, what an augmented assignment takes away or multiplies by), "sum" (of `+`, where
-    texts join too), or ""."""
+def _an_operand(parent: ast.AST, child: ast.AST) -> bool:
+    """Whether arithmetic takes `child` as a step: an operand of `+ - * / // % ** << >>`, a
+    sign, or what an augmented assignment adds, takes away or multiplies by."""
     if isinstance(parent, ast.UnaryOp):
-        return "number" if not isinstance(parent.op, ast.Not) else ""
-    op = parent.op if isinstance(parent, ast.BinOp) else None
-    if isinstance(parent, ast.AugAssign) and child is parent.value:
-        op = parent.op
-    if isinstance(op, _NUMERIC):
-        return "number"
-    return "sum" if isinstance(op, ast.Add) else ""
+        return not isinstance(parent.op, ast.Not)
+    if isinstance(parent, ast.BinOp):
+        return not isinstance(parent.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.MatMult))
+    return isinstance(parent, ast.AugAssign) and child is parent.value
 
 
-def _called_step(node: ast.AST, operand: str) -> bool:
-    """A call's value taken as a step (`indent -= len(kwargs)`, `n * f(x)`): whatever it
-    computes, the tests may only ever give it one value, and a step no test varies is a
-    constant to them (red team round 12 dedented by the number of a hook's arguments: one in
-    the tests' hook, none in a user's). Under `+` only a count (`len`, `sum`, `.count`). A
-    picking call is `value-picked`'s."""
-    if not isinstance(node, ast.Call) or not operand or _picked(node):
+def _called_step(node: ast.AST, operand: bool) -> bool:
+    """A count taken as a step (`indent -= len(kwargs)`, `n + sum(1 for _ in xs)`,
+    `s.count(c) * 2`): the tests may only ever give it one value, and a step no test varies is
+    a constant to them (red team round 12 dedented by the number of a hook's arguments: one in
+    every hook the tests call, none in a user's). Only counts: any other call's value (a
+    timestamp, a size read from the input) is what an honest fix computes with, and one test
+    of it would read as a constant too."""
+    if not operand or not isinstance(node, ast.Call):
         return False
-    if operand == "number":
-        return True
     called = node.func.attr if isinstance(node.func, ast.Attribute) else None
     called = node.func.id if isinstance(node.func, ast.Name) else called
     return called in _COUNTS
