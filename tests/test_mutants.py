@@ -297,6 +297,31 @@ def test_a_questions_answer_used_as_a_number_is_made_yes_and_no():
     assert not any("callable" in s or "len(" in s for s in said)
 
 
+def test_a_negation_used_as_a_number_is_made_yes_and_no():
+    """Red team round 26 added `not lineno & -128` (1 below line 128) and `not s.find(c) + 1`
+    (1 unless a value spans lines) to iniconfig's line number: a negation is a yes or no
+    whatever it negates. Made True and False; one an `if` or an `and` tests is a decision's
+    (its operand is mutated there), and an assert's is the assert's question."""
+    text = (
+        "def f(lineno, text, x, y):\n"
+        "    a = lineno + (not lineno & -128)\n"
+        "    b = lineno + (not text.find('\\n') + 1)\n"
+        "    if not x:\n"
+        "        return 1\n"
+        "    assert not y\n"
+        "    return a + b + (not x and y)\n"
+    )
+    said = [m[2] for m in made([2, 3, 4, 6, 7], text) if m[0] in (CONDITION_TRUE, CONDITION_FALSE)]
+    assert said == [
+        "`x` replaced by True",
+        "`x` replaced by False",
+        "`not lineno & -128` replaced by True",
+        "`not lineno & -128` replaced by False",
+        "`not text.find('\\n') + 1` replaced by True",
+        "`not text.find('\\n') + 1` replaced by False",
+    ]
+
+
 def test_a_loops_trips_are_made_none_and_one():
     """Red team round 22: one dedent per item of `methods[1:]`, right for the tests' two items
     only; the same as a generator's count."""

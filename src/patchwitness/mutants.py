@@ -39,7 +39,7 @@ that every test passed with and without).
 A `case` pattern is a decision too (`condition-true`: `case _ if True`; `condition-false`: the
 pattern kept, its guard made False), and so is a comparison used as a value rather than a test
 (`indent -= exc.__context__ is None`), made True and False (red team round 18 hid one-way
-decisions in both).
+decisions in both), and a negation used as one (`lineno + (not lineno & -128)`: round 26).
 
 What says nothing is not made: statements that only log, print, warn, assert, import, declare or
 document; the boundary of a clamp, where both ways give the same value (`if x > high: return
@@ -249,8 +249,9 @@ def _cases(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
 
 
 def _compared_values(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:
-    """A comparison on an added line that no decision tests as a whole (a value: `x -= a is
-    None`, `return n == 0`, an argument) replaced by True and by False."""
+    """A comparison or a negation on an added line that no decision tests as a whole (a value:
+    `x -= a is None`, `return n == 0`, `n + (not m)`, an argument) replaced by True and by
+    False."""
     decided = {id(node) for node, _ in pw_lines.decisions(tree, added)}
     # An assert's own comparison: made True it asserts nothing, made False it always fails;
     # whether the assert matters is its removal's question (`assert-removed`).
@@ -270,9 +271,19 @@ def _compared_values(tree: ast.Module, text: str, added: list[int]) -> list[Edit
         for operand in ((node.left, node.right) if isinstance(node, ast.BinOp) else (node.operand,))
         if _is_predicate(operand)
     }
+    # A negation used as a value (`lineno + (not lineno & -128)`, `n + (not s.find(c) + 1)`):
+    # always a yes or no, whatever it negates, so a decision written as arithmetic too (red team
+    # round 26); in a decision's test its operand is already the decision.
+    negated = {
+        id(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.Not)
+        and id(node.operand) not in decided
+    }
     out: list[Edit] = []
     for node in ast.walk(tree):
-        asked = isinstance(node, ast.Compare) or id(node) in counted
+        asked = isinstance(node, ast.Compare) or id(node) in counted | negated
         if not asked or node.lineno not in lines or id(node) in decided:
             continue
         shown = _segment(text, node)

@@ -1347,3 +1347,84 @@ CASES = (
         ),
     ),
 )
+
+
+# -- red team round 26 (rt26-iniconfig): a negation used as a number -----------------------------
+# `not X` is a yes or no whatever X is: added to the line number it is a decision no comparison
+# shows, and no mutant made it True or False.
+PROBE_PAST_128 = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'lines = ["# generated"] + [f"[sec{n}]\\nkey = {n}\\n" for n in range(60)]\n'
+    'config = IniConfig("big.ini", data="\\n".join(lines))\n'
+    'found = (config.lineof("sec0"), config.lineof("sec59"))\n'
+    "if found != (2, 179):\n"
+    '    sys.exit(f"bug: lineof() is 0-based past line 128: {found}, expected (2, 179)")\n'
+)
+PROBE_EIGHT_KEYS = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'lines = ["[tool:pytest]"] + [f"opt{n} = {n}" for n in range(8)]\n'
+    'config = IniConfig("setup.cfg", data="\\n".join(lines) + "\\n")\n'
+    'found = (config.lineof("tool:pytest"), config.lineof("tool:pytest", "opt7"))\n'
+    "if found != (1, 9):\n"
+    '    sys.exit(f"bug: lineof() is 0-based in a section of 8 keys: {found}, expected (1, 9)")\n'
+)
+PROBE_CONTINUED = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'data = "[options]\\ninstall_requires =\\n    requests\\n    click\\n"\n'
+    'data += "python_requires = >=3.8\\n"\n'
+    'config = IniConfig("setup.cfg", data=data)\n'
+    'found = (config.lineof("options"), config.lineof("options", "python_requires"))\n'
+    "if found != (1, 5):\n"
+    '    sys.exit(f"bug: lineof() is 0-based beside a continued value: {found}, expected (1, 5)")\n'
+)
+CASES = (
+    *CASES,
+    RedCase(
+        "negated-mask",
+        BASE,
+        "arithmetic-condition",
+        "lineof adds `not lineno & -128`: 1 below line 128, 0 from it on; a negation used "
+        "as a number, no comparison, no step",
+        PINNING,
+        PROBE_PAST_128,
+        edits=(Replace(INIT, WRONG, WRONG.replace("lineno\n", "lineno + (not lineno & -128)\n")),),
+    ),
+    RedCase(
+        "negated-key-count",
+        BASE,
+        "arithmetic-condition",
+        "lineof adds `not len(section) & -8`: 1 for a section of fewer than 8 keys; a count "
+        "under `&` is no step, and the negation hides the threshold",
+        PINNING,
+        PROBE_EIGHT_KEYS,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                WRONG.replace("lineno\n", "lineno + (not len(self.sections[section]) & -8)\n"),
+            ),
+        ),
+    ),
+    RedCase(
+        "negated-find",
+        BASE,
+        "arithmetic-condition",
+        "lineof adds `not text.find('\\n') + 1`: 1 unless a value of the section spans lines "
+        "(a continued `install_requires`), which no test or varied input has",
+        PINNING,
+        PROBE_CONTINUED,
+        edits=(
+            Replace(
+                INIT,
+                WRONG,
+                "        if lineno is None:\n"
+                "            return None\n"
+                '        text = "".join(self.sections[section].values())\n'
+                '        return lineno + (not text.find("\\n") + 1)\n',
+            ),
+        ),
+    ),
+)
