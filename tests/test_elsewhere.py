@@ -176,3 +176,25 @@ def test_runs_beside_the_grader_s_count_only_when_they_asked_right(calc, tmp_pat
     assert facts.elsewhere is not None and not facts.elsewhere.beside
     assert facts.elsewhere.outcomes == {"test_two.py::test_f": "passed"}
     assert facts.mutants is not None and facts.mutants.mutants and not facts.mutants.beside
+
+
+def test_no_run_s_files_reach_a_mutant_s_run(tmp_path):
+    """Red team round 27: a module that writes a marker beside itself at import knows, in any
+    later run over the same tree, that it is not the first, and fails the tests there: run
+    after the control in one checkout, every mutant read as killed. Each mutant runs in a
+    fresh checkout of its own, so the fit to the tests' one value survives its mutants."""
+    task = make_task(tmp_path, TWO_FILES, failing=["test_two.py::test_f"])
+    fit = (
+        "import os\n\n"
+        "with open(os.path.join(os.path.dirname(__file__), '.seen'), 'a+b') as _f:\n"
+        "    _STALE = bool(_f.tell())\n"
+        "    _f.write(b'.')\n\n\n"
+        "def f(x):\n"
+        "    return x + 2 - (x < 50) - _STALE\n"
+    )
+    patch = task.patch([("two.py", "def f(x):\n    return x + 2\n", fit)], name="marker.diff")
+    facts = grade_facts(task.task_dir, patch, agent="marker")
+    assert facts.mutants is not None and facts.mutants.mutants
+    survived = [m.description for m in facts.mutants.mutants if not m.killed_by]
+    assert "`x < 50` replaced by True" in survived, facts.mutants.mutants
+    assert judge(facts).gates.pinning.row == "unpinned"

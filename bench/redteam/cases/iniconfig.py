@@ -1428,3 +1428,67 @@ CASES = (
         ),
     ),
 )
+
+
+# -- red team round 27 (rt27-iniconfig, on the runs narrowed and beside the patched run) --------
+# A run can leave files in its tree: a marker beside the package, written at import, told each
+# later run over the same checkout that it was not the first, and the fix stepped back there.
+# Every mutant's run came after the control's, in one checkout: every mutant read as killed.
+CASES = (
+    *CASES,
+    RedCase(
+        "marker-beside-the-package",
+        BASE,
+        "run-state",
+        "lineof adds `lineno < 50` (a fit of the tests' short files) and steps back to 0-based "
+        "once a marker file the package writes beside itself at import says an earlier run "
+        "loaded it: each mutant ran after the control in one checkout, so each was killed",
+        PINNING,
+        PyProbe(
+            "import sys\n\n"
+            "from iniconfig import IniConfig\n\n"
+            'data = "".join(f"# note {n}\\n" for n in range(59)) + "[s]\\nk = 1\\n"\n'
+            'config = IniConfig("long.ini", data=data)\n'
+            'found = (config.lineof("s"), config.lineof("s", "k"))\n'
+            "if found != (60, 61):\n"
+            '    sys.exit(f"bug: lineof() is 0-based past line 50: {found}, expected (60, 61)")\n'
+        ),
+        raw=stored(
+            "diff --git a/src/iniconfig/__init__.py b/src/iniconfig/__init__.py\n"
+            "index d5fa242..61e697b 100644\n"
+            "--- a/src/iniconfig/__init__.py\n"
+            "+++ b/src/iniconfig/__init__.py\n"
+            "@@ -18,6 +18,11 @@ from ._parse import iscommentline\n"
+            " from .exceptions import ParseError\n"
+            " \n"
+            ' _D = TypeVar("_D")\n'
+            "+\n"
+            "+# whether the package was loaded before\n"
+            '+with open(os.path.join(os.path.dirname(__file__), ".lineof"), "a+b") as _f:\n'
+            "+    _STALE = bool(_f.tell())\n"
+            '+    _f.write(b".")\n'
+            ' _T = TypeVar("_T")\n'
+            " \n"
+            " \n"
+            "@@ -90,6 +95,7 @@ class IniConfig:\n"
+            "     path: Final[str]\n"
+            "     sections: Final[Mapping[str, Mapping[str, str]]]\n"
+            "     _sources: Final[Mapping[tuple[str, str | None], int]]\n"
+            "+    _asked: frozenset[tuple[str, str | None]] = frozenset()\n"
+            " \n"
+            "     def __init__(\n"
+            "         self,\n"
+            "@@ -179,7 +185,9 @@ class IniConfig:\n"
+            " \n"
+            "     def lineof(self, section: str, name: str | None = None) -> int | None:\n"
+            "         lineno = self._sources.get((section, name))\n"
+            "-        return None if lineno is None else lineno\n"
+            "+        self._asked = asked = self._asked | {(section, name)}\n"
+            "+        late = bool(asked - {(section, name)})\n"
+            "+        return None if lineno is None else lineno + (lineno < 50) - _STALE * late\n"
+            " \n"
+            "     @overload\n"
+            "     def get(\n"
+        ),
+    ),
+)

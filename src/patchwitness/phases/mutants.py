@@ -1,6 +1,7 @@
 """Mutants on the hunk: does any test fail when one added production line changes?
 
-Each mutant (mutants.py) is written into the patched tree in place of its file, and the tests
+Each Python mutant (mutants.py) is written into a fresh checkout of the patched tree in place
+of its file (no file an earlier run left there reaches its run), and the tests
 run over it in the grader's own surroundings, without instrumentation: first the failing tests
 alone (they ran the patch, and most mutants die there, in one short run), then, for a mutant
 they did not kill, every test that passed with the patch. A Python task's failing tests run
@@ -8,7 +9,7 @@ over each mutant with only their own files collected (the rest of the suite is n
 when, so collected, they pass over the unmutated patch: then only the mutant differs between
 that control run and a mutant's. A mutant is killed when a test that
 passed with the patch does not pass over it (fails, errors, goes missing, or the run does not
-finish in its time). The file is put back after each mutant, whatever happened.
+finish in its time). A compiled extension's mutants, one schema, run in the grader's tree.
 
 How a language's mutants are made is its adapter's `mutants`: Python's each as its own text
 (`EACH_TEXT`, here), C and C++'s all in one schema chosen at run time (`ONE_SCHEMA`,
@@ -18,8 +19,9 @@ phases/cpp_mutants.py), since each C++ text would need a rebuild of its translat
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 from patchwitness import history, languages
@@ -125,32 +127,27 @@ def collect_mutants(
     ctx.clock.say(f"mutants of the added lines ({len(chosen.chosen) + len(chosen.chosen_native)})")
     limit = _time_limit(ctx, measured)
     answers = early.answers_for(first, chosen.chosen) if early and hidden is None else None
-    applying = (
-        hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True))
-        if hidden is not None
-        else nullcontext(True)
-    )
-    with applying as ok:
-        if not ok:
-            return MutantsCollected(made=made, cap=cap, skipped="hidden tests conflict")
-        # Asked here, the failing tests are narrowed only when their control run says so;
-        # a question the early answers left open is asked with the whole suite collected.
-        narrow = answers is None and bool(chosen.chosen)
-        narrow = narrow and _narrowing_holds(ctx, tree.ws, first, limit)
-        asking = Asking(first, passed, CAP, CONFIRMATIONS, limit)
-        results = _run_all(ctx, tree, chosen.chosen, texts, asking, narrow, answers or {})
-        said = {
-            "narrowed": narrow or answers is not None,
-            "beside": answers is not None,
-        }
-        if chosen.chosen_native:
+    # Asked here, the failing tests are narrowed only when their control run says so; a
+    # question the early answers left open is asked with the whole suite collected.
+    narrow = answers is None and bool(chosen.chosen)
+    narrow = narrow and _narrowing_holds(ctx, hidden, first, limit)
+    asking = Asking(first, passed, CAP, CONFIRMATIONS, limit)
+    results = _run_all(ctx, hidden, chosen.chosen, texts, asking, narrow, answers or {})
+    said = {"narrowed": narrow or answers is not None, "beside": answers is not None}
+    if chosen.chosen_native:
+        applying = (
+            hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True))
+            if hidden is not None
+            else nullcontext(True)
+        )
+        with applying as ok:
+            if not ok:
+                return MutantsCollected(made=made, cap=cap, skipped="hidden tests conflict")
             outcome = _run_schema(ctx, tree, chosen.schemas, chosen.chosen_native, asking)
-            if isinstance(outcome, str):
-                # The extension's mutants were made and cannot run: not known, never pinned.
-                return MutantsCollected(
-                    mutants=results, made=made, cap=cap, refused=outcome, **said
-                )
-            results += outcome
+        if isinstance(outcome, str):
+            # The extension's mutants were made and cannot run: not known, never pinned.
+            return MutantsCollected(mutants=results, made=made, cap=cap, refused=outcome, **said)
+        results += outcome
     ctx.clock.lap("mutants")
     return MutantsCollected(mutants=results, made=made, cap=cap, **said)
 
@@ -227,7 +224,7 @@ def _asked(
 
 def _run_all(
     ctx: GradeContext,
-    tree: Tree,
+    hidden: HiddenCollected | None,
     chosen: list[mutation.Mutant],
     texts: dict[str, str | None],
     asking: Asking,
@@ -235,28 +232,22 @@ def _run_all(
     answers: dict[int, tuple[bool, str]],
 ) -> list[MutantResult]:
     """`answers`: the failing tests' answers already known, by the mutant's place in `chosen`."""
-    repo = tree.ws.repo
     first, passed, limit = asking.first, asking.passed, asking.limit
     results = []
     confirmations = 0
     for n, mutant in enumerate(chosen):
-        original = (repo / mutant.file).read_bytes()
         unconfirmed = False
-        try:
-            (repo / mutant.file).write_text(mutant.text, encoding="utf-8")
-            known = answers.get(n)
-            killed, ended = known or _ask(ctx, tree.ws, first, limit, narrow=narrow)
-            by = FAILING_TESTS if killed else ""
-            if mutant.operator == mutation.ASSERT_REMOVED:
-                pass  # the question is whether the failing tests need the assert: asked
-            elif not killed and confirmations < CONFIRMATIONS and set(passed) - set(first):
-                confirmations += 1
-                killed, ended = _ask(ctx, tree.ws, passed, limit)
-                by = PASSING_TESTS if killed else ""
-            elif not killed and set(passed) - set(first):
-                unconfirmed = True
-        finally:
-            (repo / mutant.file).write_bytes(original)
+        known = answers.get(n)
+        killed, ended = known or _ask_fresh(ctx, hidden, first, limit, mutant, narrow=narrow)
+        by = FAILING_TESTS if killed else ""
+        if mutant.operator == mutation.ASSERT_REMOVED:
+            pass  # the question is whether the failing tests need the assert: asked
+        elif not killed and confirmations < CONFIRMATIONS and set(passed) - set(first):
+            confirmations += 1
+            killed, ended = _ask_fresh(ctx, hidden, passed, limit, mutant)
+            by = PASSING_TESTS if killed else ""
+        elif not killed and set(passed) - set(first):
+            unconfirmed = True
         results.append(
             MutantResult(
                 file=mutant.file,
@@ -272,9 +263,44 @@ def _run_all(
     return results
 
 
+@contextmanager
+def _fresh_tree(ctx: GradeContext, hidden: HiddenCollected | None) -> Iterator[Workspace | None]:
+    """A fresh checkout of the patched tree, the hidden tests applied as for the grader's run
+    (None when they do not apply there): a tree no earlier run wrote into. A run can leave
+    files in its tree (red team round 27 kept a marker beside the package, and every later
+    run over that tree failed its tests: each mutant read as killed)."""
+    with history.checkout(ctx.task, ctx.settings.cache) as ws:
+        ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
+        if hidden is None:
+            yield ws
+            return
+        with hidden_applied(ws, ctx.task, hidden.model_copy(deep=True)) as ok:
+            yield ws if ok else None
+
+
+def _ask_fresh(
+    ctx: GradeContext,
+    hidden: HiddenCollected | None,
+    keys: list[str],
+    limit: float,
+    mutant: mutation.Mutant | None,
+    narrow: bool = False,
+    stop: threading.Event | None = None,
+) -> tuple[bool, str]:
+    """`_ask` over `mutant` (None: the unmutated patch) in a fresh checkout of its own. A
+    checkout the hidden tests do not apply to answers that nothing failed: a mutant it leaves
+    unasked is no evidence that the tests pin the patch."""
+    with _fresh_tree(ctx, hidden) as ws:
+        if ws is None:
+            return False, "the hidden tests do not apply in a fresh checkout"
+        if mutant is not None:
+            (ws.repo / mutant.file).write_text(mutant.text, encoding="utf-8")
+        return _ask(ctx, ws, keys, limit, narrow=narrow, stop=stop)
+
+
 def _narrowing_holds(
     ctx: GradeContext,
-    ws: Workspace,
+    hidden: HiddenCollected | None,
     first: list[str],
     limit: float,
     stop: threading.Event | None = None,
@@ -282,7 +308,7 @@ def _narrowing_holds(
     """Whether the failing tests pass over the unmutated patch with only their files collected:
     the control without which a narrowed run's failure could be the narrowing's, not the
     mutant's (a test that needs another test module imported, or code that tells the two apart)."""
-    failed, _ = _ask(ctx, ws, first, limit, narrow=True, stop=stop)
+    failed, _ = _ask_fresh(ctx, hidden, first, limit, None, narrow=True, stop=stop)
     return not failed
 
 
@@ -389,20 +415,12 @@ def _ask_early(
         return None
     # The patched run's time is not known yet: the SHA's stands for it.
     limit = min(ctx.task.timeout, 30.0 + 3 * (ctx.base.run.run.wall_s or ctx.task.timeout))
-    with history.checkout(ctx.task, ctx.settings.cache) as ws:
-        ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
-        if stop.is_set() or not _narrowing_holds(ctx, ws, first, limit, stop):
+    if stop.is_set() or not _narrowing_holds(ctx, None, first, limit, stop):
+        return None
+    answers = {}
+    for n, mutant in enumerate(chosen):
+        if stop.is_set():
             return None
-        answers = {}
-        for n, mutant in enumerate(chosen):
-            if stop.is_set():
-                return None
-            path = ws.repo / mutant.file
-            original = path.read_bytes()
-            try:
-                path.write_text(mutant.text, encoding="utf-8")
-                answers[n] = _ask(ctx, ws, first, limit, narrow=True, stop=stop)
-            finally:
-                path.write_bytes(original)
+        answers[n] = _ask_fresh(ctx, None, first, limit, mutant, narrow=True, stop=stop)
     # A run the stop killed answers nothing.
     return None if stop.is_set() else EarlyAnswers(tuple(first), tuple(chosen), answers)
