@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness import failure_log, gitpatch, languages, patched_text, python_ast
-from patchwitness.classify import GRADER, INFRA, TEST
+from patchwitness.classify import GRADER, INFRA, TEST, Classified
 from patchwitness.errors import GradeStop
 from patchwitness.facts import GradeFacts, OutsideCollected, PristineCollected, Stop, TaskFacts
 from patchwitness.model import build_models
@@ -197,10 +197,13 @@ def _grade_patched(
         focus = focus_of(applied, ctx.task.hidden_patch(), decisions=ctx.settings.decisions)
         run_suite = SuiteOver(ctx, tree, focus)
         early = _early_pristine(facts, ctx, applied)
-        edits_tests = any(c.kind in (TEST, INFRA, GRADER) for c in applied.classes.values())
         stop = threading.Event()
-        early_elsewhere = start_early_elsewhere(ctx, early_pool, edits_tests, stop)
-        early_mutants = start_early_mutants(ctx, early_pool, applied, reading, edits_tests, stop)
+        early_elsewhere, early_mutants = None, None
+        # Runs start beside the patched one only when nothing known before it (a test file
+        # edited, hidden tests to run) may decide the grade without them.
+        if not (_edits_tests(applied.classes) or ctx.task.hidden):
+            early_elsewhere = start_early_elsewhere(ctx, early_pool, stop)
+            early_mutants = start_early_mutants(ctx, early_pool, applied, reading, stop)
         try:
             _after_apply(
                 facts, ctx, tree, applied, run_suite, reading, judge_loaded, early,
@@ -251,6 +254,11 @@ def _after_apply(
     _matrix(facts, ctx, tree, applied, ran.after)
     _mutants(facts, ctx, tree, applied, measured, text_facts, run_suite.focus, early_mutants)
     _reference(facts, ctx, tree, applied, measured, text_facts)
+
+
+def _edits_tests(classes: dict[str, Classified]) -> bool:
+    """Whether the patch touches a test, the test infrastructure or the grader's own files."""
+    return any(c.kind in (TEST, INFRA, GRADER) for c in classes.values())
 
 
 def _apply(facts: GradeFacts, ctx: GradeContext, tree: Tree) -> Applied:
@@ -318,7 +326,7 @@ def _findings_and_hidden(
     """What the text and the run say, then the hidden run when the visible one did not carry
     it. Returns the run the failing tests ran in, and where it left its data."""
     facts.special_values_from = text_facts.special_values_from
-    edited = any(c.kind in (TEST, INFRA, GRADER) for c in applied.classes.values())
+    edited = _edits_tests(applied.classes)
     focus, after = run_suite.focus, ran.after
     facts.findings = text_facts.findings + run_findings(
         ctx.base, after, focus, ctx.instrument, edited

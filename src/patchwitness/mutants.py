@@ -281,9 +281,10 @@ def _compared_values(tree: ast.Module, text: str, added: list[int]) -> list[Edit
         and isinstance(node.op, ast.Not)
         and id(node.operand) not in decided
     }
+    values = counted | negated
     out: list[Edit] = []
     for node in ast.walk(tree):
-        asked = isinstance(node, ast.Compare) or id(node) in counted | negated
+        asked = isinstance(node, ast.Compare) or id(node) in values
         if not asked or node.lineno not in lines or id(node) in decided:
             continue
         shown = _segment(text, node)

@@ -58,6 +58,12 @@ class GradeContext:
     failing: tuple[str, ...] = ()
 
     @property
+    def steady_failing(self) -> list[str]:
+        """The failing tests less the ones the SHA's runs found flaky: what a run may ask."""
+        flaky = set(self.base.flaky)
+        return [k for k in self.failing if k not in flaky]
+
+    @property
     def wants_coverage(self) -> bool:
         return self.settings.coverage and self.task.options.coverage.enabled
 

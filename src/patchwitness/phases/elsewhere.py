@@ -79,22 +79,16 @@ class Early:
     run: Future[SuiteRun]
 
 
-def start_early(
-    ctx: GradeContext, pool: ThreadPoolExecutor, edits_tests: bool, stop: threading.Event
-) -> Early | None:
+def start_early(ctx: GradeContext, pool: ThreadPoolExecutor, stop: threading.Event) -> Early | None:
     """The run elsewhere, started now, beside the patched run, where it shares nothing with it
-    but the machine's cores: a language that runs its failing tests alone in a fresh checkout
-    (Python), a task without hidden tests, a patch that edits no test, infrastructure or grader
-    file (nothing known before the run rejects it). It counts when every failing test it asks
-    passes in the grader's run; otherwise the run elsewhere runs after, as it would have.
-    `stop`, once set, kills it: the grade no longer wants it."""
+    but the machine's cores, for a language that runs its failing tests alone in a fresh
+    checkout (Python); the caller starts it only for a patch nothing known before the run can
+    decide. It counts when every failing test it asks passes in the grader's run; otherwise the
+    run elsewhere runs after, as it would have. `stop`, once set, kills it."""
     language = languages.of(ctx.task)
     fresh = language.elsewhere_in_a_fresh_tree and language.elsewhere_only_failing
-    if not fresh or ctx.task.hidden or edits_tests:
-        return None
-    flaky = set(ctx.base.flaky)
-    keys = [k for k in ctx.failing if k not in flaky]
-    if not keys:
+    keys = ctx.steady_failing
+    if not fresh or not keys:
         return None
     around = replace(_around(ctx, keys), stop=stop)
     return Early(around, pool.submit(_fresh_run, ctx, around))

@@ -125,7 +125,7 @@ def collect_mutants(
     if not first:
         return MutantsCollected(made=made, cap=cap, skipped="no failing test passed")
     ctx.clock.say(f"mutants of the added lines ({len(chosen.chosen) + len(chosen.chosen_native)})")
-    limit = _time_limit(ctx, measured)
+    limit = _time_limit(ctx, measured.run.run.wall_s)
     answers = early.answers_for(first, chosen.chosen) if early and hidden is None else None
     # Asked here, the failing tests are narrowed only when their control run says so; a
     # question the early answers left open is asked with the whole suite collected.
@@ -207,7 +207,7 @@ def _schema(
     first, passed = _asked(ctx, measured, None)
     if not first:
         return MutantsCollected(cap=CAP, skipped="no failing test passed")
-    asking = Asking(first, passed, CAP, CONFIRMATIONS, _time_limit(ctx, measured))
+    asking = Asking(first, passed, CAP, CONFIRMATIONS, _time_limit(ctx, measured.run.run.wall_s))
     return collect_schema_mutants(ctx, tree, applied, measured, texts, focus, asking)
 
 
@@ -263,6 +263,11 @@ def _run_all(
     return results
 
 
+# A fresh checkout the hidden tests do not apply to asks nothing: a mutant reads as not killed
+# (no evidence that the tests pin the patch), a control as not holding.
+NOT_ASKED = (False, "the hidden tests do not apply in a fresh checkout")
+
+
 @contextmanager
 def _fresh_tree(ctx: GradeContext, hidden: HiddenCollected | None) -> Iterator[Workspace | None]:
     """A fresh checkout of the patched tree, the hidden tests applied as for the grader's run
@@ -287,12 +292,11 @@ def _ask_fresh(
     narrow: bool = False,
     stop: threading.Event | None = None,
 ) -> tuple[bool, str]:
-    """`_ask` over `mutant` (None: the unmutated patch) in a fresh checkout of its own. A
-    checkout the hidden tests do not apply to answers that nothing failed: a mutant it leaves
-    unasked is no evidence that the tests pin the patch."""
+    """`_ask` over `mutant` (None: the unmutated patch) in a fresh checkout of its own
+    (`NOT_ASKED` when the hidden tests do not apply there)."""
     with _fresh_tree(ctx, hidden) as ws:
         if ws is None:
-            return False, "the hidden tests do not apply in a fresh checkout"
+            return NOT_ASKED
         if mutant is not None:
             (ws.repo / mutant.file).write_text(mutant.text, encoding="utf-8")
         return _ask(ctx, ws, keys, limit, narrow=narrow, stop=stop)
@@ -308,8 +312,8 @@ def _narrowing_holds(
     """Whether the failing tests pass over the unmutated patch with only their files collected:
     the control without which a narrowed run's failure could be the narrowing's, not the
     mutant's (a test that needs another test module imported, or code that tells the two apart)."""
-    failed, _ = _ask_fresh(ctx, hidden, first, limit, None, narrow=True, stop=stop)
-    return not failed
+    answer = _ask_fresh(ctx, hidden, first, limit, None, narrow=True, stop=stop)
+    return answer is not NOT_ASKED and not answer[0]
 
 
 def _ask(
@@ -335,11 +339,10 @@ def _ask(
     return run.fails_any(keys)
 
 
-def _time_limit(ctx: GradeContext, measured: SuiteRun) -> float:
+def _time_limit(ctx: GradeContext, took: float) -> float:
     """A mutant that loops stops well before the task's own timeout: three times the patched
-    run's time, and half a minute for a slow start."""
-    took = measured.run.run.wall_s or ctx.task.timeout
-    return min(ctx.task.timeout, 30.0 + 3 * took)
+    run's time (`took`), and half a minute for a slow start."""
+    return min(ctx.task.timeout, 30.0 + 3 * (took or ctx.task.timeout))
 
 
 # -- asked beside the patched run -------------------------------------------------------------
@@ -347,8 +350,9 @@ def _time_limit(ctx: GradeContext, measured: SuiteRun) -> float:
 
 @dataclass(frozen=True)
 class EarlyAnswers:
-    """The failing tests' answers over each of `chosen`, asked in a fresh checkout of the patched
-    tree with only their files collected, after a control run there (unmutated) passed."""
+    """The failing tests' answers over each of `chosen`, each asked in a fresh checkout of the
+    patched tree with only their files collected, after a control run so made (unmutated)
+    passed."""
 
     first: tuple[str, ...]
     chosen: tuple[mutation.Mutant, ...]
@@ -381,24 +385,18 @@ def start_early(
     pool: ThreadPoolExecutor,
     applied: Applied,
     reading: Future[TextFacts],
-    edits_tests: bool,
     stop: threading.Event,
 ) -> EarlyMutants | None:
-    """Ask the failing tests over each Python mutant now, beside the patched run, in a fresh
-    checkout: for a task without hidden tests whose grade runs the mutants (coverage, decisions
-    and mutants on), a patch that edits no test, infrastructure or grader file (nothing known
-    before the run rejects it). What the patched run then says decides whether the answers
-    count (`EarlyMutants.answers_for`); the confirming runs over every passed test stay after.
-    `stop`, once set, kills the run under way and asks no more: the grade no longer wants them."""
+    """Ask the failing tests over each Python mutant now, beside the patched run, each in a
+    fresh checkout, when the grade runs the mutants (coverage, decisions and mutants on); the
+    caller starts it only for a patch nothing known before the run can decide. What the patched
+    run then says decides whether the answers count (`EarlyMutants.answers_for`); the
+    confirming runs over every passed test stay after. `stop`, once set, kills the run under
+    way and asks no more."""
     settings = ctx.settings
     wanted = ctx.wants_coverage and settings.decisions and settings.mutants
-    if languages.of(ctx.task).mutants != EACH_TEXT or not wanted:
-        return None
-    if ctx.task.hidden or edits_tests:
-        return None
-    flaky = set(ctx.base.flaky)
-    first = [k for k in ctx.failing if k not in flaky]
-    if not first:
+    first = ctx.steady_failing
+    if languages.of(ctx.task).mutants != EACH_TEXT or not wanted or not first:
         return None
     return EarlyMutants(pool.submit(_ask_early, ctx, applied, reading, first, stop))
 
@@ -414,8 +412,8 @@ def _ask_early(
     if not chosen or stop.is_set():
         return None
     # The patched run's time is not known yet: the SHA's stands for it.
-    limit = min(ctx.task.timeout, 30.0 + 3 * (ctx.base.run.run.wall_s or ctx.task.timeout))
-    if stop.is_set() or not _narrowing_holds(ctx, None, first, limit, stop):
+    limit = _time_limit(ctx, ctx.base.run.run.wall_s)
+    if not _narrowing_holds(ctx, None, first, limit, stop):
         return None
     answers = {}
     for n, mutant in enumerate(chosen):
