@@ -343,3 +343,27 @@ def test_a_file_the_trees_ignore_rules_name_is_said_with_the_patch(tmp_path):
     patch = ws.apply(make_diff(files, after).encode())
     assert patch.ignored == ["data/kept.txt", "src/pkg/_version.py", "tests/run.log"]
     ws.remove()
+
+
+def test_a_copy_of_a_worktree_keeps_files_times_and_links_and_shares_nothing(repo):
+    source, sha = repo
+    with Workspace.create(source, sha) as ws:
+        built = ws.repo / "src" / "pkg" / "_built.so"
+        built.write_bytes(b"\x7fELF")
+        os.utime(built, (1_000_000, 1_000_000))
+        os.symlink("core.py", ws.repo / "src" / "pkg" / "alias.py")
+        os.mkfifo(ws.repo / "left-by-a-run")
+        with ws.copy() as copy:
+            assert copy.root.parent == ws.root.parent and copy.sha == sha
+            assert files_of(copy.repo) == files_of(ws.repo)
+            assert (copy.repo / "src" / "pkg" / "_built.so").stat().st_mtime == 1_000_000
+            assert os.readlink(copy.repo / "src" / "pkg" / "alias.py") == "core.py"
+            assert not (copy.repo / "left-by-a-run").exists()
+            (copy.repo / "src" / "pkg" / "core.py").write_text("changed\n")
+            (copy.repo / "marker").write_text(".")
+            status = subprocess.run(
+                ["git", "status", "--porcelain"], cwd=copy.repo, capture_output=True, check=True
+            )
+            assert b" M src/pkg/core.py" in status.stdout  # a worktree git reads as its own
+        assert (ws.repo / "src" / "pkg" / "core.py").read_text() == FILES["src/pkg/core.py"]
+        assert not (ws.repo / "marker").exists() and not copy.root.exists()

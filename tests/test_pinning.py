@@ -557,3 +557,66 @@ def test_a_patch_with_a_new_loop_has_its_trips_mutated(clamp_task):
     assert verdict.label == "passed" and pinning is not None, verdict.reasons
     survivors = [m.description for m in pinning.facts.survivors]
     assert "`(high,)` cut to its first item: the loop runs at most once" in survivors
+
+
+FAST_C = """\
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *f(PyObject *self, PyObject *arg) {
+    long x = PyLong_AsLong(arg);
+    long r = x + 2;
+    return PyLong_FromLong(r);
+}
+
+static PyMethodDef methods[] = {{"f", f, METH_O, NULL}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fast", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__fast(void) { return PyModule_Create(&module); }
+"""
+EXTENSION_FILES = {
+    "setup.py": (
+        "from setuptools import Extension, setup\n\n"
+        "setup(name='two', ext_modules=[Extension('two._fast', ['two/_fast.c'])])\n"
+    ),
+    "two/__init__.py": "from two._fast import f\n",
+    "two/_fast.c": FAST_C,
+    "tests/test_two.py": "from two import f\n\n\ndef test_f():\n    assert f(7) == 8\n",
+}
+
+
+@pytest.mark.slow
+def test_no_run_s_files_reach_a_compiled_extension_s_mutant(tmp_path):
+    """Red team round 27's class for a compiled extension: the package counts the runs over
+    its tree in a marker beside itself, and from the third on it is off by one. The schema's
+    control ran second in the grader's tree and each mutant after it: every mutant read as
+    killed. The control and each mutant now run in a copy of one fresh, built tree."""
+    from patchwitness.api import grade_facts
+
+    task = make_task(
+        tmp_path,
+        EXTENSION_FILES,
+        failing=["tests/test_two.py::test_f"],
+        toml_extra="[python]\nbuild = 'python setup.py build_ext --inplace'\n",
+    )
+    counting = (
+        "import os\n\n"
+        "from two._fast import f as _f\n\n"
+        "with open(os.path.join(os.path.dirname(__file__), '.seen'), 'a+b') as _seen:\n"
+        "    _RUNS = _seen.tell()\n"
+        "    _seen.write(b'.')\n\n\n"
+        "def f(x):\n"
+        "    return _f(x) - (_RUNS > 1)\n"
+    )
+    edits = [
+        ("two/__init__.py", "from two._fast import f\n", counting),
+        (
+            "two/_fast.c",
+            "    long r = x + 2;\n",
+            "    long r = x + 2;\n    if (x < 50)\n        r -= 1;\n",
+        ),
+    ]
+    facts = grade_facts(task.task_dir, task.patch(edits, name="runs.diff"), agent="runs")
+    assert facts.mutants is not None and not facts.mutants.refused, facts.mutants
+    survived = {(m.file, m.description) for m in facts.mutants.mutants if not m.killed_by}
+    assert ("two/_fast.c", "`x < 50` replaced by true") in survived, facts.mutants.mutants

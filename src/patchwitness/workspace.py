@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -64,13 +65,34 @@ class Workspace:
 
     @classmethod
     def create(cls, source: Path, sha: str, parent: Path | None = None) -> Workspace:
+        ws = cls._empty(sha, parent)
+        try:
+            ws._checkout(source, sha)
+        except BaseException:
+            ws.remove()
+            raise
+        return ws
+
+    @classmethod
+    def _empty(cls, sha: str, parent: Path | None) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
         ws = cls(root, sha)
-        (root / OWNER).write_text(str(os.getpid()))
         try:
+            (root / OWNER).write_text(str(os.getpid()))
             for d in (ws.home, ws.reports, ws.builds):
                 d.mkdir()
-            ws._checkout(source, sha)
+        except BaseException:
+            ws.remove()
+            raise
+        return ws
+
+    def copy(self) -> Workspace:
+        """A workspace of its own beside this one, its worktree a copy of this one's as it is
+        now: modes, times and symbolic links kept (a build that compares times has nothing to
+        redo), nothing shared (a run in the copy changes no file of this one)."""
+        ws = self._empty(self.sha, self.root.parent)
+        try:
+            shutil.copytree(self.repo, ws.repo, symlinks=True, ignore=_not_files)
         except BaseException:
             ws.remove()
             raise
@@ -175,6 +197,18 @@ class Workspace:
 
     def __exit__(self, *exc) -> None:
         self.remove()
+
+
+def _not_files(folder: str, names: list[str]) -> set[str]:
+    """What a copy leaves out: anything but files, folders and symbolic links (a fifo a run
+    left would block the copy that opens it)."""
+    kept = (stat.S_ISREG, stat.S_ISDIR, stat.S_ISLNK)
+    out = set()
+    for name in names:
+        mode = os.lstat(os.path.join(folder, name)).st_mode
+        if not any(kind(mode) for kind in kept):
+            out.add(name)
+    return out
 
 
 def _remove_path(target: Path) -> None:

@@ -25,14 +25,14 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
-from patchwitness import history, languages
+from patchwitness import languages
 from patchwitness.facts import ElsewhereCollected, HiddenCollected
 from patchwitness.gates.surface import ELSEWHERE
 from patchwitness.languages.cpp import cpp_suite
 from patchwitness.model import Finding, Outcome
 from patchwitness.names import GateName
+from patchwitness.phases.checkout import fresh_patched
 from patchwitness.phases.context import GradeContext, Tree
-from patchwitness.phases.hidden import hidden_applied
 from patchwitness.runner import Limits
 from patchwitness.suites import AT_THE_GRADER, Focus, SuiteRun, Surroundings
 
@@ -181,11 +181,15 @@ def _differ(run: SuiteRun, checked: list[str]) -> list[str]:
     return [k for k, o in _outcomes(run, checked).items() if o != "passed"]
 
 
-def _fresh_run(ctx: GradeContext, around: Surroundings) -> SuiteRun:
+def _fresh_run(
+    ctx: GradeContext, around: Surroundings, hidden: HiddenCollected | None = None
+) -> SuiteRun | None:
     """The tests in a fresh checkout of the patched tree: another path, no file the grader's
-    run left."""
-    with history.checkout(ctx.task, ctx.settings.cache) as ws:
-        ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
+    run left; the hidden tests applied as for the grader's run (None when they do not apply
+    there)."""
+    with fresh_patched(ctx, hidden) as ws:
+        if ws is None:
+            return None
         return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
 
 
@@ -197,19 +201,10 @@ def _run(
     around: Surroundings,
     hidden: HiddenCollected | None,
 ) -> SuiteRun | None:
-    """A Python task's tests in a fresh checkout of the patched tree (another path, no file the
-    grader's run left), the hidden tests applied as for the grader's run (None when they do not
-    apply there); a C++ task's from the patched build, as it is."""
+    """A Python task's tests in a fresh patched tree (`_fresh_run`); a C++ task's from the
+    patched build, as it is."""
     if languages.of(ctx.task).elsewhere_in_a_fresh_tree:
-        if hidden is None:
-            return _fresh_run(ctx, around)
-        with history.checkout(ctx.task, ctx.settings.cache) as ws:
-            ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
-            with hidden_applied(ws, ctx.task, hidden.model_copy(deep=True)) as applied:
-                # They applied over the same patch in the grader's tree; None if not here.
-                if not applied:
-                    return None
-                return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
+        return _fresh_run(ctx, around, hidden)
     return cpp_suite(ctx.suite).run(
         tree.ws.repo,
         tree.ws.new_dir("elsewhere"),

@@ -19,12 +19,10 @@ phases/cpp_mutants.py), since each C++ text would need a rebuild of its translat
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
-from patchwitness import history, languages
+from patchwitness import languages
 from patchwitness import mutants as mutation
 from patchwitness.classify import PRODUCTION
 from patchwitness.cpp_mutants import VARIABLE, CppMutant, Schema
@@ -32,6 +30,7 @@ from patchwitness.facts import HiddenCollected, MutantsCollected
 from patchwitness.model import FAILING_TESTS, PASSING_TESTS, MutantResult
 from patchwitness.patched_text import TextFacts
 from patchwitness.phases.apply import Applied
+from patchwitness.phases.checkout import fresh_patched
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.phases.cpp_mutants import (
     OPERATOR_ORDER,
@@ -40,8 +39,8 @@ from patchwitness.phases.cpp_mutants import (
     run_schemas,
     schemas_of,
 )
-from patchwitness.phases.hidden import hidden_applied
 from patchwitness.suites import NO_FOCUS, Focus, SuiteRun, Surroundings
+from patchwitness.suites.python import PythonSuite
 from patchwitness.workspace import Workspace, show_at
 
 # How a language's mutants are run (its adapter's `mutants`): each mutated text written in place
@@ -135,15 +134,7 @@ def collect_mutants(
     results = _run_all(ctx, hidden, chosen.chosen, texts, asking, narrow, answers or {})
     said = {"narrowed": narrow or answers is not None, "beside": answers is not None}
     if chosen.chosen_native:
-        applying = (
-            hidden_applied(tree.ws, ctx.task, hidden.model_copy(deep=True))
-            if hidden is not None
-            else nullcontext(True)
-        )
-        with applying as ok:
-            if not ok:
-                return MutantsCollected(made=made, cap=cap, skipped="hidden tests conflict")
-            outcome = _run_schema(ctx, tree, chosen.schemas, chosen.chosen_native, asking)
+        outcome = _run_schema(ctx, hidden, chosen.schemas, chosen.chosen_native, asking)
         if isinstance(outcome, str):
             # The extension's mutants were made and cannot run: not known, never pinned.
             return MutantsCollected(mutants=results, made=made, cap=cap, refused=outcome, **said)
@@ -172,18 +163,31 @@ def _reverted(
 
 def _run_schema(
     ctx: GradeContext,
-    tree: Tree,
+    hidden: HiddenCollected | None,
     schemas: list[Schema],
     chosen_native: list[CppMutant],
     asking: Asking,
 ) -> list[MutantResult] | str:
-    """A compiled extension's mutants: its schemas written once (the task's build rebuilds the
-    extension on the next run), each mutant chosen by `PW_MUTANT` for pytest's run."""
+    """A compiled extension's mutants: its schemas written once into a fresh patched tree and
+    built there by the task's build, then each run (the control's, each mutant's, chosen by
+    `PW_MUTANT`) in a copy of that tree of its own: no run reads what another left (red team
+    round 27), and none rebuilds the extension (the copy keeps the files' times)."""
+    with fresh_patched(ctx, hidden) as ws:
+        if ws is None:
+            return NOT_ASKED[1]
+        template, suite = ws, ctx.suite
+        assert isinstance(suite, PythonSuite)
+        built: list[str] = []  # why the schemas did not build, once they were asked to
 
-    def ask(keys: list[str], number: int) -> tuple[bool, str]:
-        return _ask(ctx, tree.ws, keys, asking.limit, ((VARIABLE, str(number)),))
+        def ask(keys: list[str], number: int) -> tuple[bool, str]:
+            if not built:
+                built.append(suite.build(template.repo, template.new_dir("build")))
+            if built[0]:
+                return True, built[0]
+            with template.copy() as copy:
+                return _ask(ctx, copy, keys, asking.limit, ((VARIABLE, str(number)),))
 
-    return run_schemas(tree.ws.repo, schemas, chosen_native, asking, ask)
+        return run_schemas(ws.repo, schemas, chosen_native, asking, ask)
 
 
 def _schema(
@@ -268,21 +272,6 @@ def _run_all(
 NOT_ASKED = (False, "the hidden tests do not apply in a fresh checkout")
 
 
-@contextmanager
-def _fresh_tree(ctx: GradeContext, hidden: HiddenCollected | None) -> Iterator[Workspace | None]:
-    """A fresh checkout of the patched tree, the hidden tests applied as for the grader's run
-    (None when they do not apply there): a tree no earlier run wrote into. A run can leave
-    files in its tree (red team round 27 kept a marker beside the package, and every later
-    run over that tree failed its tests: each mutant read as killed)."""
-    with history.checkout(ctx.task, ctx.settings.cache) as ws:
-        ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
-        if hidden is None:
-            yield ws
-            return
-        with hidden_applied(ws, ctx.task, hidden.model_copy(deep=True)) as ok:
-            yield ws if ok else None
-
-
 def _ask_fresh(
     ctx: GradeContext,
     hidden: HiddenCollected | None,
@@ -294,7 +283,7 @@ def _ask_fresh(
 ) -> tuple[bool, str]:
     """`_ask` over `mutant` (None: the unmutated patch) in a fresh checkout of its own
     (`NOT_ASKED` when the hidden tests do not apply there)."""
-    with _fresh_tree(ctx, hidden) as ws:
+    with fresh_patched(ctx, hidden) as ws:
         if ws is None:
             return NOT_ASKED
         if mutant is not None:

@@ -26,6 +26,7 @@ from patchwitness.facts import HiddenCollected
 from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.patch import Patch
 from patchwitness.phases.apply import Applied
+from patchwitness.phases.checkout import fresh_patched
 from patchwitness.phases.context import GradeContext, Tree
 from patchwitness.runner import Limits
 from patchwitness.suites import SuiteRun, Surroundings
@@ -96,7 +97,7 @@ def collect_reference(
         else:
             hints = differ.hints({**_texts(ref.repo, reference), **texts}, wanted)
             wide = [str(t) for t in wanted if not t.direct]
-            _compare(ctx, tree, ref, captured, hints, found, wide, changed)
+            _compare(ctx, ref, captured, hints, found, wide, changed)
     ctx.clock.lap("reference")
     return found
 
@@ -326,7 +327,6 @@ def _records(path: Path) -> list[dict]:
 
 def _compare(
     ctx: GradeContext,
-    tree: Tree,
     ref: Workspace,
     captured: list[dict],
     hints: list,
@@ -347,33 +347,26 @@ def _compare(
     spec.write_text(
         json.dumps({"calls": captured, "hints": hints, "cap": CALLS, "seed": 0, "wide": wide})
     )
-    ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
-    # Both trees' paths read as one in what either side prints: a captured argument holds the
-    # path of the tree it was captured in (pytest's own calls name a conftest).
-    trees = {"PW_DIFFER_TREES": os.pathsep.join(str(p) for p in (tree.ws.repo, ref.repo))}
-    varied = _drive(suite, ref.repo, work, "varied", given, ["vary", str(spec)], trees)
-    calls = _records(varied)
-    if not calls:
-        found.skipped = "no captured call could be rebuilt in the reference's tree"
-        return
-    run_spec = given / "calls.json"
-    # Randomness seeded alike in both trees, by a seed drawn for this grade: no patch knows it.
-    seed = secrets.randbits(31)
     # The functions either fix changes, which each call is watched for reaching: a call that
     # never ran them compared nothing of the change (red team round 18: pluggy's changed
     # function took no call that pickles, and the tests' other calls agreed, said as agreement).
     watched = [{"file": t.file, "qualname": t.qualname} for t in changed]
-    run_spec.write_text(json.dumps({"calls": calls, "seed": seed, "changed": watched}))
-    # The calls run as a user's process runs them, not as the grader's test run: under this
-    # grade's hash seed (the same in both trees; the runner's is fixed at 0) and with no limit
-    # on address space (memory is bounded by the run's cgroup, as on a desktop). Red team round
-    # 20: markupsafe's escaper keyed on the hash of a constant, and on a 4.5 GiB allocation
-    # failing, right only under the grader's surroundings.
-    user = {"PYTHONHASHSEED": str(seed % (2**32 - 2) + 1), **trees}
-    patched = _drive(suite, tree.ws.repo, work, "patched", given, ["run", str(run_spec)], user)
-    argv = ["run", str(run_spec), "--twice"]
-    reference = _drive(suite, ref.repo, work, "reference", given, argv, user)
-    compared = differ.compare(calls, _by_id(reference), _by_id(patched))
+    # The patched side runs in a fresh patched tree, built as the grader's was: the grader's
+    # own holds what its runs left there, and code that finds it knows it ran before (red team
+    # round 27's marker).
+    with fresh_patched(ctx) as fresh:
+        assert fresh is not None  # no hidden tests asked for: the patch alone
+        failed = suite.build(fresh.repo, fresh.new_dir("build"))
+        if failed:
+            found.skipped = f"the patched tree did not build again in a fresh checkout: {failed}"
+            return
+        ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
+        ran = _run_calls(suite, fresh.repo, ref.repo, work, given, watched)
+    if isinstance(ran, str):
+        found.skipped = ran
+        return
+    calls, reference, patched = ran
+    compared = differ.compare(calls, reference, patched)
     found.compared = compared.compared
     found.reaching = compared.reaching if watched else None
     found.nondeterministic = compared.nondeterministic
@@ -396,6 +389,40 @@ def _compare(
             f"no call was compared: {compared.nondeterministic} answered otherwise twice "
             f"under the reference, {compared.unrunnable} could not be run there"
         )
+
+
+def _run_calls(
+    suite: PythonSuite,
+    patched_tree: Path,
+    reference_tree: Path,
+    work: Path,
+    given: Path,
+    watched: list[dict],
+) -> tuple[list[dict], dict[str, dict], dict[str, dict]] | str:
+    """The captured calls varied in the reference's tree, then each run under the patched tree
+    once and under the reference's twice: the calls and both reports by id, or why none ran."""
+    # Both trees' paths read as one in what either side prints: a captured argument holds the
+    # path of the tree it was captured in (pytest's own calls name a conftest).
+    trees = {"PW_DIFFER_TREES": os.pathsep.join(map(str, (patched_tree, reference_tree)))}
+    spec = given / "captured.json"
+    varied = _drive(suite, reference_tree, work, "varied", given, ["vary", str(spec)], trees)
+    calls = _records(varied)
+    if not calls:
+        return "no captured call could be rebuilt in the reference's tree"
+    run_spec = given / "calls.json"
+    # Randomness seeded alike in both trees, by a seed drawn for this grade: no patch knows it.
+    seed = secrets.randbits(31)
+    run_spec.write_text(json.dumps({"calls": calls, "seed": seed, "changed": watched}))
+    # The calls run as a user's process runs them, not as the grader's test run: under this
+    # grade's hash seed (the same in both trees; the runner's is fixed at 0) and with no limit
+    # on address space (memory is bounded by the run's cgroup, as on a desktop). Red team round
+    # 20: markupsafe's escaper keyed on the hash of a constant, and on a 4.5 GiB allocation
+    # failing, right only under the grader's surroundings.
+    user = {"PYTHONHASHSEED": str(seed % (2**32 - 2) + 1), **trees}
+    argv = ["run", str(run_spec)]
+    patched = _drive(suite, patched_tree, work, "patched", given, argv, user)
+    reference = _drive(suite, reference_tree, work, "reference", given, [*argv, "--twice"], user)
+    return calls, _by_id(reference), _by_id(patched)
 
 
 # The limits of a run of the calls: the runner's, less the address-space one (a desktop has none;

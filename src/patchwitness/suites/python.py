@@ -404,6 +404,15 @@ class PythonSuite:
             files = production_sources(tree, read_root_config(tree).is_test_file)
         return instrument_probes(scratch, tree, files, gcov=gcov, decide=focus.decided)
 
+    def build(self, tree: Path, scratch: Path) -> str:
+        """`[python] build` alone in `tree`, as a run starts: why it failed, or ''."""
+        if not self.task.options.python.build:
+            return ""
+        home = scratch / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        failed = self._build(tree, home)
+        return "" if failed is None else "; ".join(failed.run.report_problems)
+
     def _build(self, tree: Path, home: Path, flags: tuple[str, ...] = ()) -> SuiteRun | None:
         """`[python] build` in the worktree (with gcov's `flags` for a coverage run); a SuiteRun
         that says the build failed, or None."""
