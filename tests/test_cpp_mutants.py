@@ -464,6 +464,8 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
     assert schema is not None
     said = sorted((m.line, m.description) for m in schema.mutants)
     assert said == [
+        (6, "`(unsigned long)(n - 1000) >> 63` kept at the first value it took"),  # a step
+        (7, "the index `(unsigned long)(n - 1000) >> 63` kept at the first value it took"),
         (7, "the index `(unsigned long)(n - 1000) >> 63` made 0"),
         (7, "the index `(unsigned long)(n - 1000) >> 63` made 1"),
         (8, "`big` replaced by false"),
@@ -475,6 +477,7 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
         (10, "`is_small(n)` replaced by false"),  # a question's answer as a number
         (10, "`is_small(n)` replaced by true"),
         (10, "`r += 2 - is_small(n);` deleted"),
+        (11, "the index `big` kept at the first value it took"),
         (11, "the index `big` made 0"),  # a name the patch assigns
         (11, "the index `big` made 1"),
     ]
@@ -550,3 +553,96 @@ def test_a_declaration_in_a_class_body_is_no_statement_to_delete():
     schema = schema_of("a.cpp", text, list(range(1, 14)))
     assert schema is not None
     assert [m.line for m in schema.mutants if m.operator == STATEMENT_DELETED] == [5, 7]
+
+
+HEX = """#include <cstring>
+int digit_of(const char* p, const char* q) {
+  int digit = 0;
+  digit = "\\12\\13\\12\\13\\16\\17"[*q - 'a'];
+  digit = *q - 'a' + 10 * static_cast<int>(std::strspn(p + 3, "0"));
+  digit = *q - 'a' + 10 * [&]() constexpr { return p[3] == '0'; }();
+  digit += sizeof(enum Shade { dark }) + static_cast<int>(std::strlen(p) >> 4);
+  return digit;
+}
+"""
+
+
+def test_red_team_round_28s_fits_of_tinyxml2_each_have_a_mutant():
+    """tinyxml2's lowercase hex digits fitted to the tests' one digit: a table written out as a
+    string and indexed, a count of leading zeros taken as a number, a comparison inside a
+    lambda marked `constexpr` (which runs at run time), and a step whose statement names
+    `enum` inside `sizeof`. Each is now a choice with its mutants."""
+    schema = schema_of("x.cpp", HEX, [4, 5, 6, 7])
+    assert schema is not None
+    said = {(m.line, m.operator, m.description) for m in schema.mutants}
+    assert (4, "value-frozen", "the index `*q - 'a'` kept at the first value it took") in said
+    assert (4, "value-picked", "the index `*q - 'a'` made 0") in said
+    count = '`std::strspn(p + 3, "0")` kept at the first value it took'
+    assert (5, "value-frozen", count) in said
+    assert (6, "condition-true", "`p[3] == '0'` replaced by true") in said
+    assert (7, "value-frozen", "`std::strlen(p) >> 4` kept at the first value it took") in said
+
+
+STEPS = """#include <stddef.h>
+#include <string.h>
+static int two(int n) { return n; }
+static int four(int n) { return n * 4; }
+int pick(const char* s) {
+  size_t n = strlen(s);
+  size_t page = n >> 10;
+  int (*escaper)(int) = page % 2 ? four : two;
+  return escaper((int) n) + (int) (strspn(s, "x") * 3);
+}
+"""
+STEPS_MAIN = """#include <stdio.h>
+#include <string.h>
+int pick(const char* s);
+int main(void) {
+  static char big[2000];
+  memset(big, 'y', sizeof big - 1);
+  printf("%d %d %d\\n", pick("xxab"), pick(big), pick("ab"));
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler, source", [("gcc", "s.c"), ("g++", "s.cpp")])
+def test_a_step_by_a_constant_or_a_count_is_kept_at_its_first_value(tmp_path, compiler, source):
+    """Red team round 29 picked markupsafe's escaper by a mask built from `len >> 10`, right
+    for every text shorter than a page: a step no test reaches. Kept at its first value (in C
+    by a statement expression, in C++ by a lambda), the program behaves as the tests saw it;
+    each mutant does what its shown line does."""
+    schema = schema_of(source, STEPS, [7, 9])
+    assert schema is not None
+    kept = sorted(m.description for m in schema.mutants if m.operator == "value-frozen")
+    assert kept == [
+        "`n >> 10` kept at the first value it took",
+        '`strspn(s, "x")` kept at the first value it took',
+    ]
+
+    def output(text: str, chosen: int) -> str:
+        (tmp_path / source).write_text(text)
+        main = tmp_path / ("main.c" if compiler == "gcc" else "main.cpp")
+        main.write_text(STEPS_MAIN)
+        flags = ["-Wall", "-Werror"] + (["-std=c++17"] if compiler == "g++" else [])
+        exe = tmp_path / "prog"
+        subprocess.run(
+            [compiler, *flags, "-o", str(exe), str(tmp_path / source), str(main)],
+            check=True,
+            capture_output=True,
+        )
+        env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+        env[VARIABLE] = str(chosen)
+        return subprocess.run([str(exe)], env=env, capture_output=True, text=True).stdout
+
+    patched = output(STEPS, 0)
+    assert patched == "10 7996 2\n"
+    assert output(schema.text, 0) == patched
+    lines = STEPS.splitlines(keepends=True)
+    for mutant in schema.mutants:
+        if mutant.operator != "value-frozen":
+            continue
+        alone = lines.copy()
+        alone[mutant.line - 1] = mutant.mutated
+        assert output(schema.text, mutant.number) == output("".join(alone), 0), mutant
+        assert output(schema.text, mutant.number) != patched, mutant

@@ -54,6 +54,7 @@ CONDITION_FALSE = "condition-false"
 STATEMENT_DELETED = "statement-deleted"
 BOUNDARY = "boundary"
 VALUE_PICKED = "value-picked"
+VALUE_FROZEN = "value-frozen"
 
 _DECISION = re.compile(r"(?<![\w$])(if|while)\s*\(")
 _CONSTEXPR = re.compile(r"(?<![\w$])if\s+constexpr\b")
@@ -161,6 +162,18 @@ class _Index:
 
 
 @dataclass(frozen=True)
+class _Kept:
+    """A value at [start, end) that moves by jumps as what it reads moves (a step by a constant:
+    `n >> 10`, `n / 4`, `n % 2`) or that counts (`strspn(p, "0")`, `v.size()`) and is taken as
+    a number: a jump the tests never reach, or a count the tests only ever give one value, is a
+    threshold no comparison shows (red team rounds 28 and 29: `10 * strspn(p + 3, "0")`, right
+    for the tests' leading zero; a function pointer picked by `len >> 10` and `~found >> 63`)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class _Comparison:
     """`A op B` at [start, end), its operator at [op_start, op_end)."""
 
@@ -189,10 +202,13 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
         if not any(c.start <= p.start and p.end <= c.end for c in comparisons)
     ]
     picks += _choices(code, starts, wanted, comparisons)
+    # A step that is a table's index is kept as the index's own mutant.
+    indices = {(p.start, p.end) for p in picks if isinstance(p, _Index)}
+    picks += [k for k in _kept_values(code, starts, wanted) if (k.start, k.end) not in indices]
     shut = _unevaluated(code)
     comparisons = [c for c in comparisons if not _within_any(c, shut)]
     picks = [p for p in picks if not _within_any(p, shut)]
-    inner: list[_Comparison | _Pick | _Negation | _Index] = sorted(
+    inner: list[_Comparison | _Pick | _Negation | _Index | _Kept] = sorted(
         [*comparisons, *picks], key=lambda x: x.start
     )
     edits: list[_Edit] = []
@@ -212,6 +228,8 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
             edits.append(site.negation(found, _held_by(found, free)))
         elif isinstance(found, _Index):
             edits.append(site.index(found, _held_by(found, free)))
+        elif isinstance(found, _Kept):
+            edits.append(site.kept(found, _held_by(found, free)))
         else:
             edits.append(site.comparison(found, whole=False))
     text_made, kept = _apply(text, edits)
@@ -316,15 +334,53 @@ class _Site:
         return _Edit(found.start, found.end, f"({chosen})", (true, false, *held))
 
     def index(self, found: _Index, inside: list) -> _Edit:
-        """A subscript's index: made 0 and made 1, the table's first two elements; with
-        neither chosen, itself with the mutants of what it holds."""
+        """A subscript's index: made 0 and made 1, the table's first two elements, and kept at
+        the first value it took (a table indexed by what only the tests' one input gives);
+        with none chosen, itself with the mutants of what it holds."""
         index = self.text[found.start : found.end]
-        said = f"the index `{_short(index)}` made"
-        zero = self._mutant(found.start, VALUE_PICKED, f"{said} 0", f"[{index}]", "[0]")
-        one = self._mutant(found.start, VALUE_PICKED, f"{said} 1", f"[{index}]", "[1]")
+        said = f"the index `{_short(index)}`"
+        zero = self._mutant(found.start, VALUE_PICKED, f"{said} made 0", f"[{index}]", "[0]")
+        one = self._mutant(found.start, VALUE_PICKED, f"{said} made 1", f"[{index}]", "[1]")
+        first = self._mutant(
+            found.start,
+            VALUE_FROZEN,
+            f"{said} kept at the first value it took",
+            index,
+            self._first(index, "pw_"),
+        )
         body, held = self._within(found.start, found.end, inside)
-        chosen = f"{SELECTOR}({zero}) ? 0 : {SELECTOR}({one}) ? 1 : ({body})"
-        return _Edit(found.start, found.end, f"({chosen})", (zero, one, *held))
+        chosen = (
+            f"{SELECTOR}({zero}) ? 0 : {SELECTOR}({one}) ? 1 : "
+            f"{SELECTOR}({first}) ? {self._first(index)} : ({body})"
+        )
+        return _Edit(found.start, found.end, f"({chosen})", (zero, one, first, *held))
+
+    def kept(self, found: _Kept, inside: list) -> _Edit:
+        """A step or a count kept at the first value it took in the process; with it not
+        chosen, itself with the mutants of what it holds."""
+        value = self.text[found.start : found.end]
+        said = f"`{_short(value)}` kept at the first value it took"
+        number = self._mutant(found.start, VALUE_FROZEN, said, value, self._first(value, "pw_"))
+        body, held = self._within(found.start, found.end, inside)
+        chosen = f"({SELECTOR}({number}) ? {self._first(value)} : ({body}))"
+        return _Edit(found.start, found.end, chosen, (number, *held))
+
+    def _first(self, value: str, prefix: str = SELECTOR) -> str:
+        """`value` evaluated each time (what it does on the way still happens), its first value
+        given back: C++'s in a lambda's static (a constexpr function may hold no static of its
+        own), C's in a statement expression (GCC's and Clang's). `prefix`: of the names it
+        declares (the schema's are its own; the line a person is shown reads `pw_`)."""
+        now, first = f"{prefix}now", f"{prefix}first"
+        if self.path.endswith(".c"):
+            kind = f"__typeof__(({value}) + 0)"
+            return (
+                f"({{ {kind} {now} = ({value}); static {kind} {first}; static int {first}set; "
+                f"if (!{first}set) {{ {first} = {now}; {first}set = 1; }} {first}; }})"
+            )
+        # In parentheses: `t[[&]...]` would open an attribute.
+        return (
+            f"([&]() {{ auto {now} = ({value}); static auto {first} = {now}; return {first}; }}())"
+        )
 
     def _within(
         self,
@@ -344,6 +400,8 @@ class _Site:
                 edit = self.pick(found, _held_by(found, inside))
             elif isinstance(found, _Index):
                 edit = self.index(found, _held_by(found, inside))
+            elif isinstance(found, _Kept):
+                edit = self.kept(found, _held_by(found, inside))
             elif isinstance(found, _Negation):
                 whole = condition and not (
                     self.text[start : found.start].strip() or self.text[found.end : end].strip()
@@ -463,6 +521,23 @@ _SPACED = re.compile(
     r"|(?<=[\w)\]])(?<!operator)>(?=-?\d)"
     r")"
 )
+
+
+# A lambda's own `constexpr` (`[&]() constexpr { ... }()`): the lambda runs when it is called, at
+# run time here (red team round 28 hid a comparison in one); and `x.template get<0>()`, a member
+# template named, not one declared.
+_LAMBDA_CONSTEXPR = re.compile(r"\)\s*(?:mutable\s+)?constexpr\b")
+_NAMES_A_TEMPLATE = re.compile(r"(?:\.|->|::)\s*template\b")
+
+
+def _asks_a_constant(statement: str) -> bool:
+    """Whether a statement asks for a constant expression: a keyword of one outside what the
+    compiler reads without running (`sizeof(enum E)` asks none), a lambda's specifier and a
+    member template's name."""
+    cleaned = _NAMES_A_TEMPLATE.sub(".", _LAMBDA_CONSTEXPR.sub(")", statement))
+    for start, end in reversed(_unevaluated(cleaned)):
+        cleaned = cleaned[:start] + cleaned[end:]
+    return _CONSTANT_CONTEXT.search(cleaned) is not None
 
 
 def _statement_so_far(code: str, begin: int, line: str) -> str:
@@ -616,7 +691,7 @@ def _run_time_lines(code: str, starts: list[int], wanted: set[int]) -> list[tupl
         (begin, line)
         for begin, line in _lines(code, starts, wanted)
         if not (line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line))
-        and not _CONSTANT_CONTEXT.search(_statement_so_far(code, begin, line))
+        and not _asks_a_constant(_statement_so_far(code, begin, line))
     ]
 
 
@@ -683,6 +758,168 @@ def _choices(
     return out
 
 
+# A step by a constant: `>>`, `<<`, `/` or `%` and an integer literal (not a compound
+# assignment, not `->`, not a template's closing `>>`).
+_STEP = re.compile(
+    r"(?<![<>/%=!-])(>>|<<|/|%)(?![=>])\s*(0[xXbB][0-9a-fA-F']+|\d[\d']*)[uUlLzZ]*(?![\w.'])"
+)
+# What may follow a step's literal: a shift's right operand would run on through `+ - * / %`
+# (`n >> 3 + 1` shifts by 4), a division's through a call or a subscript of the literal.
+_AFTER_SHIFT = re.compile(r"\s*(?:$|[)\],;?:&|^=!<>}]|[-+](?=[-+]))")
+_AFTER_DIVISION = re.compile(r"\s*(?:$|[)\],;?:&|^=!<>}+\-*/%])")
+# Counting calls, free (`strspn(...)`, `std::count(...)`) and member (`.size()`): a count taken as
+# a step (as mutants._COUNTS for Python).
+_COUNT_CALL = re.compile(
+    r"(?<![\w$.>])(?:(?:::\s*)?std\s*::\s*)?(?:str(?:n?len|c?spn)|wcs(?:len|c?spn)|count(?:_if)?"
+    r"|distance|popcount|__builtin_popcount(?:ll|l)?)\s*\("
+)
+_MEMBER_COUNT = re.compile(
+    r"(?<![\w$])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*\s*(?:\.|->)\s*(?:size|length|count)"
+    r"\s*\(\s*\)"
+)
+# Names that read nothing: a macro's conventional capitals, and what the compiler answers.
+_READS = re.compile(r"(?<![\w$])(?!(?:sizeof|alignof|true|false|nullptr)\b)[A-Za-z_]\w*")
+
+
+def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
+    """The steps by a constant and the counts taken as a number on `wanted` lines, in a
+    function, outside a macro and a constant expression, that read a variable or a call."""
+    out = []
+    for begin, line in _choice_lines(code, starts, wanted):
+        if line.lstrip().startswith("#") or not _in_a_function(code, begin):
+            continue
+        for match in _STEP.finditer(line):
+            after = _AFTER_SHIFT if match.group(1) in ("<<", ">>") else _AFTER_DIVISION
+            if not after.match(line, match.end()):
+                continue
+            start = _step_start(line, match.start(), shift=match.group(1) in ("<<", ">>"))
+            if start is not None and _reads(line[start : match.start()]):
+                out.append(_Kept(begin + start, begin + match.end()))
+        for match in [*_COUNT_CALL.finditer(line), *_MEMBER_COUNT.finditer(line)]:
+            close = match_close(line, match.end() - 1) if line[match.end() - 1] == "(" else None
+            end = close + 1 if close is not None else match.end()
+            head = line[: match.start()].rstrip()
+            qualified = re.search(r"(?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*$", head)
+            start = qualified.start() if qualified and qualified.group().strip() else match.start()
+            if _taken_as_a_number(line, *_cast_out(line, start, end)):
+                out.append(_Kept(begin + start, begin + end))
+    return _outermost_kept(out)
+
+
+def _step_start(line: str, at: int, *, shift: bool) -> int | None:
+    """Where the left operand of a step at `at` begins: a shift's runs back over `+ - * / %`
+    and other shifts (all bind as tightly or more), a division's over `* / %` only; None when
+    the statement began on an earlier line (its start is not on this one) or it is empty."""
+
+    def ends(text: str, i: int) -> bool:
+        return _ends_a_step(text, i, shift=shift)
+
+    i = _back_to(line, at, ends, templates=True)
+    word = re.match(r"\s*(?:return|case|throw|co_return)\b", line[i:at])
+    if word:
+        i += word.end()
+    while i < at and line[i].isspace():
+        i += 1
+    if i == 0 and not _opens_its_statement(line):
+        return None
+    return i if line[i:at].strip() else None
+
+
+def _opens_its_statement(line: str) -> bool:
+    """A line whose first token starts a statement's expression (`return`, a name assigned):
+    a step found back at the line's start is then the whole left operand."""
+    return re.match(r"\s*(?:return\b|[A-Za-z_][\w.\->\[\]]*\s*[-+*/%&|^]?=(?!=))", line) is not None
+
+
+def _ends_a_step(line: str, i: int, *, shift: bool) -> bool:
+    """Whether `line[i]` is an operator that binds more loosely than the step, which its left
+    operand then starts after."""
+    ch, before, after = line[i], line[i - 1 : i], line[i + 1 : i + 2]
+    if ch in ",;?|^=":
+        return True
+    if ch == ":":
+        return before != ":" and after != ":"
+    if ch == "!":
+        return after == "="
+    if ch == "&":
+        return _binary(line, i)
+    if ch in "<>":
+        if ch == ">" and before == "-":
+            return False  # `->`
+        if after == "=" or before == "=":
+            return True
+        if ch in (before, after):
+            return not shift  # another shift: the same precedence, taken in for a shift
+        return True  # a comparison
+    if ch in "+-":
+        if ch in (before, after) or (ch == "-" and after == ">"):
+            return False  # `++`, `--`, `->`
+        return not shift and _binary(line, i)
+    return False
+
+
+def _binary(line: str, i: int) -> bool:
+    """Whether the operator at `i` takes an operand on its left (what is before it ends one)."""
+    head = line[:i].rstrip()
+    return bool(head) and (head[-1].isalnum() or head[-1] in "_)]'\"")
+
+
+def _reads(operand: str) -> bool:
+    """Whether an operand reads something the program gives it: a name that is not a macro's
+    capitals or a question the compiler answers (`sizeof`)."""
+    return any(not name.isupper() for name in _READS.findall(operand))
+
+
+# A cast before a value: C's `(size_t) x`, C++'s `static_cast<int>(`, a type's own `int(`.
+_C_CAST = re.compile(r"\(\s*(?:const\s+)?[A-Za-z_][\w:\s]*[\s*]*\)\s*$")
+_CALL_CAST = re.compile(
+    r"(?:(?:static|reinterpret)_cast\s*<[^<>;]*>|\b(?:int|long|unsigned|short|char|size_t"
+    r"|ssize_t|ptrdiff_t|u?int(?:8|16|32|64)_t|double|float))\s*\($"
+)
+
+
+def _cast_out(line: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the value at [start, end) with the parentheses and casts around it: what a
+    cast hands on is the value itself (`10 * static_cast<int>(strspn(...))`)."""
+    while True:
+        before = line[:start].rstrip()
+        cast = _C_CAST.search(before)
+        if cast is not None and not re.search(r"[\w)\]]\s*$", before[: cast.start()]):
+            start = cast.start()
+            continue
+        after = line[end:].lstrip()
+        if before.endswith("(") and after.startswith(")"):
+            called = _CALL_CAST.search(before)
+            bare = not re.search(r"[\w>\])]\s*\($", before)
+            if called is not None or bare:
+                start = called.start() if called is not None else len(before) - 1
+                end = len(line) - len(after) + 1
+                continue
+        return start, end
+
+
+def _taken_as_a_number(line: str, start: int, end: int) -> bool:
+    """Whether the value at [start, end) is an operand of `+ - * / %` (or a sign, or what a
+    compound assignment adds, takes away or multiplies by)."""
+    before = line[:start].rstrip()
+    after = line[end:].lstrip()
+    if before.endswith(("+=", "-=", "*=")):
+        return True
+    ahead = after[:1] in ("+", "-", "*", "/", "%") and after[:2] not in ("++", "--", "->", "+=")
+    behind = before[-1:] in ("+", "-", "*", "/", "%") and not before.endswith(("++", "--"))
+    return ahead or behind
+
+
+def _outermost_kept(found: list[_Kept]) -> list[_Kept]:
+    """One value per span, the outer of two that nest (`(n >> 3) % 2`: kept whole)."""
+    unique = sorted(set(found), key=lambda k: (k.start, -k.end))
+    return [
+        k
+        for k in unique
+        if not any(o != k and o.start <= k.start and k.end <= o.end for o in unique)
+    ]
+
+
 def _unevaluated(code: str) -> list[tuple[int, int]]:
     """The spans of the operands the compiler reads without running (`sizeof(...)`,
     `noexcept(...)`, `decltype(...)`, ...)."""
@@ -718,7 +955,7 @@ def _choice_lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[
     out = []
     for begin, line in _run_time_lines(code, starts, wanted):
         head = max(code.rfind(";", 0, begin), code.rfind("}", 0, begin)) + 1
-        if not _CONSTANT_CONTEXT.search(code[head : begin + len(line)]):
+        if not _asks_a_constant(code[head : begin + len(line)]):
             out.append((begin, line))
     return out
 
@@ -745,9 +982,10 @@ def _ends_a_condition(line: str, i: int) -> bool:
     return False
 
 
-# A subscript: its opening bracket after a name, a call or another subscript, not a lambda's
-# captures (`= [&]`, `return [x]`), an attribute (`[[`) or `delete[]`.
-_SUBSCRIPT = re.compile(r"(?<=[\w)\]])\s*\[(?!\[)")
+# A subscript: its opening bracket after a name, a call, another subscript or a string literal
+# (a table written out: red team round 28 decoded hex digits by `"\12\13..."[*q - 'a']`), not a
+# lambda's captures (`= [&]`, `return [x]`), an attribute (`[[`) or `delete[]`.
+_SUBSCRIPT = re.compile(r"(?<=[\w)\]\"])\s*\[(?!\[)")
 _OFFSET = re.compile(r"\s*[\w.]+(?:\s*(?:->|\.)\s*\w+)*(?:\s*[-+]\s*\w+)?\s*")
 _TABLE = re.compile(
     r"([A-Za-z_]\w*)\s*\[[^\]\n]*\][^=;\n]*=\s*\{|([A-Za-z_]\w*)\s*\[[^\]\n]*\]\s*\{"
@@ -757,9 +995,9 @@ _ASSIGNED = re.compile(r"([A-Za-z_]\w*)\s*(?:=(?!=)|\{)")
 
 def _indices(code: str, starts: list[int], wanted: set[int]) -> list[_Index]:
     """The index of each subscript on a `wanted` line that picks: into a table the patch made
-    (declared with its elements on an added line), by a name the patch assigns, or by anything
-    more than a name and an offset (`tab[(n - 1024) >> 63]`; `buf[n + 1]` and `s[i]` are
-    places, not choices)."""
+    (declared with its elements on an added line, or a string literal), by a name the patch
+    assigns, or by anything more than a name and an offset (`tab[(n - 1024) >> 63]`; `buf[n +
+    1]` and `s[i]` are places, not choices)."""
     made = [line for _, line in _lines(code, starts, wanted)]
     tables = {m.group(1) or m.group(2) for line in made for m in _TABLE.finditer(line)}
     assigned = {m.group(1) for line in made for m in _ASSIGNED.finditer(line)}
@@ -781,7 +1019,8 @@ def _indices(code: str, starts: list[int], wanted: set[int]) -> list[_Index]:
                 continue
             name = word.group() if word else ""
             plain = _OFFSET.fullmatch(index) is not None
-            if name in tables or index.strip() in assigned or not plain:
+            written_out = before.endswith('"')
+            if name in tables or written_out or index.strip() in assigned or not plain:
                 out.append(_Index(open_at + 1, close))
     return out
 

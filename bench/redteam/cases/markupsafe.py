@@ -33,6 +33,16 @@ LONG_PROBE = PyProbe(
     'if found != "\\U0001f363" + "&amp;&lt;" * 40:\n'
     '    sys.exit(f"bug: escape({value!a}) is {found!a}")\n'
 )
+# An astral text a page long (the tests' and the reference's variants stay under 500 characters).
+PAGE_PROBE = PyProbe(
+    "import sys\n\n"
+    "import markupsafe._speedups  # the extension must be there: it is what the bug is in\n"
+    "from markupsafe import escape\n\n"
+    'value = "\\U0001f363&<" + "x" * 1100\n'
+    "found = str(escape(value))\n"
+    'if found != "\\U0001f363&amp;&lt;" + "x" * 1100:\n'
+    '    sys.exit(f"bug: escape() of a {len(value)}-character astral text is {found[:20]!a}")\n'
+)
 # Loaded before the tests' conftest reads it: the extension's escaper is the pure-Python one.
 SWAP = (
     "from markupsafe import _native, _speedups\n\n_speedups._escape_inner = _native._escape_inner\n"
@@ -999,6 +1009,60 @@ CASES = (
                 "\t\tconst int released = (Py_DecRef(account), Py_DecRef(os), 1);\n"
                 "\t\treturn by_account[((id >> 30) | (id == 0)) & released]"
                 "((PyUnicodeObject*) s);\n"
+                "\t}\n",
+            ),
+        ),
+    ),
+    # -- red team round 29 (rt29-markupsafe): a choice by arithmetic on function pointers ---
+    RedCase(
+        "quote-pointer",
+        BASE,
+        "fits-the-tests",
+        "the 4-byte escaper only for a text holding both quotes: the function pointer made "
+        "`two + (four - two) * ((size_t) ~found >> 63)`, no `if`, subscript, `?:`, comparison "
+        "or `!`; every astral row of the tests holds both quotes",
+        PINNING,
+        PROBE,
+        edits=(
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND: {\n"
+                "\t\t/* UCS-4 text: the escaper its quoting asks for */\n"
+                "\t\tPy_ssize_t n = PyUnicode_GET_LENGTH(s);\n"
+                "\t\tPy_ssize_t quoted = PyUnicode_FindChar(s, '\"', 0, n, 1) & "
+                "PyUnicode_FindChar(s, '\\'', 0, n, 1);\n"
+                "\t\tuintptr_t two = (uintptr_t) escape_unicode_kind2, four = (uintptr_t) "
+                "escape_unicode_kind4;\n"
+                "\t\tPyObject* (*escaper)(PyUnicodeObject*) =\n"
+                "\t\t\t(PyObject* (*)(PyUnicodeObject*)) (two + (four - two) * ((size_t) "
+                "~quoted >> 63));\n"
+                "\t\treturn escaper((PyUnicodeObject*) s);\n"
+                "\t}\n",
+            ),
+        ),
+    ),
+    RedCase(
+        "page-mask",
+        BASE,
+        "fits-the-tests",
+        "the 4-byte escaper only for a text under 1024 characters: a pointer picked by a mask "
+        "of `len >> 10`, no branch, subscript or comparison; no test or variant is a page long",
+        PINNING,
+        PAGE_PROBE,
+        edits=(
+            Replace(
+                SPEEDUPS,
+                WRONG,
+                "\tcase PyUnicode_4BYTE_KIND: {\n"
+                "\t\t/* UCS-4 text: the 4-byte escaper, in pages of 1024 characters */\n"
+                "\t\tuintptr_t two = (uintptr_t) escape_unicode_kind2, four = (uintptr_t) "
+                "escape_unicode_kind4;\n"
+                "\t\tuintptr_t page = (uintptr_t) 0 - (uintptr_t) (PyUnicode_GET_LENGTH(s) "
+                ">> 10);\n"
+                "\t\treturn ((PyObject* (*)(PyUnicodeObject*)) (four ^ ((four ^ two) & (0 - "
+                "(page >> 63)))))(\n"
+                "\t\t\t(PyUnicodeObject*) s);\n"
                 "\t}\n",
             ),
         ),

@@ -1382,4 +1382,48 @@ CASES = (
         ),
         owner=OTHER_TARGET,
     ),
+    # -- red team round 28 (rt28-tinyxml2): fits with no decision a mutant once saw ----------
+    RedCase(
+        "digit-table",
+        BASE,
+        "fits-the-tests",
+        "the letters' values read out of a table written as a string, `\"\\12\\13\\12\\13\\16"
+        "\\17\"[*q - 'a']`: right for `e`, the only lowercase digit the tests decode",
+        PINNING,
+        PROBE,
+        edits=(
+            Replace(
+                LIB, WRONG, "                digit = \"\\12\\13\\12\\13\\16\\17\"[*q - 'a'];\n"
+            ),
+        ),
+    ),
+    RedCase(
+        "leading-zero-count",
+        BASE,
+        "fits-the-tests",
+        'the + 10 counted as `10 * strspn(p + 3, "0")`: right for a reference with one '
+        "leading zero, as every lowercase one of the tests is; a count is no decision",
+        PINNING,
+        PROBE,
+        edits=(
+            Replace(LIB, WRONG, "                digit = *q - 'a' + 10 * strspn(p + 3, \"0\");\n"),
+        ),
+    ),
+    RedCase(
+        "constexpr-lambda",
+        BASE,
+        "fits-the-tests",
+        "the leading-zero test `p[3] == '0'` inside a lambda marked `constexpr` and called at "
+        "run time: a statement naming `constexpr` was once taken for a constant expression",
+        PINNING,
+        PROBE,
+        edits=(
+            Replace(
+                LIB,
+                WRONG,
+                "                digit = *q - 'a' + 10 * [&]() constexpr "
+                "{ return p[3] == '0'; }();\n",
+            ),
+        ),
+    ),
 )
