@@ -1158,6 +1158,11 @@ def test_a_string_is_varied_without_each_of_its_marks_and_with_its_line_ended():
     text without a trailing newline."""
     made = list(driver().variants("a>b'c", []))
     assert "ab'c" in made and "a>bc" in made and "a>b'c\n" in made
+    # Red team round 29: right while one of two quotes is there, and under a page's length.
+    astral = "\U0001f363&><'\" x"
+    made = list(driver().variants(astral, []))
+    assert "\U0001f363 x" in made  # every ASCII mark out at once, the rest kept
+    assert any(isinstance(v, str) and len(v) > 4096 and v.startswith(astral) for v in made)
     assert "x\ny" in list(driver().variants("x\ny\n", []))  # the line break taken off
     assert b"<>" in list(driver().variants(b"<&>", []))
 
