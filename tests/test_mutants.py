@@ -441,14 +441,16 @@ def test_a_count_taken_as_a_step_is_kept_at_its_first_value():
         "    y = min(n, 3) + abs(n) + h(n) + 'a' + s.upper() + int(value.timestamp() * 1000)\n"
         "    z = len(s) > 3 or g(len(s)) + -s.count('a')\n"
         "    return n.__len__() + n * f(s) + ~len(kwargs)\n"
+        "    w = 10 * n.bit_length() - n\n"
     )
-    frozen = [m for m in mutants_of("m.py", text, [2, 3, 4, 5, 6]) if m.operator == VALUE_FROZEN]
+    frozen = [m for m in mutants_of("m.py", text, [2, 3, 4, 5, 6, 7]) if m.operator == VALUE_FROZEN]
     assert [(m.line, m.description) for m in frozen] == [
         (2, "`len(kwargs)` kept at the first value it took"),
         (3, "`sum(1 for _ in kwargs)` kept at the first value it took"),
         (5, "`s.count('a')` kept at the first value it took"),
         (6, "`n.__len__()` kept at the first value it took"),
         (6, "`len(kwargs)` kept at the first value it took"),
+        (7, "`n.bit_length()` kept at the first value it took"),  # a number's bits counted
     ]
     dedent = "def dedent(t, kwargs):\n    t.indent -= len(kwargs)\n"
     [kept] = [m for m in mutants_of("d.py", dedent, [2]) if m.operator == VALUE_FROZEN]

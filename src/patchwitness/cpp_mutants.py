@@ -767,11 +767,12 @@ _STEP = re.compile(
 # (`n >> 3 + 1` shifts by 4), a division's through a call or a subscript of the literal.
 _AFTER_SHIFT = re.compile(r"\s*(?:$|[)\],;?:&|^=!<>}]|[-+](?=[-+]))")
 _AFTER_DIVISION = re.compile(r"\s*(?:$|[)\],;?:&|^=!<>}+\-*/%])")
-# Counting calls, free (`strspn(...)`, `std::count(...)`) and member (`.size()`): a count taken as
-# a step (as mutants._COUNTS for Python).
+# Counting calls, free (`strspn(...)`, `std::count(...)`, a number's bits: `std::bit_width`,
+# `__builtin_clz`) and member (`.size()`): a count taken as a step (as mutants._COUNTS for Python).
 _COUNT_CALL = re.compile(
     r"(?<![\w$.>])(?:(?:::\s*)?std\s*::\s*)?(?:str(?:n?len|c?spn)|wcs(?:len|c?spn)|count(?:_if)?"
-    r"|distance|popcount|__builtin_popcount(?:ll|l)?)\s*\("
+    r"|distance|popcount|bit_width|count[lr]_(?:zero|one)|ffsl{0,2}"
+    r"|__builtin_(?:popcount|clz|ctz|ffs)(?:ll|l)?)\s*\("
 )
 _MEMBER_COUNT = re.compile(
     r"(?<![\w$])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*\s*(?:\.|->)\s*(?:size|length|count)"

@@ -421,8 +421,9 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     return out
 
 
-# What counts a collection's items: a count taken as a step is kept at its first value.
-_COUNTS = frozenset({"len", "sum", "count", "__len__", "length_hint"})
+# What counts a collection's items, or a number's bits (a logarithm in steps): a count taken as
+# a step is kept at its first value.
+_COUNTS = frozenset({"len", "sum", "count", "__len__", "length_hint", "bit_length", "bit_count"})
 
 
 def _an_operand(parent: ast.AST, child: ast.AST) -> bool:
