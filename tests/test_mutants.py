@@ -502,3 +502,29 @@ def test_a_pick_out_of_a_table_the_patch_wrote_is_made_each_way():
     namespace: dict = {}
     exec(compile(picks[1].text, "m.py", "exec"), namespace)
     assert namespace["esc"]("x", str.upper, str.lower) == "x" + "X" + "X" + "x"
+
+
+def test_arithmetic_written_as_a_call_and_a_constant_bit_set_are_mutated():
+    """Red team round 30 fitted python-ulid's milliseconds to the tests' dates by bit 39 of the
+    count: taken out by a mask and shifted down by `.__rshift__(39)` (a carry that picked the
+    fix or the bug), or set with `| BIT` (a bit every test's date already had). A step written
+    as an operator's method or the operator module's function is a step, a constant mask is
+    one, and a constant's bits set or flipped are made as if they were not."""
+    text = (
+        "import operator\n\n\n"
+        "def f(value, constants):\n"
+        "    precise = int(value * 1000)\n"
+        "    carry = (precise & constants.EPOCH_BIT).__rshift__(constants.EPOCH_BIT_INDEX)\n"
+        "    stamped = precise | constants.TIMESTAMP_EPOCH_BIT\n"
+        "    flipped = operator.xor(precise, 4) + (precise & 0xFF)\n"
+        "    return precise + carry + stamped + flipped\n"
+    )
+    said = {(m.line, m.operator, m.description) for m in mutants_of("m.py", text, [5, 6, 7, 8])}
+    carry = "`(precise & constants.EPOCH_BIT).__rshift__(constants.EPOCH_BIT_INDEX)`"
+    assert (6, VALUE_FROZEN, f"{carry} kept at the first value it took") in said
+    stamped = "`precise | constants.TIMESTAMP_EPOCH_BIT` replaced by `precise`"
+    assert (7, "value-picked", stamped) in said
+    assert (8, "value-picked", "`operator.xor(precise, 4)` replaced by `precise`") in said
+    assert (8, VALUE_FROZEN, "`precise & 0xFF` kept at the first value it took") in said
+    # the honest fix's own line, `int(value * 1000)`, is no step: nothing kept there
+    assert not any(line == 5 and op == VALUE_FROZEN for line, op, _ in said)

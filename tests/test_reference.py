@@ -1474,3 +1474,16 @@ def test_a_class_method_is_called_on_a_subclass_too(tmp_path, monkeypatch):
     record = {"module": "pw_subclassed", "qualname": "Stamp.make", "init": False}
     record["call"] = base64.b64encode(pickle.dumps(call)).decode()
     assert driver().perform(dict(record, subclass=True))["value"] == "0"
+
+
+def test_a_datetime_is_also_varied_across_the_decades_a_timestamp_lives_in():
+    """Red team round 30 kept python-ulid's bug wherever bit 39 of the milliseconds is clear
+    (1970-1987, 2004-2022): now, a year either side, 2000 and 2099 all have it set. The
+    variants spread over the decades see both values of every bit from 2^34 to 2^41 ms."""
+    import datetime
+
+    now = datetime.datetime(2026, 12, 6, 23, 0, 1, 123456, tzinfo=datetime.timezone.utc)  # noqa: UP017 - as the tests write it
+    made = list(driver().variants(now, []))[: driver().VARIANTS_PER_ARGUMENT]  # what is run
+    stamps = [int(v.timestamp() * 1000) for v in made if getattr(v, "tzinfo", None) is not None]
+    for bit in range(34, 42):
+        assert {(s >> bit) & 1 for s in stamps} == {0, 1}, bit

@@ -324,25 +324,92 @@ def _asserts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
 # `a` or `b` may be 0 or 1; `a // b` is `a` while `b` is 1 and 0 once `b` is larger than `a`;
 # `a % b`, `a >> b`, `a << b` alike.
 _STEPS = (ast.FloorDiv, ast.Mod, ast.RShift, ast.LShift)
+# Arithmetic written as a call (red team round 30 shifted by `.__rshift__(39)`): each operator's
+# method, and the operator module's function of it.
+_METHODS = {
+    "__floordiv__": ast.FloorDiv,
+    "__mod__": ast.Mod,
+    "__rshift__": ast.RShift,
+    "__lshift__": ast.LShift,
+    "__pow__": ast.Pow,
+    "__and__": ast.BitAnd,
+    "__or__": ast.BitOr,
+    "__xor__": ast.BitXor,
+}
+_FUNCTIONS = {
+    "floordiv": ast.FloorDiv,
+    "mod": ast.Mod,
+    "rshift": ast.RShift,
+    "lshift": ast.LShift,
+    "pow": ast.Pow,
+    "and_": ast.BitAnd,
+    "or_": ast.BitOr,
+    "xor": ast.BitXor,
+}
+
+
+def _arithmetic(node: ast.AST) -> tuple[type, ast.expr, ast.expr] | None:
+    """`(operator, left, right)` of arithmetic however it is written: `a >> b`,
+    `a.__rshift__(b)`, `operator.rshift(a, b)`, `pow(a, b)`; None for anything else."""
+    if isinstance(node, ast.BinOp):
+        return type(node.op), node.left, node.right
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    func, args = node.func, node.args
+    if any(isinstance(a, ast.Starred) for a in args):
+        return None
+    if isinstance(func, ast.Attribute) and func.attr in _METHODS and len(args) == 1:
+        return _METHODS[func.attr], func.value, args[0]
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name in _FUNCTIONS and len(args) == 2:
+        module = func.value if isinstance(func, ast.Attribute) else None
+        if module is None or (isinstance(module, ast.Name) and module.id == "operator"):
+            return _FUNCTIONS[name], args[0], args[1]
+    return None
+
+
+def _constant_like(node: ast.AST) -> bool:
+    """A value fixed when the program is written: a literal, a module's capitals
+    (`constants.EPOCH_BIT`), or arithmetic of such (`1 << 39`)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Name):
+        return node.id.isupper()
+    if isinstance(node, ast.Attribute):
+        return node.attr.isupper()
+    if isinstance(node, ast.UnaryOp):
+        return _constant_like(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _constant_like(node.left) and _constant_like(node.right)
+    return False
 
 
 def _by_a_variable(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     """Arithmetic by a variable on an added line made as if the variable never moved it: `a **
     b` replaced by `a` and by `1` (red team round 19: `1000 ** (0 ** offset**2)` is 1000 at
     offset zero and 1 elsewhere), `a // b` (or `%`, `>>`, `<<`) by `a` (round 20: `lineno + 1
-    // (1 + lineno // 8)` added the 1 only before the ninth line, no comparison anywhere)."""
+    // (1 + lineno // 8)` added the 1 only before the ninth line, no comparison anywhere); and
+    a constant's bits set or flipped, `a | BIT` and `a ^ BIT`, replaced by `a` (round 30 set
+    bit 39 of a count the tests' every value already had set). Written as operators or as
+    calls (`a.__rshift__(b)`)."""
     out: list[Edit] = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, *_STEPS))):
+        found = _arithmetic(node)
+        if found is None or getattr(node, "lineno", None) not in lines:
             continue
-        if node.lineno not in lines or isinstance(node.right, ast.Constant):
-            continue
+        op, left_node, right = found
         shown = _segment(text, node)
-        left = _segment(text, node.left)
+        left = _segment(text, left_node)
+        if op in (ast.BitOr, ast.BitXor):
+            if _constant_like(right) and not _constant_like(left_node):
+                out.append((VALUE_PICKED, node, f"({left})", f"`{shown}` replaced by `{left}`"))
+            continue
+        if op not in (ast.Pow, *_STEPS) or isinstance(right, ast.Constant):
+            continue
         out.append((VALUE_PICKED, node, f"({left})", f"`{shown}` replaced by `{left}`"))
-        if isinstance(node.op, ast.Pow):
+        if op is ast.Pow:
             out.append((VALUE_PICKED, node, "(1)", f"`{shown}` replaced by `1`"))
-        elif isinstance(node.op, ast.FloorDiv | ast.Mod) and isinstance(node.left, ast.Constant):
+        elif op in (ast.FloorDiv, ast.Mod) and isinstance(left_node, ast.Constant):
             # A constant stepped by a variable (`2 // len(self.sections)`, `11 //
             # sys.version_info.minor`): a few small answers, each the tests' maybe (red team
             # round 23: `a` itself was wrong for the tests, so killed for the wrong reason).
@@ -452,10 +519,15 @@ def _called_step(node: ast.AST, operand: bool) -> bool:
 
 def _jumps(node: ast.AST) -> bool:
     """A value that moves by jumps as its operand moves: `x // 4`, `x % 2`, `x >> 3`, `x << 1`,
-    `x ** 2` (a constant right operand: by a variable is `_by_a_variable`'s), a ratio rounded
+    `x ** 2`, `x & MASK` (a constant right operand: by a variable is `_by_a_variable`'s; written
+    as an operator or as a call, `x.__rshift__(3)`), a ratio rounded
     (`round(a / b)`, `int(...)`, `math.floor(...)`), `len(str(x))`."""
-    if isinstance(node, ast.BinOp):
-        return isinstance(node.op, (ast.Pow, *_STEPS)) and isinstance(node.right, ast.Constant)
+    found = _arithmetic(node)
+    if found is not None:
+        op, _, right = found
+        if op is ast.BitAnd:  # a bit or a field taken out by a constant mask (round 30)
+            return _constant_like(right)
+        return op in (ast.Pow, *_STEPS) and _constant_like(right)
     if not isinstance(node, ast.Call) or not node.args:
         return False
     called = node.func.attr if isinstance(node.func, ast.Attribute) else None

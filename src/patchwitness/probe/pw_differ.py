@@ -38,7 +38,7 @@ import types
 import warnings
 
 CALL_TIMEOUT = 5.0
-VARIANTS_PER_ARGUMENT = 32  # a text beyond ASCII has 30 (round 20)
+VARIANTS_PER_ARGUMENT = 38  # a text beyond ASCII has 30 (round 20), a datetime 36 (round 30)
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 LINE_NUMBER = re.compile(r"\bline \d+")
@@ -692,10 +692,31 @@ def variants(value, hints):
         # And far at a whole second: one axis moved at a time, a fix off only where both
         # hold (far from now and no fraction of a second) agreed everywhere (round 15).
         far += [moment.replace(microsecond=0) for moment in far if moment.microsecond]
-        yield from fresh([*near, *far])
+        # And spread over the decades a timestamp lives in, years apart at uneven steps: a
+        # fix keyed on one bit of the count (red team round 30: bit 39 of the milliseconds,
+        # set from 1987 to 2004 and from 2022 on, where now and every other neighbour sat)
+        # sees both of its values among them.
+        spread = [value.replace(year=y, month=m, day=d) for y, m, d in _SPREAD]
+        yield from fresh([*near, *far, *spread])
     elif kind is dict and value:
         last = list(value)[-1]
         yield from fresh([{}, {k: v for k, v in value.items() if k != last}])
+
+
+# Dates across the decades a timestamp lives in, at uneven steps (3 to 28 years): both halves of
+# the windows each bit of a count of seconds or milliseconds from 1970 splits time into.
+_SPREAD = (
+    (1972, 5, 17),
+    (1979, 10, 3),
+    (1986, 2, 21),
+    (1991, 8, 9),
+    (1998, 12, 27),
+    (2006, 4, 14),
+    (2013, 7, 2),
+    (2019, 11, 19),
+    (2033, 3, 8),
+    (2061, 9, 25),
+)
 
 
 # Offsets a user's datetime may carry: east of UTC by a whole hour, west, and by a half hour.
