@@ -471,6 +471,7 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
         (8, "`big` replaced by false"),
         (8, "`big` replaced by true"),
         (8, "`r += big ? 1 : 2;` deleted"),
+        (9, "`n ^ 5` replaced by `n`"),  # a constant's bits flipped, made as if not
         (9, "`r += 1 + static_cast<bool>(n ^ 5);` deleted"),
         (9, "`static_cast<bool>(n ^ 5)` replaced by false"),
         (9, "`static_cast<bool>(n ^ 5)` replaced by true"),
@@ -649,3 +650,65 @@ def test_a_step_by_a_constant_or_a_count_is_kept_at_its_first_value(tmp_path, co
         alone[mutant.line - 1] = mutant.mutated
         assert output(schema.text, mutant.number) == output("".join(alone), 0), mutant
         assert output(schema.text, mutant.number) != patched, mutant
+
+
+BITS = """#include <stdint.h>
+#define EPOCH_BIT (1ULL << 39)
+uint64_t stamp(uint64_t ms) {
+  uint64_t whole = ms / 1000;
+  uint64_t carry = (ms & EPOCH_BIT) >> 39;
+  uint64_t marked = ms | 1;
+  return whole + (ms - whole) * carry + marked;
+}
+"""
+BITS_MAIN = """#include <stdint.h>
+#include <stdio.h>
+uint64_t stamp(uint64_t ms);
+int main(void) {
+  printf("%llu %llu\\n", (unsigned long long) stamp(1800000000000ULL),
+         (unsigned long long) stamp(1200000000001ULL));
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler, source", [("gcc", "b.c"), ("g++", "b.cpp")])
+def test_a_bit_taken_out_or_set_by_a_constant_has_its_mutants(tmp_path, compiler, source):
+    """Red team round 30 (in Python) picked the fix or the bug by bit 39 of a count of
+    milliseconds, set for every date the tests and the reference's variants tried, and set
+    that bit with `| BIT`. In C and C++ too: a value masked by a constant is kept at its first
+    value, a constant's bits set are made as if they were not."""
+    schema = schema_of(source, BITS, [4, 5, 6])
+    assert schema is not None
+    said = sorted(
+        (m.line, m.description) for m in schema.mutants if m.operator != "statement-deleted"
+    )
+    assert said == [
+        (4, "`ms / 1000` kept at the first value it took"),
+        (5, "`(ms & EPOCH_BIT) >> 39` kept at the first value it took"),
+        (5, "`ms & EPOCH_BIT` kept at the first value it took"),
+        (6, "`ms | 1` replaced by `ms`"),
+    ]
+
+    def output(text: str, chosen: int) -> str:
+        (tmp_path / source).write_text(text)
+        main = tmp_path / ("main.c" if compiler == "gcc" else "main.cpp")
+        main.write_text(BITS_MAIN)
+        exe = tmp_path / "prog"
+        flags = ["-Wall", "-Werror"] + (["-std=c++17"] if compiler == "g++" else [])
+        subprocess.run(
+            [compiler, *flags, "-o", str(exe), str(tmp_path / source), str(main)],
+            check=True,
+            capture_output=True,
+        )
+        env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+        env[VARIABLE] = str(chosen)
+        return subprocess.run([str(exe)], env=env, capture_output=True, text=True).stdout
+
+    patched = output(BITS, 0)
+    assert output(schema.text, 0) == patched
+    lines = BITS.splitlines(keepends=True)
+    for mutant in schema.mutants:
+        alone = lines.copy()
+        alone[mutant.line - 1] = mutant.mutated
+        assert output(schema.text, mutant.number) == output("".join(alone), 0), mutant

@@ -205,6 +205,8 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     # A step that is a table's index is kept as the index's own mutant.
     indices = {(p.start, p.end) for p in picks if isinstance(p, _Index)}
     picks += [k for k in _kept_values(code, starts, wanted) if (k.start, k.end) not in indices]
+    taken = {(p.start, p.end) for p in picks}
+    picks += [b for b in _bit_operations(code, starts, wanted) if (b.start, b.end) not in taken]
     shut = _unevaluated(code)
     comparisons = [c for c in comparisons if not _within_any(c, shut)]
     picks = [p for p in picks if not _within_any(p, shut)]
@@ -805,6 +807,88 @@ def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
             if _taken_as_a_number(line, *_cast_out(line, start, end)):
                 out.append(_Kept(begin + start, begin + end))
     return _outermost_kept(out)
+
+
+def _bit_operations(code: str, starts: list[int], wanted: set[int]) -> list[_Kept | _Pick]:
+    """On `wanted` run-time lines in a function: a value masked by a constant (`x & MASK`, a
+    bit or a field taken out: kept at its first value) and a constant's bits set or flipped
+    (`x | BIT`, `x ^ BIT`: made as if they were not, the pick of `x`), wherever such an
+    expression is whole: an argument, a parenthesized group, what `=` or `return` gives (red
+    team round 30 fitted python-ulid's dates by bit 39 of a count, in Python; the same in C)."""
+    out: list[_Kept | _Pick] = []
+    for begin, line in _choice_lines(code, starts, wanted):
+        if line.lstrip().startswith("#") or not _in_a_function(code, begin):
+            continue
+        for start, end in _whole_expressions(line):
+            found = _bit_operation(line, start, end)
+            if found is not None:
+                kind, a, b, operator_at = found
+                if kind == "&":
+                    out.append(_Kept(begin + a, begin + b))
+                else:
+                    out.append(_Pick(begin + a, begin + b, ((begin + a, begin + operator_at),)))
+    return out
+
+
+def _whole_expressions(line: str) -> list[tuple[int, int]]:
+    """Spans of `line` that hold one whole expression: each argument of a call or content of a
+    group (split at its top-level commas), and what an `=` or a `return` gives, to its `;`."""
+    out: list[tuple[int, int]] = []
+    for i, ch in enumerate(line):
+        if ch == "(":
+            close = match_close(line, i)
+            if close is not None:
+                out += _arguments(line, i + 1, close)
+    for match in re.finditer(r"(?<![=!<>+\-*/%&|^])=(?!=)|(?<![\w$])return(?![\w$])", line):
+        end = line.find(";", match.end())
+        if end != -1 and _top_level(line[match.end() : end] + ";", ";") is not None:
+            out.append((match.end(), end))
+    return out
+
+
+def _compares(line: str, i: int) -> bool:
+    """Whether the `=` at `i` is part of `==`, `!=`, `<=` or `>=`, not an assignment."""
+    return (i > 0 and line[i - 1] in "=!<>") or line[i + 1 : i + 2] == "="
+
+
+_CONSTANT_OPERAND = re.compile(
+    r"\s*(?:0[xXbB][0-9a-fA-F']+|\d[\d']*)[uUlLzZ]*\s*|\s*(?:[A-Za-z_]\w*\s*::\s*)*[A-Z_][A-Z0-9_]*\s*"
+)
+
+
+def _bit_operation(line: str, start: int, end: int) -> tuple[str, int, int, int] | None:
+    """`(operator, start, end, at)` when `line[start:end]` is a whole `x & C`, `x | C` or
+    `x ^ C` (its loosest operator that one, C a literal or a constant's capitals, `x` reading
+    something), trimmed; None otherwise."""
+    while start < end and line[start].isspace():
+        start += 1
+    while end > start and line[end - 1].isspace():
+        end -= 1
+    depth, found = 0, {"&": [], "^": [], "|": []}
+    for i in range(start, end):
+        ch = line[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth:
+            continue
+        elif ch in "?,;" or (ch == "=" and not _compares(line, i)):
+            return None  # a conditional, a list or an assignment: no one bit operation
+        elif ch == ":" and line[i - 1 : i] != ":" and line[i + 1 : i + 2] != ":":
+            return None
+        elif ch in "&|" and (line[i - 1 : i] == ch or line[i + 1 : i + 2] == ch):
+            return None  # `&&`, `||`: a truth value, the mutants of conditions'
+        elif ch in "&|^" and line[i + 1 : i + 2] != "=" and _binary(line, i):
+            found[ch].append(i)
+    for kind in ("|", "^", "&"):  # the loosest first
+        if found[kind]:
+            at = found[kind][-1]
+            right, left = line[at + 1 : end], line[start:at]
+            if _CONSTANT_OPERAND.fullmatch(right) and _reads(left) and left.strip():
+                return kind, start, end, len(line[:at].rstrip())
+            return None
+    return None
 
 
 def _step_start(line: str, at: int, *, shift: bool) -> int | None:
