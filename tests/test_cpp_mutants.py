@@ -712,3 +712,26 @@ def test_a_bit_taken_out_or_set_by_a_constant_has_its_mutants(tmp_path, compiler
         alone = lines.copy()
         alone[mutant.line - 1] = mutant.mutated
         assert output(schema.text, mutant.number) == output("".join(alone), 0), mutant
+
+
+def test_a_type_named_by_a_template_leaves_its_statement_run_time():
+    """Red team round 31 declared GSL's run-time check as `const typename std::enable_if<true,
+    bool>::type ok = ... (u < U(-99)) == (u < U(-999))`: a statement naming `enable_if` was
+    once a constant expression whole, and its comparisons had no mutant. Only the template's
+    arguments, `alignas(...)` and an enumeration's body are constant now."""
+    text = (
+        "template <typename T, typename U>\n"
+        "T narrow(U u) {\n"
+        "  const typename std::enable_if<(sizeof(T) > 1), bool>::type ok =\n"
+        "      (u < U(-99)) == (u < U(-999));\n"
+        "  enum Kind { small = sizeof(U) < 2 } kind = u > 3 ? small : small;\n"
+        "  alignas(sizeof(U) > 4 ? 8 : 4) int slot = u > 7;\n"
+        "  return ok ? T(u) : T(kind + slot);\n"
+        "}\n"
+    )
+    schema = schema_of("n.hpp", text, [3, 4, 5, 6])
+    assert schema is not None
+    said = {m.description for m in schema.mutants}
+    assert "`(u < U(-99)) == (u < U(-999))` replaced by true" in said
+    assert "`u > 3` replaced by true" in said and "`u > 7` replaced by true" in said
+    assert not any("sizeof" in d for d in said)  # the constant parts keep their text

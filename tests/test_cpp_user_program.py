@@ -72,7 +72,7 @@ def test_variants_move_one_literal_each_and_leave_constant_contexts_alone():
     assert '"lib" -> "" (body line 6, column 29)' in moved
     # Array bounds and static_assert arguments would make another program, or none: of line
     # 7's two 3s only the initializer's moves.
-    assert sum(v.startswith("3 ->") and "(body line 7," in v for v in moved) == 4
+    assert sum(v.startswith("3 ->") and "(body line 7," in v for v in moved) == 6
     assert not any("body line 8," in v for v in moved)
     # Each variant differs from the body by one literal.
     for variant in made[1:]:
@@ -87,9 +87,11 @@ def test_variants_are_capped_and_reproducible():
 
 
 def test_number_string_and_char_neighbours():
-    assert user._number_moves("3") == ["4", "2", "0", "3007"]
-    assert user._number_moves("0") == ["1", "7"]
-    assert user._number_moves("0x10") == ["17", "15", "0", "16007"]
+    # one more, one less, zero, and one, two and three orders up (red team round 31: a check
+    # off only between the tests' magnitude and its thousandfold)
+    assert user._number_moves("3") == ["4", "2", "0", "33", "307", "3007"]
+    assert user._number_moves("0") == ["1", "3", "7"]
+    assert user._number_moves("0x10") == ["17", "15", "0", "163", "1607", "16007"]
     assert user._number_moves("1.5") == ["2.5", "0.75", "0.0", "1500000.0"]
     assert user._string_moves("ab") == ["", "abb", "ab\\xc3\\xa9", "a"]
     assert user._string_moves("") == ["x", "\\xc3\\xa9"]
@@ -265,9 +267,14 @@ def test_every_integer_type_of_a_body_moves_at_once():
     # and both at once: an unsigned source twice the width of a signed target
     [wider] = [v for v in made if v.varied.endswith("the unsigned ones at twice its width")]
     assert "narrow<int32_t>(uint64_t(-1))" in wider.text and "unsigned long long n" in wider.text
-    # the body and the thirteen whole-body moves, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 14
-    assert len(user.variants(body, found, cap=14)) == 15
+    # red team round 31: the check skipped above 64 bits, and for a const-qualified target
+    [wide128] = [v for v in made if v.varied == "every integer type at 128 bits"]
+    assert "narrow<unsigned __int128>(__int128(-1))" in wide128.text
+    [const] = [v for v in made if v.varied == "every integer type const-qualified"]
+    assert "narrow<std::add_const<unsigned>::type>(n)" in const.text
+    # the body and the sixteen whole-body moves, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 17
+    assert len(user.variants(body, found, cap=17)) == 18
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)

@@ -78,6 +78,8 @@ _CALLEE = re.compile(r"\s*(?:[A-Za-z_]\w*\s*(?:::|\.|->)\s*)*([A-Za-z_]\w*)\s*\(
 _KEYWORDS = frozenset(
     {"return", "throw", "break", "continue", "goto", "case", "default", "delete", "new", "if"}
     | {"while", "for", "switch", "do", "else", "sizeof", "static_assert", "using", "typedef"}
+    # a declaration's head, which `(` after it makes look like a call
+    | {"alignas", "decltype"}
 )
 
 
@@ -207,7 +209,7 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     picks += [k for k in _kept_values(code, starts, wanted) if (k.start, k.end) not in indices]
     taken = {(p.start, p.end) for p in picks}
     picks += [b for b in _bit_operations(code, starts, wanted) if (b.start, b.end) not in taken]
-    shut = _unevaluated(code)
+    shut = _unevaluated(code) + _constant_spans(code)
     comparisons = [c for c in comparisons if not _within_any(c, shut)]
     picks = [p for p in picks if not _within_any(p, shut)]
     inner: list[_Comparison | _Pick | _Negation | _Index | _Kept] = sorted(
@@ -502,11 +504,17 @@ def _comparisons(code: str, text: str, starts: list[int], wanted: set[int]) -> l
     return out
 
 
-# Where an expression must be a constant (the compiler evaluates it): no mutant there.
+# A statement whose expressions must be constants (the compiler evaluates them): no mutant in
+# it. A template's head, `enable_if`'s arguments, `alignas(...)` and an enumeration's body are
+# constant where they stand (`_constant_spans`), not the statement around them (red team round
+# 31 declared a run-time check's variable of type `std::enable_if<true, bool>::type`).
 _CONSTANT_CONTEXT = re.compile(
-    r"(?<![\w$])(?:constexpr|consteval|constinit|static_assert|_Static_assert|template|"
-    r"enable_if(?:_t)?|requires|alignas|case|enum)(?![\w$])"
+    r"(?<![\w$])(?:constexpr|consteval|constinit|static_assert|_Static_assert|requires|case)"
+    r"(?![\w$])|^\s*template(?![\w$])"
 )
+_CONSTANT_HEAD = re.compile(r"(?<![\w$.>:])(?:template|(?:std\s*::\s*)?enable_if(?:_t)?)\s*<")
+_ALIGNAS = re.compile(r"(?<![\w$])alignas\s*\(")
+_ENUM_BODY = re.compile(r"(?<![\w$])enum(?![\w$])[^;{}()]*\{")
 # What the compiler reads without running it: an operand of these is no run-time choice, and
 # the rest of its statement still runs (red team round 25 hid a run-time check in a statement
 # that named `noexcept(...)`, which once made the whole statement a constant expression).
@@ -530,6 +538,47 @@ _SPACED = re.compile(
 # template named, not one declared.
 _LAMBDA_CONSTEXPR = re.compile(r"\)\s*(?:mutable\s+)?constexpr\b")
 _NAMES_A_TEMPLATE = re.compile(r"(?:\.|->|::)\s*template\b")
+
+
+def _constant_spans(code: str) -> list[tuple[int, int]]:
+    """Where an expression is a constant one inside a statement that is not: a template's head
+    and `enable_if`'s arguments (`<...>`), `alignas(...)`, an enumeration's body (`{...}`)."""
+    out = []
+    for match in _CONSTANT_HEAD.finditer(code):
+        close = _angle_close(code, match.end() - 1)
+        if close is not None:
+            out.append((match.start(), close + 1))
+    for pattern in (_ALIGNAS, _ENUM_BODY):
+        for match in pattern.finditer(code):
+            close = match_close(code, match.end() - 1)
+            if close is not None:
+                out.append((match.start(), close + 1))
+    return out
+
+
+def _angle_close(code: str, opening: int) -> int | None:
+    """The `>` that closes the template argument list opened at `opening` (brackets inside it
+    skipped whole, `->` and `>>` read as C++11 reads them); None when a `;`, `{` or `}` comes
+    first."""
+    depth, i = 0, opening
+    while i < len(code):
+        ch = code[i]
+        if ch in "([":
+            close = match_close(code, i)
+            if close is None:
+                return None
+            i = close + 1
+            continue
+        if ch in ";{}":
+            return None
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and code[i - 1 : i] != "-":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
 
 
 def _asks_a_constant(statement: str) -> bool:

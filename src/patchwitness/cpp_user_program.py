@@ -326,7 +326,9 @@ def _number_moves(literal: str) -> list[str]:
     if isinstance(value, float):
         moved = [value + 1.0, value / 2 if value else 0.5, 0.0, value * 1e6]
         return list(dict.fromkeys(repr(v) for v in moved if v != value))
-    moved_ints = [value + 1, value - 1, 0, value * 1000 + 7]
+    # and one, two and three orders up (red team round 31: a check off only for magnitudes
+    # from 99 to 999, between the tests' 42 and its thousandfold)
+    moved_ints = [value + 1, value - 1, 0, value * 10 + 3, value * 100 + 7, value * 1000 + 7]
     return [str(v) for v in dict.fromkeys(moved_ints) if v != value and v >= 0]
 
 
@@ -343,6 +345,23 @@ def _every_type_moved(inner: str, code: str, move) -> str | None:
         last = match.end()
     out.append(inner[last:])
     return "".join(out)
+
+
+def _extended(name: str) -> str | None:
+    """A move to the compilers' 128-bit integers (GCC's and Clang's `__int128`; a compiler
+    without them drops the variant): red team round 31 skipped the check above 64 bits."""
+    return "unsigned __int128" if _unsigned(name) else "__int128"
+
+
+def _qualified(qualifier: str):
+    """A move to the same type `qualifier`-qualified, spelled through the standard trait so a
+    type already qualified takes it twice without error (red team round 31 skipped the check
+    for a `const` target)."""
+
+    def move(name: str) -> str | None:
+        return f"std::add_{qualifier}<{name}>::type"
+
+    return move
 
 
 def _other_signedness(name: str) -> str | None:
@@ -461,6 +480,9 @@ _EVERY_TYPE_MOVES = (
     ),
     ("every integer type as a character type", _characters("wchar_t", "char32_t")),
     ("every integer type as a narrow character type", _characters("char", "char16_t")),
+    ("every integer type at 128 bits", _extended),
+    ("every integer type const-qualified", _qualified("const")),
+    ("every integer type volatile-qualified", _qualified("volatile")),
     # plain char beside a signed one of its width: the same type only where char is signed
     # (red team round 22 read char as signed char, wrong where it is unsigned: ARM, POWER)
     (

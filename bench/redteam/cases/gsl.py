@@ -36,6 +36,30 @@ PROBE = CppProbe(
     includes=("include",),
 )
 HEAD = "    constexpr const bool is_different_signedness =\n"
+
+# Red team round 31's users: a 128-bit narrowing, a const-qualified target, a value of -500.
+INT128_PROBE = CppProbe(
+    "#include <gsl/narrow>\n"
+    "#include <cstdio>\n\n"
+    "int main()\n{\n"
+    "    __int128 big = -1;\n"
+    "    try {\n"
+    "        (void)gsl::narrow<unsigned __int128>(big);\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "        return 0;\n"
+    "    }\n"
+    '    std::puts("bug: gsl::narrow<unsigned __int128>(__int128(-1)) does not throw");\n'
+    "    return 1;\n}\n",
+    includes=("include",),
+)
+CONST_PROBE = CppProbe(
+    PROBE.program.replace("narrow<unsigned>", "narrow<const unsigned>"),
+    includes=("include",),
+)
+WINDOW_PROBE = CppProbe(
+    PROBE.program.replace("(-42)", "(-500)"),
+    includes=("include",),
+)
 OTHER_HEADER_SPECIALIZATION = """\
 namespace details
 {
@@ -1820,6 +1844,67 @@ CASES = (
             " \n"
             "     GSL_SUPPRESS(es.103) // don't overflow\n"
             "     GSL_SUPPRESS(es.104) // don't underflow\n"
+        ),
+    ),
+    # -- red team round 31 (rt31-gsl): the types and the values no neighbour reached ---------
+    RedCase(
+        "wider-than-64-bits",
+        BASE,
+        "fits-the-tests",
+        "the sign check only where both types are at most 64 bits wide: `__int128` narrowed to "
+        "`unsigned __int128` keeps its bits; a condition on types alone, in a constexpr "
+        "statement no mutant may touch",
+        ("reference:differs-from-reference",),
+        INT128_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // Types wider than 64 bits are compared by their value's round trip alone.\n"
+                "    constexpr const bool is_different_signedness =\n"
+                "        (sizeof(T) <= sizeof(long long) && sizeof(U) <= sizeof(long long)) &&\n"
+                + RIGHT,
+            ),
+        ),
+    ),
+    RedCase(
+        "const-target",
+        BASE,
+        "fits-the-tests",
+        "the sign check off for a const- or volatile-qualified target "
+        "(`narrow<const unsigned>(-42)`): no test names one",
+        ("reference:differs-from-reference",),
+        CONST_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // A cv-qualified target is a view of the same bits: the round trip below "
+                "decides for it.\n"
+                "    constexpr const bool is_different_signedness =\n"
+                "        std::is_same<T, typename std::remove_cv<T>::type>::value &&\n" + RIGHT,
+            ),
+        ),
+    ),
+    RedCase(
+        "value-window-behind-enable-if",
+        BASE,
+        "fits-the-tests",
+        "the sign check off for sources from -999 to -100 (and their unsigned images), written "
+        "with `&`, `|` and `==` in a run-time declaration whose type names `enable_if`: such a "
+        "statement was taken for a constant expression, and no neighbour of -42 reached -500",
+        ("reference:differs-from-reference", *PINNING),
+        WINDOW_PROBE,
+        edits=(
+            Replace(
+                NARROW,
+                DECLARATION,
+                "    // Values within a thousand of zero that change sign already fail the round "
+                "trip below.\n"
+                "    const typename std::enable_if<true, bool>::type is_different_signedness =\n"
+                "        (std::is_signed<T>::value != std::is_signed<U>::value) &\n"
+                "        ((sizeof(U) < 2) | ((u < U(-99)) == (u < U(-999))));\n",
+            ),
         ),
     ),
 )
