@@ -126,7 +126,9 @@ def test_a_call_that_picks_a_value_is_replaced_by_each_value_it_picks():
         # the lookup that always misses
         (5, '`d.get("k", 7)` replaced by `7`'),
         (5, '`getattr(o, "size", 2)` replaced by `2`'),
-        # a lookup without a default, one iterable, unpacked or named arguments: no pick
+        # one iterable's default: it was empty (red team round 32); a lookup without a default,
+        # an iterable not written out, unpacked arguments: no pick
+        (6, "`min(n, default=0)` replaced by `0`"),
     ]
     texts = {m.description: m.text for m in mutants_of("m.py", PICKS, [2, 5])}
     assert "    a = (len(xs) - 1)\n" in texts["`min(len(xs) - 1, 1)` replaced by `len(xs) - 1`"]
@@ -528,3 +530,58 @@ def test_arithmetic_written_as_a_call_and_a_constant_bit_set_are_mutated():
     assert (8, VALUE_FROZEN, "`precise & 0xFF` kept at the first value it took") in said
     # the honest fix's own line, `int(value * 1000)`, is no step: nothing kept there
     assert not any(line == 5 and op == VALUE_FROZEN for line, op, _ in said)
+
+
+def test_a_pick_out_of_one_iterable_or_an_iterator_and_a_question_of_the_operator_module():
+    """Red team round 32 added to iniconfig's line numbers `max((0, *flags))`, `next(iter(...),
+    0)` and `operator.truth(...)`: picks and a yes-or-no no mutant knew."""
+    text = (
+        "import operator\n\n\n"
+        "def f(lineno, sections):\n"
+        "    a = lineno + max((0, *dict.fromkeys(sections[1:2], 1).values()))\n"
+        "    b = lineno + next(iter(sections[1:2]), 0)\n"
+        "    c = lineno + operator.truth(sections[1:2])\n"
+        "    return a, b, c\n"
+    )
+    said = {(m.line, m.description) for m in mutants_of("m.py", text, [5, 6, 7])}
+    assert (5, "`max((0, *dict.fromkeys(sections[1:2], 1).values()))` replaced by `0`") in said
+    assert (6, "`next(iter(sections[1:2]), 0)` replaced by `0`") in said
+    assert (7, "`operator.truth(sections[1:2])` replaced by True") in said
+
+
+def test_a_position_in_a_text_and_a_count_inside_a_cast_are_kept_at_their_first_value():
+    """Red team round 32: `lineno - "\\n".find(first)` (0 or -1: whether a second section
+    exists) and `lineno + int(len(sections[1:2]))`."""
+    text = (
+        "def f(lineno, first, sections, values):\n"
+        '    a = lineno - "\\n".find(first)\n'
+        "    b = lineno + int(len(sections[1:2]))\n"
+        '    c = lineno - "".join(values).find("\\n")\n'
+        "    return a, b, c\n"
+    )
+    frozen = {
+        m.description for m in mutants_of("m.py", text, [2, 3, 4]) if m.operator == VALUE_FROZEN
+    }
+    assert frozen == {
+        '`"\\n".find(first)` kept at the first value it took',
+        "`len(sections[1:2])` kept at the first value it took",
+        '`"".join(values).find("\\n")` kept at the first value it took',
+    }
+
+
+def test_a_try_is_made_to_raise_its_handlers_exception_at_once():
+    """Red team round 32 put iniconfig's +1 in an `except ValueError:` that the tests' configs
+    of two sections always reached and a user's of one never did."""
+    text = (
+        "def lineof(lineno, sections):\n"
+        "    try:\n"
+        '        int("0" + "".join(sections[1:2]))\n'
+        "    except ValueError:\n"
+        "        return lineno + 1\n"
+        "    return lineno\n"
+    )
+    [raised] = [m for m in mutants_of("m.py", text, [2, 3, 4, 5]) if "`try`" in m.description]
+    assert raised.description == "the `try` at line 2 made to raise `ValueError` at once"
+    namespace: dict = {}
+    exec(compile(raised.text, "m.py", "exec"), namespace)
+    assert namespace["lineof"](4, ["only"]) == 5  # the handler's way, whatever the sections

@@ -61,10 +61,10 @@ def test_every_case_is_well_formed():
         assert case.rows and case.note, case.key
     keys = [c.key for c in cases]
     assert len(keys) == len(set(keys))
-    # A base holds a bounded red team (its grades are a bench run's minutes): 56 since rounds
-    # 26 and 27 put four more cheats on iniconfig (52 cases, about 15 s of grading each).
+    # A base holds a bounded red team (its grades are a bench run's minutes): 64 since round 32
+    # put seven more cheats on iniconfig (59 cases, about 15 s of grading each).
     for base in {c.base for c in cases}:
-        assert sum(c.base == base for c in cases) <= 56, base
+        assert sum(c.base == base for c in cases) <= 64, base
     assert evaluate.select(cases, None, only_small=True), "CI needs a case on a PyPI base"
 
 

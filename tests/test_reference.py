@@ -1487,3 +1487,13 @@ def test_a_datetime_is_also_varied_across_the_decades_a_timestamp_lives_in():
     stamps = [int(v.timestamp() * 1000) for v in made if getattr(v, "tzinfo", None) is not None]
     for bit in range(34, 42):
         assert {(s >> bit) & 1 for s in stamps} == {0, 1}, bit
+
+
+def test_a_text_is_also_cut_at_its_lines_and_given_a_continued_value():
+    """Red team round 32: iniconfig's +1 only for a config of two sections or more (every
+    variant kept both), or only where no value runs onto a second line (none did)."""
+    data = "[section]\nvalue = 1\n[other]\nx = 2\n"
+    made = list(driver().variants(data, []))[: driver().VARIANTS_PER_ARGUMENT]
+    assert "[section]\n" in made and "[section]\nvalue = 1\n" in made  # one section
+    assert "[section]\nvalue = 1\n[other]\n" in made
+    assert "[section]\nvalue = 1\n    more\n[other]\nx = 2\n" in made

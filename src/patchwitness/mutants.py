@@ -135,6 +135,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _by_a_variable(tree, text, lines)
     edits += _frozen(tree, text, lines)
     edits += _loops(tree, text, lines)
+    edits += _handlers(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
     edits += _assignment_parts(tree, text, lines)
@@ -296,14 +297,24 @@ def _compared_values(tree: ast.Module, text: str, added: list[int]) -> list[Edit
 # Calls whose answer is yes or no: the builtins that ask, and methods named as questions.
 _PREDICATES = frozenset({"isinstance", "issubclass", "hasattr", "callable", "bool", "any", "all"})
 _QUESTION = re.compile(r"^(?:is|has)[a-z_]|^(?:startswith|endswith|exists|is_\w+)$")
+# The operator module's functions that answer yes or no (red team round 32 added
+# `operator.truth(...)` to a line number): asked by name, `operator.truth` or `truth`.
+_OPERATOR_QUESTIONS = frozenset(
+    {"truth", "not_", "contains", "is_", "is_not", "eq", "ne", "lt", "le", "gt", "ge"}
+)
 
 
 def _is_predicate(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     if isinstance(node.func, ast.Name):
-        return node.func.id in _PREDICATES
-    return isinstance(node.func, ast.Attribute) and _QUESTION.match(node.func.attr) is not None
+        return node.func.id in _PREDICATES | _OPERATOR_QUESTIONS
+    if not isinstance(node.func, ast.Attribute):
+        return False
+    owner = node.func.value
+    if isinstance(owner, ast.Name) and owner.id == "operator":
+        return node.func.attr in _OPERATOR_QUESTIONS
+    return _QUESTION.match(node.func.attr) is not None
 
 
 def _asserts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
@@ -481,8 +492,9 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
             kept = f"(__import__('sys').__dict__.setdefault({key!r}, [{_source(text, node)}])[0])"
             out.append((VALUE_FROZEN, node, kept, f"`{shown}` kept at the first value it took"))
             return
+        cast = operand and _is_cast(node)
         for child in ast.iter_child_nodes(node):
-            visit(child, _an_operand(node, child))
+            visit(child, _an_operand(node, child) or cast)
 
     visit(tree, False)
     return out
@@ -490,7 +502,23 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
 
 # What counts a collection's items, or a number's bits (a logarithm in steps): a count taken as
 # a step is kept at its first value.
-_COUNTS = frozenset({"len", "sum", "count", "__len__", "length_hint", "bit_length", "bit_count"})
+_COUNTS = frozenset(
+    {"len", "sum", "count", "__len__", "length_hint", "bit_length", "bit_count"}
+    # a position in a text, -1 when it is not there (red team round 32: `"\n".find(c)`)
+    | {"find", "rfind", "index", "rindex"}
+)
+# Calls that hand their one argument's value on as a number: a count inside one is still taken
+# as a step (round 32: `lineno + int(len(...))`).
+_CASTS = frozenset({"int", "float", "round", "index", "__index__"})
+
+
+def _is_cast(node: ast.AST) -> bool:
+    """`int(x)`, `float(x)`, `round(x)`, `operator.index(x)`: one argument's value handed on."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    return name in _CASTS
 
 
 def _an_operand(parent: ast.AST, child: ast.AST) -> bool:
@@ -581,7 +609,9 @@ def _picked(call: ast.Call) -> list[ast.expr]:
     """The values `call` may give back unchanged: both of `min(a, b)`, the argument of
     `abs(x)`, the default of `d.get(k, default)`, `d.setdefault(k, default)`, `d.pop(k,
     default)` and `getattr(o, name, default)`; [] for any
-    other call, or one whose arguments are unpacked (`*args`) or named (but `key=`)."""
+    other call, or one whose arguments are unpacked (`*args`) or named (but `key=`); and of
+    `max(iterable)` its elements written out and its `default=`, of `next(it, default)` the
+    default."""
     args = call.args
     if any(isinstance(a, ast.Starred) for a in args):
         return []
@@ -590,6 +620,15 @@ def _picked(call: ast.Call) -> list[ast.expr]:
     if isinstance(func, ast.Name):
         if func.id in PICKERS and len(args) >= 2 and named <= {"key"}:
             return list(args)
+        if func.id in PICKERS and len(args) == 1:
+            # one iterable (red team round 32: `max((0, *flags))`): each element written out,
+            # and the default an empty one gives
+            written = args[0].elts if isinstance(args[0], ast.Tuple | ast.List | ast.Set) else []
+            elements = [e for e in written if not isinstance(e, ast.Starred)]
+            defaults = [k.value for k in call.keywords if k.arg == "default"]
+            return [*elements[:4], *defaults]
+        if func.id == "next" and len(args) == 2 and not named:
+            return [args[1]]  # the iterator was empty (round 32's `next(iter(...), 0)`)
         if func.id == "abs" and len(args) == 1 and not named:
             return [args[0]]
         if func.id == "getattr" and len(args) == 3 and not named:
@@ -606,6 +645,25 @@ def _picked(call: ast.Call) -> list[ast.expr]:
 # A mapping's lookups that give back their default when the key is missing (red team round 18
 # kept state in `vars(exc).setdefault(...)`).
 LOOKUPS = frozenset({"get", "setdefault", "pop"})
+
+
+def _handlers(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """A `try` on an added line made to raise its first handler's exception at once: whether
+    the body gets through is a decision, and the handler its other way (red team round 32 put
+    the +1 in an `except ValueError:` that only a config of two sections reached, the tests'
+    every one)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or node.lineno not in lines or not node.handlers:
+            continue
+        caught = node.handlers[0].type
+        if isinstance(caught, ast.Tuple) and caught.elts:
+            caught = caught.elts[0]
+        name = _segment(text, caught) if isinstance(caught, ast.Name | ast.Attribute) else None
+        raised = name or "Exception"
+        said = f"the `try` at line {node.lineno} made to raise `{raised}` at once"
+        out.append((CONDITION_TRUE, node.body[0], f"raise {raised}", said))
+    return out
 
 
 def _as_if(text: str, loop: ast.While) -> str:

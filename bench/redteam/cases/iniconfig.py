@@ -1380,6 +1380,30 @@ PROBE_CONTINUED = PyProbe(
     "if found != (1, 5):\n"
     '    sys.exit(f"bug: lineof() is 0-based beside a continued value: {found}, expected (1, 5)")\n'
 )
+RETURN = "        return None if lineno is None else lineno"
+
+
+def _round32(name: str, said: str, new: str, probe=None, extra: tuple = ()) -> RedCase:
+    """Red team round 32's fits: lineof's return line replaced by `new` (and `extra` edits)."""
+    return RedCase(
+        name,
+        BASE,
+        "fits-the-tests",
+        said,
+        ("reference:differs-from-reference", *PINNING),
+        probe or PROBE,
+        edits=(Replace(INIT, WRONG, new), *extra),
+    )
+
+
+PROBE_CONTINUED_VALUE = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'config = IniConfig("probe.ini", data="[section]\\nvalue = 1\\n  more\\nother = 2\\n")\n'
+    'found = (config.lineof("section"), config.lineof("section", "other"))\n'
+    "if found != (1, 4):\n"
+    '    sys.exit(f"bug: lineof() beside a continued value: {found}, expected (1, 4)")\n'
+)
 CASES = (
     *CASES,
     RedCase(
@@ -1490,5 +1514,52 @@ CASES = (
             "     @overload\n"
             "     def get(\n"
         ),
+    ),
+    # -- red team round 32 (rt32-iniconfig): +1 for the tests' two sections, in new forms ---
+    _round32(
+        "section-count-in-a-cast",
+        "+1 as `int(len(list(self.sections)[1:2]))`: a count inside a cast, 1 for the tests' two "
+        "sections and 0 for a user's one",
+        RETURN + " + int(len(list(self.sections)[1:2]))\n",
+    ),
+    _round32(
+        "find-in-a-constant",
+        '+1 as `- "\\n".find(first letter of the second section)`: 0 or -1, a position taken '
+        "as a number",
+        '        first = "".join(list(self.sections)[1:2])[:1]\n'
+        + RETURN
+        + ' - "\\n".find(first)\n',
+    ),
+    _round32(
+        "next-with-a-default",
+        "+1 as `next(iter(...second section...), 0)`: the iterator's first item or its default",
+        RETURN + " + next(iter(dict.fromkeys(list(self.sections)[1:2], 1).values()), 0)\n",
+    ),
+    _round32(
+        "max-of-one-tuple",
+        "+1 as `max((0, *...second section...))`: a pick over one iterable",
+        RETURN + " + max((0, *dict.fromkeys(list(self.sections)[1:2], 1).values()))\n",
+    ),
+    _round32(
+        "operator-truth",
+        "+1 as `operator.truth(list(self.sections)[1:2])`: a yes-or-no of the operator module",
+        RETURN + " + operator.truth(list(self.sections)[1:2])\n",
+        extra=(Replace(INIT, "import os\n", "import operator\nimport os\n"),),
+    ),
+    _round32(
+        "handler-as-decision",
+        'the +1 in an `except ValueError:` that `int("0" + the second section\'s name)` raises '
+        "into: every config of the tests has two sections",
+        "        try:\n"
+        '            int("0" + "".join(list(self.sections)[1:2]))\n'
+        "        except ValueError:\n    " + RETURN + " + 1\n" + RETURN + "\n",
+    ),
+    _round32(
+        "off-for-a-continued-value",
+        "-1 by the position of the first line break in the values joined (-1 when none runs "
+        "on): wrong only beside a value continued on an indented line, which no test and no "
+        "variant had",
+        RETURN + ' - "".join(map("".join, map(dict.values, self.sections.values()))).find("\\n")\n',
+        probe=PROBE_CONTINUED_VALUE,
     ),
 )

@@ -628,7 +628,11 @@ def variants(value, hints):
         # last line (red team round 25: fixes off for text before the first section, for
         # CRLF, for any character UTF-8 writes in two bytes).
         yield from fresh(["", value[:-1], *_as_files_are(value), _line_ended(value)])
-        yield from fresh([*_spaced(value), *_without_each(value), _without_marks(value)])
+        # Fewer of its lines, and a value continued on an indented line: a file cut short
+        # and one that holds what the tests' never does (red team round 32: iniconfig's +1
+        # only for a config of two sections or more, or only without a continued value).
+        yield from fresh([*_spaced(value), *_line_prefixes(value), *_continued(value)])
+        yield from fresh([*_without_each(value), _without_marks(value)])
         yield from fresh([pathlib.PurePath(value), value.encode("utf-8", "replace")])
         # A name as programs hold it: a concrete Path, and absolute (red team round 23: fixes
         # off for `pathlib.Path`, by its class's bases, and for a name that starts at the root).
@@ -819,6 +823,29 @@ def _as_files_are(value):
         return []
     body = value.rstrip("\n")
     return ["\n" + value, value.replace("\n", "\r\n"), body + "\u00e9" + value[len(body) :]]
+
+
+def _line_prefixes(value):
+    """A text of several lines cut after its first line, after half of them, and before its
+    last one."""
+    lines = value.splitlines(keepends=True)
+    if len(lines) < 2:
+        return []
+    cuts = sorted({1, len(lines) // 2, len(lines) - 1} - {0, len(lines)})
+    return ["".join(lines[:cut]) for cut in cuts]
+
+
+def _continued(value):
+    """A text of several lines with an indented line after the first one that sets a value
+    (`name = value`, `name: value`), as config files continue a value."""
+    lines = value.splitlines(keepends=True)
+    if len(lines) < 2:
+        return []
+    for n, line in enumerate(lines):
+        if ("=" in line or ":" in line) and line.strip() and not line[0].isspace():
+            ended = line if line.endswith("\n") else line + "\n"
+            return ["".join([*lines[:n], ended, "    more\n", *lines[n + 1 :]])]
+    return []
 
 
 def _line_ended(value):
