@@ -557,13 +557,15 @@ def test_a_declaration_in_a_class_body_is_no_statement_to_delete():
 
 
 HEX = """#include <cstring>
-int digit_of(const char* p, const char* q) {
+#include <string>
+int digit_of(const char* p, const char* q, const std::string& text) {
   int digit = 0;
   digit = "\\12\\13\\12\\13\\16\\17"[*q - 'a'];
   digit = *q - 'a' + 10 * static_cast<int>(std::strspn(p + 3, "0"));
   digit = *q - 'a' + 10 * [&]() constexpr { return p[3] == '0'; }();
   digit += sizeof(enum Shade { dark }) + static_cast<int>(std::strlen(p) >> 4);
   digit += 31 - __builtin_clz(static_cast<unsigned>(*q));
+  digit += 10 * static_cast<int>(text.find('0'));
   return digit;
 }
 """
@@ -574,17 +576,19 @@ def test_red_team_round_28s_fits_of_tinyxml2_each_have_a_mutant():
     string and indexed, a count of leading zeros taken as a number, a comparison inside a
     lambda marked `constexpr` (which runs at run time), and a step whose statement names
     `enum` inside `sizeof`. Each is now a choice with its mutants."""
-    schema = schema_of("x.cpp", HEX, [4, 5, 6, 7, 8])
+    schema = schema_of("x.cpp", HEX, [5, 6, 7, 8, 9, 10])
     assert schema is not None
     said = {(m.line, m.operator, m.description) for m in schema.mutants}
-    assert (4, "value-frozen", "the index `*q - 'a'` kept at the first value it took") in said
-    assert (4, "value-picked", "the index `*q - 'a'` made 0") in said
+    assert (5, "value-frozen", "the index `*q - 'a'` kept at the first value it took") in said
+    assert (5, "value-picked", "the index `*q - 'a'` made 0") in said
     count = '`std::strspn(p + 3, "0")` kept at the first value it took'
-    assert (5, "value-frozen", count) in said
-    assert (6, "condition-true", "`p[3] == '0'` replaced by true") in said
-    assert (7, "value-frozen", "`std::strlen(p) >> 4` kept at the first value it took") in said
+    assert (6, "value-frozen", count) in said
+    assert (7, "condition-true", "`p[3] == '0'` replaced by true") in said
+    assert (8, "value-frozen", "`std::strlen(p) >> 4` kept at the first value it took") in said
     clz = "`__builtin_clz(static_cast<unsigned>(*q))` kept at the first value it took"
-    assert (8, "value-frozen", clz) in said  # a number's bits counted
+    assert (9, "value-frozen", clz) in said  # a number's bits counted
+    found = "`text.find('0')` kept at the first value it took"
+    assert (10, "value-frozen", found) in said  # a position in a string
 
 
 STEPS = """#include <stddef.h>

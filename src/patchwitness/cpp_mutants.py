@@ -828,6 +828,9 @@ _COUNT_CALL = re.compile(
 _MEMBER_COUNT = re.compile(
     r"(?<![\w$])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*\s*(?:\.|->)\s*(?:size|length|count)"
     r"\s*\(\s*\)"
+    # a position in a string (`s.find(c)`, npos when it is not there), as Python's `find`
+    r"|(?<![\w$])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*\s*(?:\.|->)\s*"
+    r"(?:r?find|find_(?:first|last)_(?:not_)?of)\s*\("
 )
 # Names that read nothing: a macro's conventional capitals, and what the compiler answers.
 _READS = re.compile(r"(?<![\w$])(?!(?:sizeof|alignof|true|false|nullptr)\b)[A-Za-z_]\w*")
