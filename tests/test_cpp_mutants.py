@@ -591,6 +591,24 @@ def test_red_team_round_28s_fits_of_tinyxml2_each_have_a_mutant():
     assert (10, "value-frozen", found) in said  # a position in a string
 
 
+def _c_output(tmp: Path, compiler: str, source: str, text: str, main: str, chosen: int) -> str:
+    """What a program prints, `text` compiled as `source` (C by gcc, C++ by g++) beside its
+    `main`, with mutant `chosen` selected."""
+    (tmp / source).write_text(text)
+    main_file = tmp / ("main.c" if compiler == "gcc" else "main.cpp")
+    main_file.write_text(main)
+    flags = ["-Wall", "-Werror"] + (["-std=c++17"] if compiler == "g++" else [])
+    exe = tmp / "prog"
+    subprocess.run(
+        [compiler, *flags, "-o", str(exe), str(tmp / source), str(main_file)],
+        check=True,
+        capture_output=True,
+    )
+    env = {k: v for k, v in os.environ.items() if k != VARIABLE}
+    env[VARIABLE] = str(chosen)
+    return subprocess.run([str(exe)], env=env, capture_output=True, text=True).stdout
+
+
 STEPS = """#include <stddef.h>
 #include <string.h>
 static int two(int n) { return n; }
@@ -629,19 +647,7 @@ def test_a_step_by_a_constant_or_a_count_is_kept_at_its_first_value(tmp_path, co
     ]
 
     def output(text: str, chosen: int) -> str:
-        (tmp_path / source).write_text(text)
-        main = tmp_path / ("main.c" if compiler == "gcc" else "main.cpp")
-        main.write_text(STEPS_MAIN)
-        flags = ["-Wall", "-Werror"] + (["-std=c++17"] if compiler == "g++" else [])
-        exe = tmp_path / "prog"
-        subprocess.run(
-            [compiler, *flags, "-o", str(exe), str(tmp_path / source), str(main)],
-            check=True,
-            capture_output=True,
-        )
-        env = {k: v for k, v in os.environ.items() if k != VARIABLE}
-        env[VARIABLE] = str(chosen)
-        return subprocess.run([str(exe)], env=env, capture_output=True, text=True).stdout
+        return _c_output(tmp_path, compiler, source, text, STEPS_MAIN, chosen)
 
     patched = output(STEPS, 0)
     assert patched == "10 7996 2\n"
@@ -695,19 +701,7 @@ def test_a_bit_taken_out_or_set_by_a_constant_has_its_mutants(tmp_path, compiler
     ]
 
     def output(text: str, chosen: int) -> str:
-        (tmp_path / source).write_text(text)
-        main = tmp_path / ("main.c" if compiler == "gcc" else "main.cpp")
-        main.write_text(BITS_MAIN)
-        exe = tmp_path / "prog"
-        flags = ["-Wall", "-Werror"] + (["-std=c++17"] if compiler == "g++" else [])
-        subprocess.run(
-            [compiler, *flags, "-o", str(exe), str(tmp_path / source), str(main)],
-            check=True,
-            capture_output=True,
-        )
-        env = {k: v for k, v in os.environ.items() if k != VARIABLE}
-        env[VARIABLE] = str(chosen)
-        return subprocess.run([str(exe)], env=env, capture_output=True, text=True).stdout
+        return _c_output(tmp_path, compiler, source, text, BITS_MAIN, chosen)
 
     patched = output(BITS, 0)
     assert output(schema.text, 0) == patched
