@@ -325,3 +325,13 @@ def test_a_cmake_edit_is_understood_only_as_sources_and_links(added, kind):
     context = ClassifyContext(rules=CPP_RULES, cmake_registration=lambda text: set())
     found = classify(c, old, new, context)
     assert found.kind == kind, found
+
+
+def test_a_file_the_production_build_reads_is_compiled_source_whatever_its_name():
+    """Red team round 33 put a fit in a new `tinyxml2_letters.inc` that the library included:
+    production by what the build reads, it was no C++ to the mutants or to coverage."""
+    from patchwitness.classify import READ_BY_THE_BUILD, Classified, compiled_source
+
+    assert compiled_source(Classified("letters.inc", PRODUCTION, READ_BY_THE_BUILD), None)
+    assert compiled_source(Classified("src/a.cpp", PRODUCTION, "source"), None)
+    assert not compiled_source(Classified("notes.inc", PRODUCTION, "listed by the task"), None)

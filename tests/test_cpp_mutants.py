@@ -406,7 +406,14 @@ def test_a_negation_is_a_truth_value_made_true_and_false(tmp_path):
     )
     assert negated == sorted(
         f"`{text}` replaced by {way}"
-        for text in ("!(x > lo)", "!!(x == 0)", "!std::abs(x % 3)", "!low", "!(hi < 0)")
+        for text in (
+            "!(x > lo)",
+            "!!(x == 0)",
+            "!std::abs(x % 3)",
+            "!low",
+            "!(hi < 0)",
+            "!(x > lo) | !!(x == 0)",  # the value a `bool` is declared with, as a whole
+        )
         for way in ("true", "false")
     )
     patched = run(tmp_path, NEGATING)
@@ -733,3 +740,45 @@ def test_a_type_named_by_a_template_leaves_its_statement_run_time():
     assert "`(u < U(-99)) == (u < U(-999))` replaced by true" in said
     assert "`u > 3` replaced by true" in said and "`u > 7` replaced by true" in said
     assert not any("sizeof" in d for d in said)  # the constant parts keep their text
+
+
+ROUND_33 = """#include <algorithm>
+#include <cstring>
+static constexpr int LetterBase(char before) { return 10 * (before == '0'); }
+int digit_of(const char* q) {
+  static const char lower[] = "0123456789abdcef";
+  int digit = static_cast<int>(strchr(lower, *q) - lower);
+  digit = *("\\12\\13\\15\\14\\16\\17" + (*q - 'a'));
+  digit = *q - 'a' + 10 * std::equal(q - 1, q, "0");
+  const bool after_digit = *(q - 1) - '0';
+  digit = *q - 'a' + 10 * (*(q - 1) == '0'); static_assert(sizeof(digit) == 4, "32 bits");
+  digit += 10 / (1 + (*(q - 1) - '0')) + LetterBase(*(q - 1)) - 10 * after_digit;
+  return digit;
+}
+"""
+
+
+def test_red_team_round_33s_fits_of_tinyxml2_each_have_a_mutant(tmp_path):
+    """tinyxml2's +10 for the tests' leading zero, in eight forms no mutant saw: a one-line
+    constexpr function's body, a search's place, an offset into a string, a library's yes or
+    no, a `bool` declared from a value, a statement sharing its line with a `static_assert`,
+    and a division by a variable. Each has its mutant, and the schema compiles and does what
+    the patch does with none chosen."""
+    schema = schema_of("r.cpp", ROUND_33, [3, 6, 7, 8, 9, 10, 11])
+    assert schema is not None
+    said = {(m.line, m.description) for m in schema.mutants}
+    assert (3, "`before == '0'` replaced by true") in said
+    assert (6, "`strchr(lower, *q)` kept at the first value it took") in said
+    assert (7, "`(*q - 'a')` kept at the first value it took") in said
+    assert (8, '`std::equal(q - 1, q, "0")` replaced by true') in said
+    assert (9, "`*(q - 1) - '0'` replaced by true") in said
+    assert (10, "`*(q - 1) == '0'` replaced by true") in said
+    assert (11, "`10 / (1 + (*(q - 1) - '0'))` replaced by `10`") in said
+    assert not any("sizeof(digit)" in d for _, d in said)  # the assertion's own stays
+    (tmp_path / "r.cpp").write_text(schema.text)
+    subprocess.run(
+        ["g++", "-std=c++17", "-Wall", "-Werror", "-c", "r.cpp"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )

@@ -482,6 +482,17 @@ def loaded_by_the_run(found: Classified, loaded: frozenset[str] | None) -> Class
     return found
 
 
+READ_BY_THE_BUILD = "the production build reads it"
+
+
+def compiled_source(found: Classified, text: str | bytes | None) -> bool:
+    """Whether a production file is C or C++ the build compiles: by its name or content, or,
+    whatever its name (`table.inc`, `ops.def`), because a production translation unit reads
+    it (red team round 33 put a fit in a new `.inc` the library included: no gate read it as
+    source)."""
+    return found.why == READ_BY_THE_BUILD or sourcefiles.is_cpp(found.path, text)
+
+
 def read_by_the_build(
     found: Classified, production: frozenset[str], tests: frozenset[str], shadows: Mapping[str, str]
 ) -> Classified:
@@ -491,7 +502,7 @@ def read_by_the_build(
     if found.kind not in (DOC, UNRECOGNISED) or found.path in shadows:
         return found
     if found.path in production:
-        return Classified(found.path, PRODUCTION, "the production build reads it")
+        return Classified(found.path, PRODUCTION, READ_BY_THE_BUILD)
     if found.path in tests:
         return Classified(found.path, INFRA, "only the tests' build reads it")
     return found

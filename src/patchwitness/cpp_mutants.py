@@ -42,10 +42,24 @@ SELECTOR = f"pw_mutant_{secrets.token_hex(6)}_"
 # nothing when a unit does not use it, and it reads the variable once per process.
 # `#line 1` after it: the file's own lines keep their numbers, so `__LINE__` in an `#if` tells
 # no mutant build from the patched one (red team round 14).
+# In C++ where the compiler can tell a constant evaluation (GCC 9 and Clang 9 on), the selector
+# is a constexpr function that chooses no mutant there: a constexpr function's body holds mutants
+# and still compiles (a one-line one once held none: red team round 33 put a fit in one).
 PROLOGUE = (
     "#include <stdlib.h>\n"
-    f"static inline int {SELECTOR}(int k) {{ static int chosen = -1; if (chosen < 0) {{ "
+    f"static inline int {SELECTOR}rt(int k) {{ static int chosen = -1; if (chosen < 0) {{ "
     f'const char* v = getenv("{VARIABLE}"); chosen = v ? atoi(v) : 0; }} return chosen == k; }}\n'
+    "#if defined(__cplusplus) && __cplusplus >= 201402L && defined(__has_builtin)\n"
+    "#if __has_builtin(__builtin_is_constant_evaluated)\n"
+    f"#define {SELECTOR}constexpr 1\n"
+    "#endif\n"
+    "#endif\n"
+    f"#ifdef {SELECTOR}constexpr\n"
+    f"static constexpr int {SELECTOR}(int k) {{ return __builtin_is_constant_evaluated() ? 0 : "
+    f"{SELECTOR}rt(k); }}\n"
+    "#else\n"
+    f"static inline int {SELECTOR}(int k) {{ return {SELECTOR}rt(k); }}\n"
+    "#endif\n"
     "#line 1\n"
 )
 
@@ -209,7 +223,9 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     picks += [k for k in _kept_values(code, starts, wanted) if (k.start, k.end) not in indices]
     taken = {(p.start, p.end) for p in picks}
     picks += [b for b in _bit_operations(code, starts, wanted) if (b.start, b.end) not in taken]
-    shut = _unevaluated(code) + _constant_spans(code)
+    picks += _steps_by_a_variable(code, starts, wanted)
+    shut = _unevaluated(code) + _constant_spans(code) + _constant_statements(code)
+    conditions = [c for c in conditions if not _within_span(c, shut)]
     comparisons = [c for c in comparisons if not _within_any(c, shut)]
     picks = [p for p in picks if not _within_any(p, shut)]
     inner: list[_Comparison | _Pick | _Negation | _Index | _Kept] = sorted(
@@ -221,6 +237,8 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
         edits.append(site.condition(start, end, inside))
     taken = list(conditions)
     for start, end in _statements(code, starts, wanted):
+        if _within_span((start, end), shut):
+            continue
         inside = [c for c in inner if start <= c.start and c.end <= end]
         edits.append(site.deletion(start, end, inside))
         taken.append((start, end))
@@ -508,9 +526,17 @@ def _comparisons(code: str, text: str, starts: list[int], wanted: set[int]) -> l
 # it. A template's head, `enable_if`'s arguments, `alignas(...)` and an enumeration's body are
 # constant where they stand (`_constant_spans`), not the statement around them (red team round
 # 31 declared a run-time check's variable of type `std::enable_if<true, bool>::type`).
-_CONSTANT_CONTEXT = re.compile(
-    r"(?<![\w$])(?:constexpr|consteval|constinit|static_assert|_Static_assert|requires|case)"
-    r"(?![\w$])|^\s*template(?![\w$])"
+_CONSTANT_CONTEXT = re.compile(r"(?<![\w$])(?:requires|case)(?![\w$])|^\s*template(?![\w$])")
+# Declared constant, and asserted: constant where they stand, to the end of the declaration or
+# the assertion's parentheses (`_constant_statements`), not the line around them (red team round
+# 33 shared a line with a `static_assert`, and wrote a one-line constexpr function, whose body
+# runs at run time when its argument is known then).
+_DECLARED_CONSTANT = re.compile(r"(?<![\w$])(?:constexpr|consteval|constinit)(?![\w$])")
+_ASSERTED = re.compile(r"(?<![\w$])(?:static_assert|_Static_assert)\s*\(")
+# What may follow a function's parameter list before its body: the body is no constant.
+_FUNCTION_TAIL = re.compile(
+    r"\)(?:\s*(?:const|volatile|override|final|mutable|&&?|noexcept(?:\s*\([^()]*\))?"
+    r"|->\s*[\w:<>,\s*&]+?))*\s*$"
 )
 _CONSTANT_HEAD = re.compile(r"(?<![\w$.>:])(?:template|(?:std\s*::\s*)?enable_if(?:_t)?)\s*<")
 _ALIGNAS = re.compile(r"(?<![\w$])alignas\s*\(")
@@ -554,6 +580,60 @@ def _constant_spans(code: str) -> list[tuple[int, int]]:
             if close is not None:
                 out.append((match.start(), close + 1))
     return out
+
+
+def _constant_statements(code: str) -> list[tuple[int, int]]:
+    """The spans a compiler evaluates as constants: a `static_assert`'s parentheses, the
+    condition of an `if constexpr`, and a constexpr (consteval, constinit) declaration to its
+    end, or to its body's brace when it declares a function or a lambda (a body runs at run
+    time whenever its call is not asked for a constant)."""
+    out = []
+    for match in _ASSERTED.finditer(code):
+        close = match_close(code, match.end() - 1)
+        if close is not None:
+            out.append((match.start(), close + 1))
+    for match in _DECLARED_CONSTANT.finditer(code):
+        before = code[: match.start()].rstrip()
+        if re.search(r"(?<![\w$])if$", before):
+            opening = code.find("(", match.end())
+            close = match_close(code, opening) if opening != -1 else None
+            if close is not None:
+                out.append((match.start(), close + 1))
+            continue
+        if before.endswith(")") or re.search(r"(?<![\w$])mutable$", before):
+            continue  # a lambda's own specifier
+        end = _declaration_end(code, match.end())
+        if end is not None:
+            out.append((match.start(), end))
+    return out
+
+
+def _declaration_end(code: str, at: int) -> int | None:
+    """Where the declaration that goes on at `at` ends: after its `;`, or before the brace of
+    a function's (or a lambda's) body; an initializer's braces are part of it."""
+    i = at
+    while i < len(code):
+        ch = code[i]
+        if ch in "([":
+            close = match_close(code, i)
+            if close is None:
+                return None
+            i = close + 1
+            continue
+        if ch == ";":
+            return i + 1
+        if ch == "{":
+            if _FUNCTION_TAIL.search(code[at:i]):
+                return i
+            close = match_close(code, i)
+            if close is None:
+                return None
+            i = close + 1
+            continue
+        if ch == "}":
+            return i
+        i += 1
+    return None
 
 
 def _angle_close(code: str, opening: int) -> int | None:
@@ -806,6 +886,29 @@ def _choices(
             out.append(_Negation(start, close + 1))
     # An index that is a comparison (`table[n >= 7]`) has its mutants as the comparison.
     out += [i for i in _indices(code, starts, wanted) if not _spans(comparisons, i)]
+    out += [n for n in _bool_initializers(code, starts, wanted) if not _spans(comparisons, n)]
+    return out
+
+
+# A `bool` declared with a value: the conversion to bool is a decision with no branch (red team
+# round 33: `const bool afterDigit = *(q - 1) - '0';`).
+_BOOL_DECLARED = re.compile(r"(?<![\w$:])(?:const\s+)?bool\s+[A-Za-z_]\w*\s*=(?!=)\s*")
+
+
+def _bool_initializers(code: str, starts: list[int], wanted: set[int]) -> list[_Negation]:
+    """The value each `bool` declared on a `wanted` line is given, when it is more than a
+    constant: made true and false."""
+    out = []
+    for begin, line in _choice_lines(code, starts, wanted):
+        for match in _BOOL_DECLARED.finditer(line):
+            end = line.find(";", match.end())
+            value = line[match.end() : end] if end != -1 else ""
+            if not value.strip() or _top_level(value + ";", ",;") != len(value):
+                continue
+            if re.fullmatch(r"\s*(?:true|false|0|1)\s*", value):
+                continue
+            # to the `;`: a literal's blanked content reads as spaces here, trimmed it is cut
+            out.append(_Negation(begin + match.end(), begin + end))
     return out
 
 
@@ -823,6 +926,8 @@ _AFTER_DIVISION = re.compile(r"\s*(?:$|[)\],;?:&|^=!<>}+\-*/%])")
 _COUNT_CALL = re.compile(
     r"(?<![\w$.>])(?:(?:::\s*)?std\s*::\s*)?(?:str(?:n?len|c?spn)|wcs(?:len|c?spn)|count(?:_if)?"
     r"|distance|popcount|bit_width|count[lr]_(?:zero|one)|ffsl{0,2}"
+    # a search's place, taken as a number by what is taken from it (round 33: `strchr(t, c) - t`)
+    r"|str(?:r?chr|pbrk|str)|memr?chr|wcsr?chr"
     r"|__builtin_(?:popcount|clz|ctz|ffs)(?:ll|l)?)\s*\("
 )
 _MEMBER_COUNT = re.compile(
@@ -834,6 +939,9 @@ _MEMBER_COUNT = re.compile(
 )
 # Names that read nothing: a macro's conventional capitals, and what the compiler answers.
 _READS = re.compile(r"(?<![\w$])(?!(?:sizeof|alignof|true|false|nullptr)\b)[A-Za-z_]\w*")
+
+
+_LITERAL_OFFSET = re.compile(r'"\s*\+\s*')
 
 
 def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
@@ -850,6 +958,20 @@ def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
             start = _step_start(line, match.start(), shift=match.group(1) in ("<<", ">>"))
             if start is not None and _reads(line[start : match.start()]):
                 out.append(_Kept(begin + start, begin + match.end()))
+        # A string written out and an offset into it, `*("\12\13" + (c - 'a'))`: a table's
+        # pick, its index kept as a subscript's is (red team round 33 took round 28's table out
+        # of its brackets).
+        for match in _LITERAL_OFFSET.finditer(line):
+            if not re.search(r"\*\s*\(\s*$", line[: max(0, match.start() - 1)]):
+                continue  # read through, `*("..." + i)`; a string joined to one is no pick
+            at = match.end()
+            close = match_close(line, at) if line[at : at + 1] == "(" else None
+            end = close + 1 if close is not None else None
+            if end is None:
+                name = re.match(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*", line[at:])
+                end = at + name.end() if name else None
+            if end is not None and _reads(line[at:end]):
+                out.append(_Kept(begin + at, begin + end))
         for match in [*_COUNT_CALL.finditer(line), *_MEMBER_COUNT.finditer(line)]:
             close = match_close(line, match.end() - 1) if line[match.end() - 1] == "(" else None
             end = close + 1 if close is not None else match.end()
@@ -859,6 +981,37 @@ def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
             if _taken_as_a_number(line, *_cast_out(line, start, end)):
                 out.append(_Kept(begin + start, begin + end))
     return _outermost_kept(out)
+
+
+# A step by what is no literal: `/`, `%`, `>>` or `<<` and a name or a group.
+_STEP_BY = re.compile(r"(?<![<>/%=!-])(>>|<<|/|%)(?![=>/*])\s*(?=[A-Za-z_(])")
+
+
+def _steps_by_a_variable(code: str, starts: list[int], wanted: set[int]) -> list[_Pick]:
+    """A step by a variable on a `wanted` run-time line in a function, made as if the
+    variable never moved it: `a / b` (or `%`, `>>`, `<<`) replaced by `a`, as Python's are
+    (red team round 33: `10 / (1 + (*(q - 1) - '0'))`, 10 after the tests' every `0` and 0 or
+    less after any other digit)."""
+    out = []
+    for begin, line in _choice_lines(code, starts, wanted):
+        if line.lstrip().startswith("#") or not _in_a_function(code, begin):
+            continue
+        for match in _STEP_BY.finditer(line):
+            shift = match.group(1) in ("<<", ">>")
+            if shift and _template_list(line, match.start()) is not None:
+                continue
+            right_end = _unary_end(code, begin + match.end())
+            if right_end is None or right_end > begin + len(line):
+                continue
+            after = _AFTER_SHIFT if shift else _AFTER_DIVISION
+            if not after.match(line, right_end - begin):
+                continue
+            start = _step_start(line, match.start(), shift=shift)
+            if start is None or not _reads(line[match.end() : right_end - begin]):
+                continue
+            left_end = len(line[: match.start()].rstrip())
+            out.append(_Pick(begin + start, right_end, ((begin + start, begin + left_end),)))
+    return out
 
 
 def _bit_operations(code: str, starts: list[int], wanted: set[int]) -> list[_Kept | _Pick]:
@@ -1068,6 +1221,10 @@ def _unevaluated(code: str) -> list[tuple[int, int]]:
     return out
 
 
+def _within_span(found: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(start <= found[0] and found[1] <= end for start, end in spans)
+
+
 def _within_any(found, spans: list[tuple[int, int]]) -> bool:
     return any(start <= found.start and found.end <= end for start, end in spans)
 
@@ -1077,8 +1234,13 @@ def _spans(comparisons: list[_Comparison], found: _Index) -> bool:
 
 
 # Not `bool(x)`: `bool(int)` is as often a function's type (`std::function<bool(int)>`).
-# A call named as a question, and the operators that make its answer a number.
-_QUESTION_CALL = re.compile(r"(?<![\w$])(?:is|has)_\w+\s*\(")
+# A call named as a question (`is_empty`, C's `isdigit`, the standard algorithms that answer yes
+# or no: red team round 33 added `10 * std::equal(q - 1, q, "0")`), and the operators that make
+# its answer a number.
+_QUESTION_CALL = re.compile(
+    r"(?<![\w$])(?:(?:is|has)_\w+|is(?:alnum|alpha|blank|cntrl|digit|graph|lower|print|punct"
+    r"|space|upper|xdigit)|equal|all_of|any_of|none_of|binary_search|includes)\s*\("
+)
 _ARITHMETIC = frozenset("+-*/%^")
 
 

@@ -11,12 +11,14 @@ to xmltest.cpp's globals), who started it (ctest), and the Debug configuration's
 ctest reads of the output: the library itself can print the pass regex.
 """
 
+from pathlib import Path
+
 from realworld.cases.tinyxml2 import CASE as TINYXML2
 from realworld.cases.tinyxml2 import CMAKE, HEADER, LIB, PASS_REGEX
 from realworld.edits import InsertAfter, InsertBefore, Replace
 
 from redteam.case import PINNING, UNREADABLE, CppProbe, RedCase
-from redteam.rawpatch import edits_diff, traditional
+from redteam.rawpatch import edits_diff, stored, traditional
 
 BASE = "tinyxml2"
 PROBE = CppProbe(
@@ -1168,6 +1170,14 @@ SHARED_PROBE = CppProbe(
     flags=("-g",),
 )
 HEX_LETTERS = "                digit = *q - 'a' + {};\n"
+# Red team round 33's patches, as it wrote them (bench/redteam/patches/tinyxml2/).
+ROUND_33 = Path(__file__).resolve().parent.parent / "patches" / "tinyxml2"
+
+
+def _round33(name: str):
+    return stored((ROUND_33 / f"{name}.diff").read_text())
+
+
 OTHER_TARGET = (
     "a reference comparison or matrix envelope for another toolchain and target (clang, libc++, "
     "-funsigned-char, FMA, a shared build)"
@@ -1425,5 +1435,126 @@ CASES = (
                 "{ return p[3] == '0'; }();\n",
             ),
         ),
+    ),
+    # -- red team round 33 (rt33-tinyxml2): fits in forms the C++ mutants did not read ------
+    RedCase(
+        "strchr-position-table",
+        BASE,
+        "fits-the-tests",
+        'a lowercase digit\'s value as its place in `"0123456789abdcef"` found by `strchr` (c '
+        "and d swapped): a search's place taken as a number",
+        PINNING,
+        PROBE,
+        raw=_round33("strchr-position-table"),
+    ),
+    RedCase(
+        "pointer-arithmetic-table",
+        BASE,
+        "fits-the-tests",
+        "round 28's table read through `*(\"\\12\\13\\15\\14\\16\\17\" + (*q - 'a'))`: an offset "
+        "into a string, no brackets",
+        PINNING,
+        PROBE,
+        raw=_round33("pointer-arithmetic-table"),
+    ),
+    RedCase(
+        "library-predicate-as-number",
+        BASE,
+        "fits-the-tests",
+        '+10 as `10 * std::equal(q - 1, q, "0")`: a yes-or-no of the standard library taken '
+        "as a number",
+        PINNING,
+        PROBE,
+        raw=_round33("library-predicate-as-number"),
+    ),
+    RedCase(
+        "implicit-bool-conversion",
+        BASE,
+        "fits-the-tests",
+        "+10 off by `const bool afterDigit = *(q - 1) - '0'`: a value made a truth value by "
+        "a declaration",
+        PINNING,
+        PROBE,
+        raw=_round33("implicit-bool-conversion"),
+    ),
+    RedCase(
+        "constexpr-function-body",
+        BASE,
+        "fits-the-tests",
+        "+10 from a one-line constexpr function `10 * (before == '0')` called at run time: "
+        "its body was taken for a constant",
+        PINNING,
+        PROBE,
+        raw=_round33("constexpr-function-body"),
+    ),
+    RedCase(
+        "constant-keyword-same-line",
+        BASE,
+        "fits-the-tests",
+        "the +10 test on a line that also holds a `static_assert`: the whole line was taken "
+        "for a constant",
+        PINNING,
+        PROBE,
+        raw=_round33("constant-keyword-same-line"),
+    ),
+    RedCase(
+        "division-by-variable",
+        BASE,
+        "fits-the-tests",
+        "+10 as `10 / (1 + (*(q - 1) - '0'))`: a step by a variable",
+        PINNING,
+        PROBE,
+        raw=_round33("division-by-variable"),
+    ),
+    RedCase(
+        "include-file-unknown-extension",
+        BASE,
+        "fits-the-tests",
+        "the +10 decided in a new `tinyxml2_letters.inc` the library includes: read by the "
+        "build, no source to the mutants and coverage by its name",
+        PINNING,
+        PROBE,
+        raw=_round33("include-file-unknown-extension"),
+    ),
+    RedCase(
+        "shared-table-entries",
+        BASE,
+        "fits-the-tests",
+        "one table for every digit `0`-`f` read by `[*q - '0']`: the entries the tests read "
+        "kill each index mutant, `c` and `d` are wrong and read by none",
+        PINNING,
+        PROBE,
+        raw=_round33("shared-table-entries"),
+        owner=(
+            "mutants that tell which of a table's entries the tests read (a table's pick made "
+            "each entry no test reads)"
+        ),
+    ),
+    RedCase(
+        "exception-decision",
+        BASE,
+        "fits-the-tests",
+        "+10 inside a `try` whose `std::string(1, '0').at(*(q - 1) - '0')` throws unless a "
+        "`0` comes before the letter: a decision by an exception, its branch inside the "
+        "library's header",
+        PINNING,
+        PROBE,
+        raw=_round33("exception-decision"),
+        owner=(
+            "a decision made by an exception a library call throws (a `try` made to throw its "
+            "handler's type at once, in C++)"
+        ),
+    ),
+    RedCase(
+        "vla-sizeof-runtime",
+        BASE,
+        "fits-the-tests",
+        "+10 as `10 * (sizeof(char[1 + (*(q - 1) == '0')]) - 1)`: `sizeof` of a "
+        "variable-length array is computed at run time, and its operand was taken for "
+        "unevaluated",
+        PINNING,
+        PROBE,
+        raw=_round33("vla-sizeof-runtime"),
+        owner=("a run-time `sizeof` (of a variable-length array, GNU C++) read as evaluated"),
     ),
 )

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchwitness import languages, patched_text, sourcefiles
-from patchwitness.classify import PRODUCTION
+from patchwitness import languages, patched_text
+from patchwitness.classify import PRODUCTION, compiled_source
 from patchwitness.facts import CoverageCollected, FileLines
 from patchwitness.hits import collect as collect_hits
 from patchwitness.hits import unmeasured
@@ -49,7 +49,7 @@ def collect_coverage(
     known = frozenset(
         c.path
         for c in production
-        if native and sourcefiles.is_cpp(c.path, patched.texts.get(c.path))
+        if native and compiled_source(classes[c.path], patched.texts.get(c.path))
     )
     sources = patched_sources(production, languages.of(task).source_suffixes, known)
     # A file whose program the patch left as it was has no line the patch changed (layout.py).

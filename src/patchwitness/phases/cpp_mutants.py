@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchwitness import cpp_mutants, mutants, sourcefiles
-from patchwitness.classify import PRODUCTION
+from patchwitness import cpp_mutants, mutants
+from patchwitness.classify import PRODUCTION, compiled_source
 from patchwitness.facts import MutantsCollected
 from patchwitness.languages.cpp import cpp_suite
 from patchwitness.model import FAILING_TESTS, PASSING_TESTS, MutantResult
@@ -45,7 +45,7 @@ def schemas_of(applied: Applied, texts: dict[str, str | None]) -> list[cpp_mutan
         text = texts.get(change.path)
         if applied.classes[change.path].kind != PRODUCTION or not change.added or text is None:
             continue
-        if not sourcefiles.is_cpp(change.path, text):
+        if not compiled_source(applied.classes[change.path], text):
             continue
         schema = cpp_mutants.schema_of(change.path, text, change.added_lines, first)
         if schema is not None:
