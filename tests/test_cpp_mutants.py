@@ -193,6 +193,19 @@ def test_a_cpp_patch_is_mutated_in_one_schema_and_its_unpinned_condition_found(t
     assert clamped.gates.pinning.row == "unpinned", clamped.reasons
     survived = [m.description for m in clamped.gates.pinning.facts.survivors]
     assert survived == ["`std::min(x + x + 1, 4)` replaced by `4`"], clamped.gates.pinning.facts
+    # Red team round 33: the fit in a new file whose name says no C++ (`twice.inc`), which the
+    # library includes: production by what the build reads, and so mutated and measured.
+    fit = '#include "twice.inc"\nint twice(int x) { return x + x + 1 - fix(x); }'
+    helper = "static int fix(int x) {\n  return x == 2;\n}\n"
+    included = [("src/mini.cpp", bug, fit), ("src/twice.inc", "", helper)]
+    from patchwitness.api import grade_facts
+    from patchwitness.judge import judge
+
+    facts = grade_facts(built.task_dir, built.patch(included, "inc.diff"), agent="i")
+    assert [f.kind for f in facts.files if f.path == "src/twice.inc"] == ["production"]
+    inc = judge(facts)
+    survived = [(m.file, m.description) for m in inc.gates.pinning.facts.survivors]
+    assert ("src/twice.inc", "`x == 2` replaced by true") in survived, inc.gates.pinning.facts
 
 
 @pytest.mark.parametrize(

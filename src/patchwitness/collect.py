@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from patchwitness import failure_log, gitpatch, languages, patched_text, python_ast
-from patchwitness.classify import GRADER, INFRA, TEST, Classified
+from patchwitness.classify import GRADER, INFRA, PRODUCTION, TEST, Classified
 from patchwitness.errors import GradeStop
 from patchwitness.facts import GradeFacts, OutsideCollected, PristineCollected, Stop, TaskFacts
 from patchwitness.model import build_models
@@ -59,7 +59,7 @@ from patchwitness.policy import Policy
 from patchwitness.settings import Settings
 from patchwitness.suites import Focus, SuiteRun
 from patchwitness.task import Task
-from patchwitness.workspace import require_commit
+from patchwitness.workspace import as_text, require_commit, safe_read
 
 
 def load_judge() -> None:
@@ -452,8 +452,28 @@ def _mutants(
         return  # not asked for (nor is coverage, without which nothing is asked of the tests)
     if _skipped(facts, ctx, measured, "mutants"):
         return
-    texts = text_facts.changed_programs()
+    late = _production_since_the_run(applied, tree, set(text_facts.texts))
+    texts = {**late, **text_facts.changed_programs()}
     facts.mutants = collect_mutants(ctx, tree, applied, measured, texts, facts.hidden, focus, early)
+
+
+def _production_since_the_run(
+    applied: Applied, tree: Tree, read: set[str]
+) -> dict[str, str | None]:
+    """The text of each file the patched run showed to be production that the patch's reading
+    did not know as such (a `table.inc` the library's build includes: red team round 33): an
+    added file is its added lines; another is read from the tree."""
+    out: dict[str, str | None] = {}
+    for change in applied.patch.files:
+        if change.path in read or change.status == "removed":
+            continue
+        if applied.classes[change.path].kind != PRODUCTION:
+            continue
+        if change.status == "added":
+            out[change.path] = "".join(f"{line}\n" for _, line in change.added)
+        else:
+            out[change.path] = as_text(safe_read(tree.ws.repo, change.path))
+    return out
 
 
 def _reference(
