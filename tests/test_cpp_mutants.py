@@ -795,3 +795,24 @@ def test_red_team_round_33s_fits_of_tinyxml2_each_have_a_mutant(tmp_path):
         check=True,
         capture_output=True,
     )
+
+
+def test_a_choice_found_twice_for_one_span_is_made_once():
+    """markupsafe's `by_size[(size - 1024) >> (8 * sizeof(size_t) - 1)]` is a table's index and
+    a step by a variable: two choices of one span each held the other, and neither was made (a
+    red-team case of round 24 accepted again). The index's mutants are made, once."""
+    text = (
+        "typedef int (*escaper)(int);\n"
+        "int pick(escaper two, escaper four, unsigned long size, int c) {\n"
+        "  escaper by_size[2] = {two, four};\n"
+        "  return by_size[(size - 1024) >> (8 * sizeof(unsigned long) - 1)](c);\n"
+        "}\n"
+    )
+    schema = schema_of("p.c", text, [4])
+    assert schema is not None
+    index = "the index `(size - 1024) >> (8 * sizeof(unsigned long) - 1)`"
+    assert sorted(m.description for m in schema.mutants) == [
+        f"{index} kept at the first value it took",
+        f"{index} made 0",
+        f"{index} made 1",
+    ]

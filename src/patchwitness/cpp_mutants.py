@@ -218,12 +218,16 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
         if not any(c.start <= p.start and p.end <= c.end for c in comparisons)
     ]
     picks += _choices(code, starts, wanted, comparisons)
-    # A step that is a table's index is kept as the index's own mutant.
-    indices = {(p.start, p.end) for p in picks if isinstance(p, _Index)}
-    picks += [k for k in _kept_values(code, starts, wanted) if (k.start, k.end) not in indices]
-    taken = {(p.start, p.end) for p in picks}
-    picks += [b for b in _bit_operations(code, starts, wanted) if (b.start, b.end) not in taken]
+    picks += _kept_values(code, starts, wanted)
+    picks += _bit_operations(code, starts, wanted)
     picks += _steps_by_a_variable(code, starts, wanted)
+    # One choice per span, the first found (a table's index before a step of the same text):
+    # two of one span would each hold the other, and neither be made (markupsafe's
+    # `by_size[(size - 1024) >> (8 * sizeof(size_t) - 1)]` once lost its index that way).
+    first_of: dict[tuple[int, int], object] = {}
+    for found in picks:
+        first_of.setdefault((found.start, found.end), found)
+    picks = list(first_of.values())
     shut = _unevaluated(code) + _constant_spans(code) + _constant_statements(code)
     conditions = [c for c in conditions if not _within_span(c, shut)]
     comparisons = [c for c in comparisons if not _within_any(c, shut)]
