@@ -563,13 +563,6 @@ _SPACED = re.compile(
 )
 
 
-# A lambda's own `constexpr` (`[&]() constexpr { ... }()`): the lambda runs when it is called, at
-# run time here (red team round 28 hid a comparison in one); and `x.template get<0>()`, a member
-# template named, not one declared.
-_LAMBDA_CONSTEXPR = re.compile(r"\)\s*(?:mutable\s+)?constexpr\b")
-_NAMES_A_TEMPLATE = re.compile(r"(?:\.|->|::)\s*template\b")
-
-
 def _constant_spans(code: str) -> list[tuple[int, int]]:
     """Where an expression is a constant one inside a statement that is not: a template's head
     and `enable_if`'s arguments (`<...>`), `alignas(...)`, an enumeration's body (`{...}`)."""
@@ -597,7 +590,7 @@ def _constant_statements(code: str) -> list[tuple[int, int]]:
         if close is not None:
             out.append((match.start(), close + 1))
     for match in _DECLARED_CONSTANT.finditer(code):
-        before = code[: match.start()].rstrip()
+        before = code[max(0, match.start() - 80) : match.start()].rstrip()
         if re.search(r"(?<![\w$])if$", before):
             opening = code.find("(", match.end())
             close = match_close(code, opening) if opening != -1 else None
@@ -666,13 +659,11 @@ def _angle_close(code: str, opening: int) -> int | None:
 
 
 def _asks_a_constant(statement: str) -> bool:
-    """Whether a statement asks for a constant expression: a keyword of one outside what the
-    compiler reads without running (`sizeof(enum E)` asks none), a lambda's specifier and a
-    member template's name."""
-    cleaned = _NAMES_A_TEMPLATE.sub(".", _LAMBDA_CONSTEXPR.sub(")", statement))
-    for start, end in reversed(_unevaluated(cleaned)):
-        cleaned = cleaned[:start] + cleaned[end:]
-    return _CONSTANT_CONTEXT.search(cleaned) is not None
+    """Whether a statement as a whole asks for a constant expression: a `case` label's, a
+    requires-clause's, a template's declaration. What else the compiler evaluates is constant
+    where it stands (`_constant_statements`, `_constant_spans`): a lambda's own `constexpr`
+    (red team round 28) and `x.template get<0>()` are no such request."""
+    return _CONSTANT_CONTEXT.search(statement) is not None
 
 
 def _statement_so_far(code: str, begin: int, line: str) -> str:
@@ -903,7 +894,7 @@ def _bool_initializers(code: str, starts: list[int], wanted: set[int]) -> list[_
     """The value each `bool` declared on a `wanted` line is given, when it is more than a
     constant: made true and false."""
     out = []
-    for begin, line in _choice_lines(code, starts, wanted):
+    for begin, line in _function_lines(code, starts, wanted):
         for match in _BOOL_DECLARED.finditer(line):
             end = line.find(";", match.end())
             value = line[match.end() : end] if end != -1 else ""
@@ -934,12 +925,11 @@ _COUNT_CALL = re.compile(
     r"|str(?:r?chr|pbrk|str)|memr?chr|wcsr?chr"
     r"|__builtin_(?:popcount|clz|ctz|ffs)(?:ll|l)?)\s*\("
 )
+_RECEIVER = r"(?<![\w$])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*\s*(?:\.|->)\s*"
 _MEMBER_COUNT = re.compile(
-    r"(?<![\w$])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*\s*(?:\.|->)\s*(?:size|length|count)"
-    r"\s*\(\s*\)"
+    _RECEIVER + r"(?:(?:size|length|count)\s*\(\s*\)"
     # a position in a string (`s.find(c)`, npos when it is not there), as Python's `find`
-    r"|(?<![\w$])[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*\s*(?:\.|->)\s*"
-    r"(?:r?find|find_(?:first|last)_(?:not_)?of)\s*\("
+    r"|(?:r?find|find_(?:first|last)_(?:not_)?of)\s*\()"
 )
 # Names that read nothing: a macro's conventional capitals, and what the compiler answers.
 _READS = re.compile(r"(?<![\w$])(?!(?:sizeof|alignof|true|false|nullptr)\b)[A-Za-z_]\w*")
@@ -948,13 +938,22 @@ _READS = re.compile(r"(?<![\w$])(?!(?:sizeof|alignof|true|false|nullptr)\b)[A-Za
 _LITERAL_OFFSET = re.compile(r'"\s*\+\s*')
 
 
+def _function_lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[int, str]]:
+    """The run-time `wanted` lines inside a function and outside a directive: where a value
+    may be replaced by an expression that calls the selector (at file scope, C asks for a
+    constant, and the schema would be lost whole)."""
+    return [
+        (begin, line)
+        for begin, line in _choice_lines(code, starts, wanted)
+        if not line.lstrip().startswith("#") and _in_a_function(code, begin)
+    ]
+
+
 def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
     """The steps by a constant and the counts taken as a number on `wanted` lines, in a
     function, outside a macro and a constant expression, that read a variable or a call."""
     out = []
-    for begin, line in _choice_lines(code, starts, wanted):
-        if line.lstrip().startswith("#") or not _in_a_function(code, begin):
-            continue
+    for begin, line in _function_lines(code, starts, wanted):
         for match in _STEP.finditer(line):
             after = _AFTER_SHIFT if match.group(1) in ("<<", ">>") else _AFTER_DIVISION
             if not after.match(line, match.end()):
@@ -997,9 +996,7 @@ def _steps_by_a_variable(code: str, starts: list[int], wanted: set[int]) -> list
     (red team round 33: `10 / (1 + (*(q - 1) - '0'))`, 10 after the tests' every `0` and 0 or
     less after any other digit)."""
     out = []
-    for begin, line in _choice_lines(code, starts, wanted):
-        if line.lstrip().startswith("#") or not _in_a_function(code, begin):
-            continue
+    for begin, line in _function_lines(code, starts, wanted):
         for match in _STEP_BY.finditer(line):
             shift = match.group(1) in ("<<", ">>")
             if shift and _template_list(line, match.start()) is not None:
@@ -1025,9 +1022,7 @@ def _bit_operations(code: str, starts: list[int], wanted: set[int]) -> list[_Kep
     expression is whole: an argument, a parenthesized group, what `=` or `return` gives (red
     team round 30 fitted python-ulid's dates by bit 39 of a count, in Python; the same in C)."""
     out: list[_Kept | _Pick] = []
-    for begin, line in _choice_lines(code, starts, wanted):
-        if line.lstrip().startswith("#") or not _in_a_function(code, begin):
-            continue
+    for begin, line in _function_lines(code, starts, wanted):
         for start, end in _whole_expressions(line):
             found = _bit_operation(line, start, end)
             if found is not None:

@@ -337,16 +337,6 @@ def _asserts(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
 _STEPS = (ast.FloorDiv, ast.Mod, ast.RShift, ast.LShift)
 # Arithmetic written as a call (red team round 30 shifted by `.__rshift__(39)`): each operator's
 # method, and the operator module's function of it.
-_METHODS = {
-    "__floordiv__": ast.FloorDiv,
-    "__mod__": ast.Mod,
-    "__rshift__": ast.RShift,
-    "__lshift__": ast.LShift,
-    "__pow__": ast.Pow,
-    "__and__": ast.BitAnd,
-    "__or__": ast.BitOr,
-    "__xor__": ast.BitXor,
-}
 _FUNCTIONS = {
     "floordiv": ast.FloorDiv,
     "mod": ast.Mod,
@@ -357,6 +347,15 @@ _FUNCTIONS = {
     "or_": ast.BitOr,
     "xor": ast.BitXor,
 }
+_METHODS = {f"__{name.rstrip('_')}__": op for name, op in _FUNCTIONS.items()}
+
+
+def _called_name(node: ast.AST) -> str | None:
+    """The name a call is made by, `f(...)` or `x.f(...)`; None for anything else."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
 def _arithmetic(node: ast.AST) -> tuple[type, ast.expr, ast.expr] | None:
@@ -371,7 +370,7 @@ def _arithmetic(node: ast.AST) -> tuple[type, ast.expr, ast.expr] | None:
         return None
     if isinstance(func, ast.Attribute) and func.attr in _METHODS and len(args) == 1:
         return _METHODS[func.attr], func.value, args[0]
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    name = _called_name(node)
     if name in _FUNCTIONS and len(args) == 2:
         module = func.value if isinstance(func, ast.Attribute) else None
         if module is None or (isinstance(module, ast.Name) and module.id == "operator"):
@@ -516,9 +515,7 @@ def _is_cast(node: ast.AST) -> bool:
     """`int(x)`, `float(x)`, `round(x)`, `operator.index(x)`: one argument's value handed on."""
     if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords:
         return False
-    func = node.func
-    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-    return name in _CASTS
+    return _called_name(node) in _CASTS
 
 
 def _an_operand(parent: ast.AST, child: ast.AST) -> bool:
@@ -540,9 +537,7 @@ def _called_step(node: ast.AST, operand: bool) -> bool:
     of it would read as a constant too."""
     if not operand or not isinstance(node, ast.Call):
         return False
-    called = node.func.attr if isinstance(node.func, ast.Attribute) else None
-    called = node.func.id if isinstance(node.func, ast.Name) else called
-    return called in _COUNTS
+    return _called_name(node) in _COUNTS
 
 
 def _jumps(node: ast.AST) -> bool:
@@ -558,8 +553,7 @@ def _jumps(node: ast.AST) -> bool:
         return op in (ast.Pow, *_STEPS) and _constant_like(right)
     if not isinstance(node, ast.Call) or not node.args:
         return False
-    called = node.func.attr if isinstance(node.func, ast.Attribute) else None
-    called = node.func.id if isinstance(node.func, ast.Name) else called
+    called = _called_name(node)
     if called in _ROUNDING and any(
         isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(node.args[0])
     ):

@@ -9,7 +9,8 @@ over each mutant with only their own files collected (the rest of the suite is n
 when, so collected, they pass over the unmutated patch: then only the mutant differs between
 that control run and a mutant's. A mutant is killed when a test that
 passed with the patch does not pass over it (fails, errors, goes missing, or the run does not
-finish in its time). A compiled extension's mutants, one schema, run in the grader's tree.
+finish in its time). A compiled extension's mutants, one schema, are built once in a fresh
+checkout, and each of their runs takes a copy of that tree.
 
 How a language's mutants are made is its adapter's `mutants`: Python's each as its own text
 (`EACH_TEXT`, here), C and C++'s all in one schema chosen at run time (`ONE_SCHEMA`,
@@ -18,6 +19,7 @@ phases/cpp_mutants.py), since each C++ text would need a rebuild of its translat
 
 from __future__ import annotations
 
+import functools
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -177,13 +179,15 @@ def _run_schema(
             return NOT_ASKED[1]
         template, suite = ws, ctx.suite
         assert isinstance(suite, PythonSuite)
-        built: list[str] = []  # why the schemas did not build, once they were asked to
+
+        @functools.cache
+        def build() -> str:
+            """The schemas built in the template, once, when first asked: why not, or ''."""
+            return suite.build(template.repo, template.new_dir("build"))
 
         def ask(keys: list[str], number: int) -> tuple[bool, str]:
-            if not built:
-                built.append(suite.build(template.repo, template.new_dir("build")))
-            if built[0]:
-                return True, built[0]
+            if build():
+                return True, build()
             with template.copy() as copy:
                 return _ask(ctx, copy, keys, asking.limit, ((VARIABLE, str(number)),))
 
