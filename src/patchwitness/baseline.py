@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +27,16 @@ from patchwitness.model import Cases, Outcome, TestRun
 from patchwitness.outcomes import cases as test_cases
 from patchwitness.pytest_config import PytestConfig
 from patchwitness.settings import Settings
-from patchwitness.suites import NO_FOCUS, Focus, Instrumentation, RunSurface, Suite, SuiteRun
+from patchwitness.suites import (
+    AT_THE_GRADER,
+    NO_FOCUS,
+    Focus,
+    Instrumentation,
+    RunSurface,
+    Suite,
+    SuiteRun,
+    Surroundings,
+)
 from patchwitness.task import Task
 from patchwitness.workspace import Workspace
 
@@ -314,14 +324,16 @@ def compute(
         # The census is taken before anything runs: tests may write files into the tree.
         inventory = scan_tree(where.ws.repo, scan_options(task, config))
         where.focus = test_focus(inventory)
-        results: list[SuiteRun] = []
-        for index in range(max(1, runs)):
-            result = where.run(f"baseline-{index}")
-            validate_run(task, result, log_dir(cache, key))
-            results.append(result)
-        chosen, chosen_run, trials = None, None, []
-        if coverage and task.options.coverage.enabled:
-            chosen, chosen_run, trials = choose_instrumentation(where, results)
+        wanted = coverage and task.options.coverage.enabled
+        with instrumented_beside(where, suite.instrumentations()[:1] if wanted else []) as early:
+            results: list[SuiteRun] = []
+            for index in range(max(1, runs)):
+                result = where.run(f"baseline-{index}")
+                validate_run(task, result, log_dir(cache, key))
+                results.append(result)
+            chosen, chosen_run, trials = None, None, []
+            if wanted:
+                chosen, chosen_run, trials = choose_instrumentation(where, results, early)
     instrumented = chosen_run.run if chosen_run is not None else None
     first = results[0]
     # Cases that differ between the SHA's runs are flaky, never judged (outcomes/cases.py).
@@ -364,13 +376,42 @@ def compute(
     return baseline
 
 
+@dataclass(frozen=True)
+class Early:
+    """An instrumented run at the SHA started beside the plain runs."""
+
+    variant: Instrumentation
+    future: Future[SuiteRun]
+
+
+@contextlib.contextmanager
+def instrumented_beside(
+    where: ShaTree, variants: list[Instrumentation], around: Surroundings = AT_THE_GRADER
+) -> Iterator[Early | None]:
+    """The run of `variants`' first (the one nearly every task ends up with) started now, in a
+    copy of the checkout taken before any run wrote into it, on a core of its own: the plain
+    runs and it share nothing but the machine. Only in a fresh checkout: a warm slot's builds
+    are its snapshots, one run at a time. None when there is nothing to start."""
+    if not variants or where.slot is not None:
+        yield None
+        return
+    variant = variants[0]
+    # The pool is left first: a run no one asked for (the plain run failed the task) is waited
+    # for before its copy goes, never leaked.
+    with where.ws.copy() as copy, ThreadPoolExecutor(1, "instrumented-beside") as pool:
+        scratch = copy.new_dir("instrumented")
+        future = pool.submit(where.suite.run, copy.repo, scratch, instrument=variant, around=around)
+        yield Early(variant, future)
+
+
 def choose_instrumentation(
-    where: ShaTree, plain: list[SuiteRun]
+    where: ShaTree, plain: list[SuiteRun], early: Early | None = None
 ) -> tuple[Instrumentation | None, SuiteRun | None, list[str]]:
     """The richest instrumentation under which the SHA builds, its tests do what they do in
     the plain run, and the coverage tool reads what the run left. The grader's own flags must
     never be what turns a test red, and its own tool never what makes a patch uncovered: when
-    the tool cannot read the SHA's data, coverage is not measurable for every patch."""
+    the tool cannot read the SHA's data, coverage is not measurable for every patch. `early`:
+    the first variant's run, started beside the plain ones (`instrumented_beside`)."""
     varying = {
         k
         for r in plain[1:]
@@ -379,7 +420,10 @@ def choose_instrumentation(
     }
     trials: list[str] = []
     for variant in where.suite.instrumentations():
-        run = where.run("instrumented", variant)
+        if early is not None and early.variant == variant:
+            run = early.future.result()
+        else:
+            run = where.run("instrumented", variant)
         why = instrumented_differs(run, plain[0], varying)
         if not why:
             unread = where.suite.coverage_problem(

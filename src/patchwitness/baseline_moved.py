@@ -21,6 +21,8 @@ from pathlib import Path
 from patchwitness import affected, history, python_imports
 from patchwitness.baseline import (
     Baseline,
+    ShaTree,
+    instrumented_beside,
     instrumented_differs,
     scan_options,
 )
@@ -129,22 +131,22 @@ def move(
         if not again:
             return _moved(near, key, inventory, config, again, [], None, followed), ""
         around = Surroundings(select=tuple(sorted(f"{part}::" for part in again)))
-        results = []
-        for index in range(max(1, runs)):
-            result = suite.run(repo, ws.new_dir(f"baseline-{index}"), around=around)
-            if result.timed_out or result.build_failed or not result.started:
-                return None, said + "the tests run again did not finish with a report"
-            results.append(result)
-        left_out = {near.run.ids.get(k, k) for k in near.collected if _part(k) not in again}
-        if set(results[0].deselected) != left_out:
-            return None, said + "the tests left out are not the near commit's"
-        instrumented = None
-        if coverage and near.instrumentation is not None:
-            instrumented = suite.run(
-                repo, ws.new_dir("instrumented"), instrument=near.instrumentation, around=around
-            )
-            if instrumented_differs(instrumented, results[0], _varied(results)):
-                return None, said + "the tests run again behave differently instrumented"
+        variants = [near.instrumentation] if coverage and near.instrumentation is not None else []
+        with instrumented_beside(ShaTree(ws, suite), variants, around) as early:
+            results = []
+            for index in range(max(1, runs)):
+                result = suite.run(repo, ws.new_dir(f"baseline-{index}"), around=around)
+                if result.timed_out or result.build_failed or not result.started:
+                    return None, said + "the tests run again did not finish with a report"
+                results.append(result)
+            left_out = {near.run.ids.get(k, k) for k in near.collected if _part(k) not in again}
+            if set(results[0].deselected) != left_out:
+                return None, said + "the tests left out are not the near commit's"
+            instrumented = early.future.result() if early is not None else None
+        if instrumented is not None and instrumented_differs(
+            instrumented, results[0], _varied(results)
+        ):
+            return None, said + "the tests run again behave differently instrumented"
         baseline = _moved(near, key, inventory, config, again, results, instrumented, followed)
     return baseline, ""
 
