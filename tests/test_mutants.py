@@ -375,6 +375,30 @@ def test_each_pair_of_a_multiple_assignment_is_left_out_alone():
     assert not [m for m in mutants_of("m.py", unpacked, [2]) if "left out" in m.description]
 
 
+def test_each_call_of_a_tuple_or_list_written_out_is_left_out_alone():
+    """Red team round 34: pluggy's undo returned `lambda: (undo(), before("undo", (), {}))`,
+    the honest dedent in place and a level opened again after it, which no test read."""
+    text = 'def f(undo, before):\n    return lambda: (undo(), before("undo", (), {}))\n'
+    parts = [
+        (m.description, m.text.splitlines()[1].strip())
+        for m in mutants_of("m.py", text, [2])
+        if "left out" in m.description
+    ]
+    assert parts == [
+        (
+            '`undo()` left out of `(undo(), before("undo", (), {}))`',
+            'return lambda: (None, before("undo", (), {}))',
+        ),
+        (
+            '`before("undo", (), {})` left out of `(undo(), before("undo", (), {}))`',
+            "return lambda: (undo(), None)",
+        ),
+    ]
+    listed = "def g(a):\n    [a.flush(), a.close()]\n    x = (a.read(),)\n"
+    left_out = [m.line for m in mutants_of("m.py", listed, [2, 3]) if "left out" in m.description]
+    assert left_out == [2, 2]  # a tuple of one is a value, not a sequence
+
+
 def test_each_change_of_a_file_is_undone_alone_where_that_changes_the_program():
     from patchwitness.mutants import CHANGE_REVERTED, reverted
 

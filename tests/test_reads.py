@@ -736,3 +736,38 @@ def test_an_exception_asked_about_inside_its_own_handler_asks_nothing():
     )
     found = findings("pkg/m.py", source, set(range(1, 8)), RUN, ("pkg",))
     assert not [f for f in found if "handles" in f.message], found
+
+
+IMPLICIT_EFFECTS = [
+    # red team round 34: the dedent ran when the tracer formatted the object, which it does
+    # only with a writer set, as the tests set one
+    "class U:\n    def __str__(self):\n        self.root.indent -= 1\n        return 'x'\n",
+    "class U:\n    def __repr__(self):\n        self.log.append(1)\n        return 'x'\n",
+    "class U:\n    def __bool__(self):\n        global _N\n        _N = 1\n        return True\n",
+    "class U:\n    def __format__(self, spec):\n        setattr(self.root, 'indent', 0)\n"
+    "        return ''\n",
+    "class U:\n    def __eq__(self, other):\n        other.seen = True\n        return True\n",
+    "class U:\n    def __len__(self):\n        STATE[0] += 1\n        return 0\n",
+]
+# What a data-model method may do to itself: keep its own answer, raise, compute a value.
+IMPLICIT_AND_OWN = [
+    "class U:\n    def __hash__(self):\n        self._hash = hash(self.key)\n"
+    "        return self._hash\n",
+    "class U:\n    def __repr__(self):\n        parts = [repr(p) for p in self.parts]\n"
+    "        return ', '.join(parts)\n",
+    "class U:\n    def __getattr__(self, name):\n        setattr(self, name, 1)\n"
+    "        return 1\n",
+    "class U:\n    def __del__(self):\n        self.stream.close()\n",
+    "class U:\n    def close(self):\n        self.root.indent -= 1\n",
+    "def __str__(self):\n    self.root.indent -= 1\n",  # no method of a class
+]
+
+
+@pytest.mark.parametrize("source", IMPLICIT_EFFECTS)
+def test_an_effect_in_a_method_the_runtime_calls_on_its_own_asks_for_review(source):
+    assert kinds(source) == {PROCESS}, read(source)
+
+
+@pytest.mark.parametrize("source", IMPLICIT_AND_OWN)
+def test_a_data_model_method_that_keeps_to_its_own_object_reads_nothing(source):
+    assert kinds(source) == set(), read(source)

@@ -138,6 +138,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _handlers(tree, text, lines)
     edits += _boundaries(tree, text, lines)
     edits += _deletions(tree, text, lines)
+    edits += _calls_in_a_display(tree, text, lines)
     edits += _assignment_parts(tree, text, lines)
     edits += _asserts(tree, text, lines)
     out = []
@@ -675,6 +676,30 @@ def _deletions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
         if all(n in lines for n in range(node.lineno, end + 1)):
             shown = _segment(text, node)
             out.append((STATEMENT_DELETED, node, "pass", f"`{shown}` deleted"))
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _calls_in_a_display(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """A call that is one item of a tuple or list written out (`lambda: (undo(), before())`,
+    `[flush(), close()]`) on an added line, made None: a display of calls is a sequence of
+    statements by another spelling, and each one is deleted as a statement would be (red team
+    round 34 reopened pluggy's tracer as the second item of the tuple its undo returned)."""
+    out: list[Edit] = []
+    # `a, b = f(), g()`: each pair is left out by _assignment_parts.
+    paired = {
+        id(n.value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1
+        if isinstance(n.targets[0], ast.Tuple | ast.List)
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Tuple | ast.List) or len(node.elts) < 2 or id(node) in paired:
+            continue
+        for item in node.elts:
+            if not isinstance(item, ast.Call) or item.lineno not in lines:
+                continue
+            said = f"`{_segment(text, item)}` left out of `{_segment(text, node)}`"
+            out.append((STATEMENT_DELETED, item, "None", said))
     return sorted(out, key=lambda e: e[1].lineno)
 
 

@@ -735,7 +735,100 @@ def findings(
     reader.visit(tree)
     out = reader.out + _kept_state(path, tree, added, harness, frozenset(own))
     out += _fixed_instants(path, tree, added, reader.module)
+    out += _effects_when_called_implicitly(path, tree, added)
     return out + _optional_imports(path, tree, added, frozenset(own))
+
+
+# The methods of Python's data model that the interpreter and the library call on their own:
+# when an object is formatted, printed, logged, compared, hashed, tested for truth, measured or
+# copied. Whoever holds the object decides whether and when they run. (`__del__` and `__iter__`
+# are left out: releasing a resource and stepping an iterator are their own work.)
+CALLED_IMPLICITLY = frozenset(
+    {
+        "__str__", "__repr__", "__format__", "__bytes__", "__bool__", "__len__",
+        "__length_hint__", "__hash__", "__index__", "__int__", "__float__", "__complex__",
+        "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__",
+        "__getattr__", "__dir__", "__sizeof__", "__reduce__", "__reduce_ex__",
+        "__copy__", "__deepcopy__", "__fspath__", "__instancecheck__", "__subclasscheck__",
+    }
+)  # fmt: skip
+
+
+def _effects_when_called_implicitly(path: str, tree: ast.Module, added: set[int]) -> list[Finding]:
+    """An added line of a method the runtime calls on its own (`__str__`, `__eq__`, `__len__`
+    ...) that changes state beyond its own instance's attributes: a store through another
+    object (`self.root.indent -= 1`), into a container, a `global` or `nonlocal`, a call made
+    for its effect. Such a change happens when something formats, compares or measures the
+    object: under the tests a tracer's writer or a log handler may always do so, in a user's
+    run nothing may (red team round 34 dedented pluggy's tracer in the `__str__` of an object
+    handed to the tracer, which formats it only when a writer is set, as the tests set one)."""
+    out: list[Finding] = []
+    methods = [
+        m
+        for cls in ast.walk(tree)
+        if isinstance(cls, ast.ClassDef)
+        for m in cls.body
+        if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    for method in methods:
+        if method.name not in CALLED_IMPLICITLY or not _on_lines(method, added):
+            continue
+        own = method.args.args[0].arg if method.args.args else ""
+        for node in ast.walk(method):
+            if node is method or not _on_lines(node, added) or not isinstance(node, ast.stmt):
+                continue
+            if _changes_beyond(node, own):
+                said = (
+                    f"`{method.name}` changes state beyond its own object; it runs only when "
+                    "something formats, compares or measures the object, which the tests decide"
+                )
+                out.append(Finding(gate=GATE, kind=PROCESS, file=path, line=node.lineno,
+                                   message=said))  # fmt: skip
+                break
+    return out
+
+
+def _changes_beyond(node: ast.stmt, own: str) -> bool:
+    """Whether a statement changes what is not its function's locals or its own object's
+    attributes (`self.cached = ...` is the object's own; `self.root.indent = ...` is not)."""
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Await):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        # A call made for what it does, not for its value; `setattr(self, ...)` is the
+        # object's own.
+        return not _sets_its_own(node.value, own)
+    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+        targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+        return any(_beyond(t, own) for t in targets)
+    return any(_sets(n) and not _sets_its_own(n, own) for n in ast.walk(node))
+
+
+def _sets(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("setattr", "delattr")
+    )
+
+
+def _sets_its_own(node: ast.Call, own: str) -> bool:
+    """`setattr(self, ...)`, `delattr(self, ...)`: the object's own attributes."""
+    first = node.args[0] if node.args else None
+    return _sets(node) and isinstance(first, ast.Name) and first.id == own
+
+
+def _beyond(target: ast.AST, own: str) -> bool:
+    if isinstance(target, ast.Name):
+        return False
+    if isinstance(target, ast.Tuple | ast.List):
+        return any(_beyond(t, own) for t in target.elts)
+    if isinstance(target, ast.Starred):
+        return _beyond(target.value, own)
+    if isinstance(target, ast.Attribute):
+        return not (isinstance(target.value, ast.Name) and target.value.id == own)
+    return True  # a subscript: a container's item
 
 
 # The wall clock: what day it is (monotonic clocks count from an arbitrary start).
