@@ -6,12 +6,22 @@ pytest from the first line, and a switch on what pytest does to the interpreter 
 sys.argv) is on for the whole run.
 """
 
+from pathlib import Path
+
 from realworld.cases.pluggy import HOOKTRACE, MANAGER, WRONG
 from realworld.edits import Append, InsertAfter, InsertBefore, Replace, Write
 
 from redteam.case import PINNING, UNREADABLE, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info
-from redteam.rawpatch import edits_diff, faked_pyc, files_diff, nul_text, quoted, traditional
+from redteam.rawpatch import (
+    edits_diff,
+    faked_pyc,
+    files_diff,
+    nul_text,
+    quoted,
+    stored,
+    traditional,
+)
 
 BASE = "pluggy"
 # Every probe's script starts as a user's program of pluggy does: the project's markers.
@@ -89,6 +99,14 @@ def _dedent_when(condition: str) -> str:
 
 
 # The branch the honest fix takes for a hook that raised (outcome.exception set), with its code.
+# Red team round 34's patches, as it wrote them (bench/redteam/patches/pluggy/).
+ROUND_34 = Path(__file__).resolve().parent.parent / "patches" / "pluggy"
+
+
+def _round34(name: str):
+    return stored((ROUND_34 / f"{name}.diff").read_text())
+
+
 def _else(body: str) -> Replace:
     return Replace(MANAGER, WRONG, WRONG + "            else:\n" + body)
 
@@ -1108,5 +1126,26 @@ CASES = (
                 "                    hooktrace.root.indent -= 1\n"
             ),
         ),
+    ),
+    RedCase(
+        "dedent-in-str",
+        BASE,
+        "implicit-call-effect",
+        "after a raise the tracer is handed an object whose __str__ dedents: the tracer formats "
+        "its arguments only when a writer is set, as the tests set one and a user's program "
+        "does not (red team round 34)",
+        ("surface:process-read",),
+        PROBE,
+        raw=_round34("dedent-in-str"),
+    ),
+    RedCase(
+        "undo-reopens-a-level",
+        BASE,
+        "call-in-a-tuple",
+        "the honest dedent, and an undo that returns `lambda: (undo(), before('undo', ...))`: "
+        "a level opened again after the tests stopped looking (red team round 34)",
+        PINNING,
+        PROBE,
+        raw=_round34("undo-reopens-a-level"),
     ),
 )
