@@ -513,6 +513,38 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
         assert expected != patched, mutant  # each one changes what the program does
 
 
+FUNCTION_OBJECTS = """#include <functional>
+int choose(int n) {
+  int r = 2 - std::equal_to<>{}(n, 5);
+  r += 1 + std::not_equal_to<int>()(n % 2, 0);
+  return r;
+}
+"""
+
+
+def test_a_comparison_written_as_a_function_object_is_a_choice(tmp_path):
+    """Red team round 34 (CLI11): `2 - std::equal_to<>{}(errno, 0)`, a decision with no
+    operator and no question's name. Each mutant compiles and changes what the program does."""
+    schema = schema_of("c.cpp", FUNCTION_OBJECTS, [3, 4])
+    assert schema is not None
+    said = sorted((m.line, m.description) for m in schema.mutants if "replaced" in m.description)
+    assert said == [
+        (3, "`std::equal_to<>{}(n, 5)` replaced by false"),
+        (3, "`std::equal_to<>{}(n, 5)` replaced by true"),
+        (4, "`std::not_equal_to<int>()(n % 2, 0)` replaced by false"),
+        (4, "`std::not_equal_to<int>()(n % 2, 0)` replaced by true"),
+    ]
+    patched = _cpp_program(tmp_path, FUNCTION_OBJECTS, 0)
+    assert patched == "3 3\n"
+    lines = FUNCTION_OBJECTS.splitlines(keepends=True)
+    for mutant in schema.mutants:
+        alone = lines.copy()
+        alone[mutant.line - 1] = mutant.mutated
+        expected = _cpp_program(tmp_path, "".join(alone), 0)
+        assert _cpp_program(tmp_path, schema.text, mutant.number) == expected, mutant
+        assert expected != patched, mutant
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -675,6 +675,11 @@ def test_a_coverage_marker_in_a_comment_is_still_seen():
         "  const long built = parse(__DATE__, __TIME__);",
         "  std::locale here;",
         "  weight *= __libc_single_threaded;",
+        # red team round 34 (CLI11): what earlier calls left, which a test framework sets
+        "  return static_cast<path_type>(2 - std::equal_to<>{}(errno, 0));",
+        "  sigaction(SIGTERM, nullptr, &cur);",
+        "  auto before = std::signal(SIGINT, SIG_DFL);",
+        "  pthread_sigmask(SIG_BLOCK, nullptr, &mask);",
     ],
 )
 def test_what_the_machine_or_the_whole_process_answers_asks_for_review(line):
@@ -701,6 +706,8 @@ def test_the_runners_limits_asked_through_the_c_library(line):
         "  int r = operand(2);",
         "  const double v = std::round(x);",
         "  int brand = make_brand();",
+        "  button.signal(3);",
+        "  int errno_copy = saved_errno_value;",
     ],
 )
 def test_names_like_the_machines_are_nothing(line):
@@ -861,3 +868,20 @@ def test_the_newer_dialect_is_one_above_the_tests_and_the_compilers_default():
     assert newer_dialect([("-std=c++11",)], user) == above[0]  # older tests: above the default
     newest = [d for _, d in STANDARDS][-1]
     assert newer_dialect([("-std=" + newest,)], user) == ""  # nothing above it
+
+
+SPECIALIZED = (
+    "namespace CLI {\n"
+    "template <> path_type path_kind<path_type>(path_type kind) noexcept { return kind; }\n"
+    "}\n"
+)
+
+
+def test_an_explicit_specialization_in_a_translation_unit_asks_for_review():
+    """Red team round 34 (CLI11): the precompiled unit specialized a header's template; a
+    header-only program got the primary. In a header every user sees it: nothing."""
+    in_unit = [(f.kind, f.line) for f in findings("src/Precompile.cpp", SPECIALIZED, {2}, BUILDS)]
+    assert in_unit == [(PROCESS, 2)]
+    assert found(SPECIALIZED, {2}) == []  # include/lib.h
+    primary = "template <typename K> path_type path_kind(K) noexcept { return file; }\n"
+    assert [f for f in findings("src/a.cpp", primary, {1}, BUILDS)] == []

@@ -879,6 +879,14 @@ def _choices(
             if not ((before and before in _ARITHMETIC) or (after and after in _ARITHMETIC)):
                 continue
             out.append(_Negation(start, close + 1))
+        # A comparison written as a function object of <functional> (red team round 34:
+        # `2 - std::equal_to<>{}(errno, 0)`, `1 + std::not_equal_to<>{}(file[1], '\0')`): a
+        # decision with no operator, wherever it stands.
+        for match in _COMPARISON_OBJECT.finditer(line):
+            open_at = begin + match.end() - 1
+            close = match_close(code, open_at)
+            if close is not None and "\n" not in code[open_at:close]:
+                out.append(_Negation(begin + match.start(), close + 1))
     # An index that is a comparison (`table[n >= 7]`) has its mutants as the comparison.
     out += [i for i in _indices(code, starts, wanted) if not _spans(comparisons, i)]
     out += [n for n in _bool_initializers(code, starts, wanted) if not _spans(comparisons, n)]
@@ -1241,6 +1249,12 @@ _QUESTION_CALL = re.compile(
     r"|space|upper|xdigit)|equal|all_of|any_of|none_of|binary_search|includes)\s*\("
 )
 _ARITHMETIC = frozenset("+-*/%^")
+# `std::equal_to<>{}(a, b)`, `std::ranges::less{}(a, b)`, `std::not_equal_to<int>()(a, b)`.
+_COMPARISON_OBJECT = re.compile(
+    r"(?<![\w$.>])(?:::\s*)?(?:(?:std|ranges)\s*::\s*)*(?:equal_to|not_equal_to|less|greater"
+    r"|less_equal|greater_equal|logical_and|logical_or|logical_not)"
+    r"\s*(?:<[^;(){}]*?>)?\s*(?:\{\s*\}|\(\s*\))\s*\("
+)
 
 
 _TO_BOOL = re.compile(r"(?<![\w$.>:])static_cast\s*<\s*bool\s*>\s*\(")

@@ -150,6 +150,12 @@ _MACHINE = re.compile(
     # a checkout whose dates it set (red team round 20: a fix on for 90 s after the build, and
     # one keyed on the header's own date)
     r"|\b__(?:TIMESTAMP|DATE|TIME)__\b"
+    # what earlier calls of the whole process left: the last error any call set, the signal
+    # dispositions and masks (red team round 34: a test framework installs its handlers around
+    # every case and leaves errno set; a user's program starts at SIG_DFL and errno 0)
+    r"|(?<![\w.>])(?:::)?(?:std::)?errno\b|\b__errno_location\b"
+    r"|(?<![\w.>])(?:::)?(?:std::)?(?:sigaction|signal|sigprocmask|pthread_sigmask|sigaltstack"
+    r"|sigpending|sysv_signal|bsd_signal)\s*\("
 )
 # A variable at namespace scope (or a class's static one) initialised by a call: code run before
 # main, in an order between translation units the language leaves open, and what it sees (or
@@ -362,6 +368,7 @@ def findings(
     found += [f for f in _dynamic_initializers(path, text, added) if f.line not in said]
     found += _per_thread(path, text, added)
     found += _kept_across_calls(path, text, added)
+    found += _unit_specializations(path, text, added)
     # One finding of a kind per line: the first reason said is enough.
     seen: set[tuple[str, int | None]] = set()
     return [f for f in found if (f.kind, f.line) not in seen and not seen.add((f.kind, f.line))]
@@ -425,6 +432,34 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
             name = match.group("wrapped") or match.group("name")
             said = f"defines {name}, a function of the C library: every program it links into "
             out.append(_finding(HARNESS, path, number, said + "calls this one (the tests too)"))
+    return out
+
+
+# A translation unit's suffix: what a header's user need never compile.
+_UNIT_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".cp", ".CPP", ".m", ".mm")
+_EXPLICIT_SPECIALIZATION = re.compile(r"(?<![\w>])template\s*<\s*>")
+
+
+def _unit_specializations(path: str, text: str, added: set[int]) -> list[Finding]:
+    """An explicit specialization (`template <>`) the patch adds in a translation unit, not a
+    header: every program built with that unit gets it, and a program that uses the headers
+    without the unit (a header-only user, another library's build) gets the primary template,
+    silently (red team round 34: CLI11's precompiled unit specialized a template of a header
+    to say "directory", which a header-only program never saw). What the tests link is not
+    what every user compiles: review."""
+    if not path.endswith(_UNIT_SUFFIXES):
+        return []
+    code = preprocessor.strip_comments(text)
+    raw = sourcefiles.lines(code)
+    out = []
+    for number in sorted(added):
+        line = raw[number - 1] if number <= len(raw) else ""
+        if _EXPLICIT_SPECIALIZATION.search(line):
+            said = (
+                "an explicit specialization in a translation unit: a program that uses the "
+                "template's header without this unit gets the primary template instead"
+            )
+            out.append(_finding(PROCESS, path, number, said))
     return out
 
 
@@ -797,7 +832,7 @@ _PROCESS_READS = (
         _MACHINE,
         "asks what the machine or the whole process answers, which a user's run need not "
         "answer alike (the network, its size, the local time zone, the random sequence, the "
-        "rounding mode, the locale, the build's own date)",
+        "rounding mode, the locale, the build's own date, errno, the signal handlers)",
     ),
 )
 
