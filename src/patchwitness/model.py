@@ -491,6 +491,10 @@ class ReferenceFacts(Fact):
     # Of the calls compared, those that ran a function either fix changes (None: not watched,
     # as for a C++ program or a change no Python function holds).
     reaching: int | None = None
+    # The failing tests' neighbours (each with one statement left out) that answered alike
+    # twice under the reference, all compared; why none were (phases/neighbours.py).
+    neighbours: int = 0
+    neighbours_skipped: str = ""
 
 
 class ReferenceGate(GateResult):

@@ -280,7 +280,8 @@ REFERENCE_TABLE: list[Row] = [
         "changes (one the failing tests made, or its neighbour: an argument at a boundary the "
         "code compares with, empty, longer, of another sign), the patch did otherwise than the "
         "reference: another value, exception, output, warning or state left behind (the "
-        "smallest such call is shown, with both behaviours)",
+        "smallest such call is shown, with both behaviours); or a failing test with one of its "
+        "statements left out answered its assertions otherwise under the two",
         "differs", "review", lambda f: f.differing > 0),
     Row("not-compared", "the task has no reference fix, or no call could be compared (none "
         "captured, none rebuilt, or the language has no comparison yet): nothing said either "

@@ -47,7 +47,10 @@ def decide(
     if row.id == "differs-from-reference":
         detail = describe(facts.differences[0])
         if facts.differing > 1:
-            detail += f" (+{facts.differing - 1} more of {facts.compared} calls)"
+            more = f"{facts.compared} calls"
+            if facts.neighbours:
+                more += f" and {facts.neighbours} neighbours of the failing tests"
+            detail += f" (+{facts.differing - 1} more of {more})"
     elif row.id == "not-compared":
         detail = facts.skipped or "no call could be compared"
     elif row.id == "change-not-reached":
@@ -57,6 +60,8 @@ def decide(
         )
     elif row.id == "same-as-reference":
         detail = f"{facts.compared} calls into {', '.join(facts.targets[:3])} agreed"
+    if row.id != "differs-from-reference" and facts.neighbours:
+        detail += f"; {facts.neighbours} neighbours of the failing tests agreed"
     return ReferenceGate(
         status=row.status, row=row.id, effect=row.effect, detail=detail, facts=facts
     )

@@ -1,0 +1,237 @@
+"""The failing tests' neighbours: each failing test with one of its statements left out, its
+assertions recorded instead of raised. Pure.
+
+A fix can hold only in the situation a test sets up: after a call the test makes first, with
+an option it sets, a writer it installs (red team round 34 dedented pluggy's tracer only when
+the tracer formatted its arguments, which it does only with the writer the test sets). The
+test's own run cannot tell; the same test without that statement, run under the reference fix
+and under the patch, can: where the reference's assertions still hold and the patch's do not
+(or the other way round), the patch's fix depends on what the test did. Each neighbour is a
+copy of the test function, renamed, in a copy of its module (its imports, fixtures and helpers
+as they were), so pytest runs it as it runs the test: same fixtures, same parameters, same
+conftests. An assertion becomes a question whose answer (holds, fails, or the exception its
+expression raised) is written to a report, and the test goes on; how the test ended is written
+last.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import fnmatch
+from dataclasses import dataclass
+
+# Neighbours made of one test; of all the failing tests of one patch (the tests in order).
+PER_TEST = 24
+PER_PATCH = 72
+PREFIX = "test_pwn"  # a neighbour's function name starts so, then its number
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    function: str  # the neighbour's function name in the generated module
+    test: str  # the failing test's function name
+    line: int  # the line of the statement left out, in the test's module
+    left_out: str  # that statement, on one line
+
+
+@dataclass(frozen=True)
+class Module:
+    text: str  # the test module with the neighbours appended
+    neighbours: list[Neighbour]
+
+
+def module_name(test_file: str, matches: list[str]) -> str | None:
+    """A name for the generated module beside `test_file` that pytest collects as a test file
+    under `matches` (the project's `python_files` patterns), or None."""
+    directory, _, name = test_file.rpartition("/")
+    stem = name.removesuffix(".py")
+    for candidate in (f"test_pwn_{stem}.py", f"{stem}_pwn_test.py", f"{stem}_pwn.py"):
+        if any(fnmatch.fnmatch(candidate, pattern) for pattern in matches):
+            return f"{directory}/{candidate}" if directory else candidate
+    return None
+
+
+def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
+    """The module `text` with the neighbours of its test functions named in `tests` appended
+    (module-level functions only: a method's neighbours would need its class), each writing its
+    answers to the file `report`; None when the module does not parse or no neighbour is made."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    functions = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name in tests and _plain(node)
+    }
+    made: list[tuple[ast.FunctionDef, Neighbour]] = []
+    lines = text.splitlines()
+    for name in tests:
+        function = functions.get(name)
+        if function is None:
+            continue
+        for path in _statements(function)[:PER_TEST]:
+            if len(made) >= PER_PATCH:
+                break
+            statement = _at(function, path)
+            number = len(made) + 1
+            neighbour = Neighbour(
+                function=f"{PREFIX}{number}_{name}",
+                test=name,
+                line=statement.lineno,
+                left_out=_shown(lines, statement),
+            )
+            made.append((_neighbour(function, path, neighbour.function), neighbour))
+    if not made:
+        return None
+    added = "\n\n".join(ast.unparse(fn) for fn, _ in made)
+    text = text.rstrip("\n") + "\n\n\n" + _recorder(report) + "\n\n" + added + "\n"
+    return Module(text, [n for _, n in made])
+
+
+def _plain(function: ast.FunctionDef) -> bool:
+    """A test function whose body runs as written: not a generator (a yield makes a fixture or
+    a generator test, whose body does not run when called)."""
+    return not any(isinstance(n, ast.Yield | ast.YieldFrom) for n in _own_nodes(function.body))
+
+
+def _own_nodes(body: list[ast.stmt]):
+    """Every node of `body` that belongs to its function: not those of a nested function,
+    class or lambda, which run elsewhere or later."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+Path = tuple[tuple[str, int], ...]  # (field, index) steps from the function to a statement
+
+
+def _statements(function: ast.FunctionDef) -> list[Path]:
+    """Every statement of the function's own body, outer before inner, that may be left out: not
+    an assertion (it is asked instead), not `pass`, not a docstring."""
+    out: list[Path] = []
+
+    def walk(node: ast.AST, path: Path) -> None:
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for index, child in enumerate(block):
+                here = (*path, (field, index))
+                if isinstance(child, ast.ExceptHandler):
+                    walk(child, here)
+                    continue
+                if not isinstance(child, ast.stmt) or _kept(child):
+                    continue
+                out.append(here)
+                if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    walk(child, here)
+
+    walk(function, ())
+    return out
+
+
+def _kept(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Assert | ast.Pass):
+        return True
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+
+
+def _at(function: ast.AST, path: Path) -> ast.stmt:
+    node = function
+    for field, index in path:
+        node = getattr(node, field)[index]
+    assert isinstance(node, ast.stmt)
+    return node
+
+
+def _shown(lines: list[str], statement: ast.stmt) -> str:
+    first = lines[statement.lineno - 1].strip() if statement.lineno <= len(lines) else ""
+    more = (statement.end_lineno or statement.lineno) > statement.lineno
+    shown = first + (" ..." if more else "")
+    return shown if len(shown) <= 100 else shown[:99] + "…"
+
+
+def _neighbour(function: ast.FunctionDef, path: Path, name: str) -> ast.FunctionDef:
+    """The test with the statement at `path` left out (a block it empties keeps a `pass`), its
+    own assertions asked, and its ending written."""
+    made = copy.deepcopy(function)
+    *head, (field, index) = path
+    parent = made
+    for step_field, step_index in head:
+        parent = getattr(parent, step_field)[step_index]
+    block = getattr(parent, field)
+    del block[index]
+    if not block and field == "body":
+        block.append(ast.Pass())
+    if isinstance(parent, ast.Try) and not parent.handlers and not parent.finalbody:
+        parent.finalbody.append(ast.Pass())  # a try needs a handler or a finally
+    made.name = name
+    made.body = [_Asked().visit(s) for s in made.body]
+    made.body = _ending(made.body)
+    return ast.fix_missing_locations(made)
+
+
+class _Asked(ast.NodeTransformer):
+    """`assert x, why` made `_pw_ask(LINE, lambda: x)`, in the function's own body only."""
+
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        asked = ast.Call(
+            func=ast.Name("_pw_ask", ast.Load()),
+            args=[
+                ast.Constant(node.lineno),
+                ast.Lambda(args=ast.arguments([], [], None, [], [], None, []), body=node.test),
+            ],
+            keywords=[],
+        )
+        return ast.copy_location(ast.Expr(asked), node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return node  # a nested function's assertions are its own
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_ClassDef = visit_FunctionDef  # type: ignore[assignment]
+
+
+def _ending(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The body in a `try` that writes how it ended: `passed`, or the exception's type."""
+    wrapped = ast.parse(
+        "_pw_ended = None\n"
+        "try:\n"
+        "    pass\n"
+        "except BaseException as _pw_caught:\n"
+        "    _pw_ended = _pw_caught\n"
+        "    raise\n"
+        "finally:\n"
+        "    _pw_end(_pw_ended)\n"
+    ).body
+    trying = wrapped[1]
+    assert isinstance(trying, ast.Try)
+    trying.body = body or [ast.Pass()]
+    return wrapped
+
+
+def _recorder(report: str) -> str:
+    """The functions the neighbours call: each answer a JSON line of the report, keyed by the
+    running test's id (with its parameters) as pytest names it."""
+    return (
+        "def _pw_write(kind, line, value):\n"
+        "    import json, os\n"
+        "    test = os.environ.get('PYTEST_CURRENT_TEST', '?').rsplit(' (', 1)[0]\n"
+        "    record = {'test': test, 'kind': kind, 'line': line, 'value': value}\n"
+        f"    with open({report!r}, 'a', encoding='utf-8') as out:\n"
+        "        out.write(json.dumps(record) + '\\n')\n\n\n"
+        "def _pw_ask(line, question):\n"
+        "    try:\n"
+        "        answer = 'holds' if question() else 'fails'\n"
+        "    except Exception as caught:\n"
+        "        answer = type(caught).__name__\n"
+        "    _pw_write('assert', line, answer)\n\n\n"
+        "def _pw_end(caught):\n"
+        "    _pw_write('end', 0, 'passed' if caught is None else type(caught).__name__)\n"
+    )

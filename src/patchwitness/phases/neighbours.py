@@ -1,0 +1,206 @@
+"""The failing tests' neighbours (neighbour_tests.py) run under the reference fix and under the
+patch: a Python task with a reference, after the calls are compared (phases/reference.py).
+
+Each neighbour is a failing test with one statement left out and its assertions asked instead
+of raised. Its module goes beside the test's, in the reference's tree (run twice: a neighbour
+whose answers differ between the two is left out) and in a fresh patched tree (with the hidden
+tests, as the grader's run had them); each run collects that module alone, under the task's own
+pytest command and probe, so fixtures, parameters and conftests are as in the test's own run.
+A neighbour whose answers differ between the trees is a difference: the patch's fix depends on
+something the test did that the reference's does not.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from patchwitness import neighbour_tests
+from patchwitness.facts import HiddenCollected
+from patchwitness.model import Difference
+from patchwitness.phases.checkout import fresh_patched
+from patchwitness.phases.context import GradeContext
+from patchwitness.suites import Surroundings
+
+LIMIT_BYTES = 8 << 20  # what the grader reads of a run's answers
+SHOWN = 160  # characters of a side's answers shown in a difference
+
+
+@dataclass
+class Compared:
+    neighbours: int = 0  # neighbours that ran alike twice under the reference
+    differences: list[Difference] = field(default_factory=list)
+    skipped: str = ""
+
+
+@dataclass(frozen=True)
+class _Planned:
+    test_file: str  # the failing test's file, as its keys name it
+    made: str  # the neighbours' module, as keys name it
+    tree_path: str  # where that module goes in a tree
+    text: str  # the failing tests' module, as the reference's tree holds it
+    names: list[str]  # its failing test functions
+    module: neighbour_tests.Module
+
+
+def compare_neighbours(
+    ctx: GradeContext, reference_tree: Path, failing: list[str], hidden: HiddenCollected | None
+) -> Compared:
+    """The neighbours of `failing` (test keys) under both trees."""
+    planned, why = _plan(ctx, reference_tree, failing)
+    if not planned:
+        return Compared(skipped=why)
+    ctx.clock.say(f"the reference fix: {sum(len(p.module.neighbours) for p in planned)} "
+                  "neighbours of the failing tests")  # fmt: skip
+    with fresh_patched(ctx, hidden) as fresh:
+        if fresh is None:
+            return Compared(skipped="the hidden tests do not apply over the patch")
+        failed = ctx.suite.build(fresh.repo, fresh.new_dir("neighbours-build"))
+        if failed:
+            return Compared(skipped=f"the patched tree did not build again: {failed}")
+        work = fresh.new_dir("neighbours")
+        first = _run(ctx, reference_tree, planned, work / "reference-1")
+        again = _run(ctx, reference_tree, planned, work / "reference-2")
+        patched = _run(ctx, fresh.repo, planned, work / "patched")
+    return _compared(planned, first, again, patched)
+
+
+def _plan(ctx: GradeContext, tree: Path, failing: list[str]) -> tuple[list[_Planned], str]:
+    by_file: dict[str, list[str]] = defaultdict(list)
+    for key in failing:
+        part, _, rest = key.partition("::")
+        name = rest.split("[", 1)[0]
+        if not rest or "::" in name or name in by_file[part]:
+            continue  # a method of a test class: its neighbours would need the class
+        by_file[part].append(name)
+    config = ctx.base.pytest_config
+    planned: list[_Planned] = []
+    why = "no failing test is a function of a module" if not by_file else ""
+    for part, names in sorted(by_file.items()):
+        where = _located(tree, part, ctx.task.options.cwd)
+        made = neighbour_tests.module_name(part, list(config.python_files))
+        if where is None or made is None:
+            why = why or f"{part}: no module pytest would collect beside it"
+            continue
+        text = _read(tree / where)
+        module = neighbour_tests.neighbours_of(text, names, "") if text is not None else None
+        if text is None or module is None:
+            why = why or f"{part}: no statement of its failing tests can be left out"
+            continue
+        tree_path = str(Path(where).parent / Path(made).name)
+        planned.append(_Planned(part, made, tree_path, text, names, module))
+    return planned, why
+
+
+def _located(tree: Path, part: str, cwd: str) -> str | None:
+    """The tree path of a file a key names (keys are relative to pytest's root: the task's
+    folder or the tree's)."""
+    cwd = cwd.strip("/")
+    for path in (f"{cwd}/{part}" if cwd and cwd != "." else part, part):
+        if (tree / path).is_file():
+            return path
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _run(ctx: GradeContext, tree: Path, planned: list[_Planned], scratch: Path) -> dict[str, list]:
+    """One run of every neighbours' module over `tree`: each test id's answers in order. The
+    modules are the grader's, written for this run alone and removed after it."""
+    home = scratch / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    report = home / "neighbours.jsonl"
+    report.touch()
+    written = []
+    for plan in planned:
+        # Made again with this run's report: the module the plan was made from, unchanged.
+        module = neighbour_tests.neighbours_of(plan.text, plan.names, str(report))
+        if module is None:
+            continue
+        target = tree / plan.tree_path
+        target.write_text(module.text, encoding="utf-8")
+        written.append(target)
+    try:
+        select = tuple(f"{p.made}::" for p in planned)
+        ctx.suite.run(tree, scratch, around=Surroundings(select=select, narrow=True))
+    finally:
+        for target in written:
+            target.unlink(missing_ok=True)
+    return _answers(report)
+
+
+def _answers(report: Path) -> dict[str, list]:
+    try:
+        with report.open("rb") as handle:
+            data = handle.read(LIMIT_BYTES)
+    except OSError:
+        return {}
+    out: dict[str, list] = defaultdict(list)
+    for line in data.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("test"), str):
+            out[record["test"]].append(
+                (record.get("kind"), record.get("line"), record.get("value"))
+            )
+    return dict(out)
+
+
+def _compared(
+    planned: list[_Planned], first: dict[str, list], again: dict[str, list], patched: dict
+) -> Compared:
+    by_function = {n.function: (p, n) for p in planned for n in p.module.neighbours}
+    found = Compared()
+    for test in sorted(first):
+        if again.get(test) != first[test] or not _ended(first[test]):
+            continue  # the reference disagrees with itself, or its run did not finish
+        found.neighbours += 1
+        mine = patched.get(test, [])
+        if mine == first[test]:
+            continue
+        function = test.split("::")[-1].split("[", 1)[0]
+        plan, neighbour = by_function.get(function, (None, None))
+        if plan is None or neighbour is None:
+            continue
+        found.differences.append(
+            Difference(
+                target=f"{plan.test_file}::{neighbour.test}",
+                call=f"{neighbour.test} without line {neighbour.line}: `{neighbour.left_out}`",
+                varied="a statement of the test left out",
+                test=test,
+                fields=["assertions"],
+                reference={"assertions": _shown(first[test], mine)},
+                patch={"assertions": _shown(mine, first[test])},
+            )
+        )
+    if not found.neighbours:
+        found.skipped = "no neighbour answered alike twice under the reference"
+    return found
+
+
+def _ended(answers: list) -> bool:
+    return bool(answers) and answers[-1][0] == "end"
+
+
+def _shown(answers: list, other: list) -> str:
+    """One side's answers from the first that differs from the other side's: `line 698
+    holds, ended passed`."""
+    start = next(
+        (i for i, (a, b) in enumerate(zip(answers, other, strict=False)) if a != b),
+        min(len(answers), len(other)),
+    )
+    said = [
+        f"ended {value}" if kind == "end" else f"line {line} {value}"
+        for kind, line, value in answers[start:]
+    ]
+    text = ("… " if start else "") + (", ".join(said) or "(no answer)")
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
