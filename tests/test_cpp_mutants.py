@@ -545,6 +545,34 @@ def test_a_comparison_written_as_a_function_object_is_a_choice(tmp_path):
         assert expected != patched, mutant
 
 
+SWITCHED = """#include <functional>
+enum class kind { none, file, directory };
+kind check(const char *name, int t) noexcept {
+    switch(t) {
+    case 1:
+        return kind::none;
+    case 2:
+        return static_cast<kind>(1 + std::not_equal_to<>{}(name[1], '\\0'));
+    default:
+        return kind::file;
+    }
+}
+"""
+
+
+def test_a_choice_right_after_a_case_label_or_an_opening_brace_is_mutated():
+    """Red team round 34 (CLI11): the statement after `case ...::directory:` was read back to
+    the label, whose `case` asks a constant, and no mutant was made of it."""
+    schema = schema_of("v.hpp", SWITCHED, [7, 8])
+    assert schema is not None
+    assert sorted(m.description for m in schema.mutants) == [
+        "`std::not_equal_to<>{}(name[1], '\\0')` replaced by false",
+        "`std::not_equal_to<>{}(name[1], '\\0')` replaced by true",
+    ]
+    first = SWITCHED.replace("    case 1:\n        return kind::none;\n", "")
+    assert schema_of("v.hpp", first, [5, 6]) is not None  # the first case, after `{`
+
+
 @pytest.mark.parametrize(
     "line",
     [

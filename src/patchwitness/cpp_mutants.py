@@ -1266,10 +1266,31 @@ def _choice_lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[
     expression: a choice mutated there would not compile, and the schema would be lost whole."""
     out = []
     for begin, line in _run_time_lines(code, starts, wanted):
-        head = max(code.rfind(";", 0, begin), code.rfind("}", 0, begin)) + 1
+        head = max(code.rfind(";", 0, begin), code.rfind("}", 0, begin), _block_brace(code, begin))
+        head += 1
+        # A label's `case` is not the statement's (red team round 34: every choice right
+        # after `case std::filesystem::file_type::directory:` was taken for a constant one).
+        for label in _LABEL.finditer(code, head, begin):
+            head = label.end()
         if not _asks_a_constant(code[head : begin + len(line)]):
             out.append((begin, line))
     return out
+
+
+_BLOCK_OPENER = re.compile(
+    r"(?:\)|[{};:]|(?<![\w$])(?:else|do|try|noexcept|const|override|final))\s*$"
+)
+
+
+def _block_brace(code: str, before: int) -> int:
+    """The last `{` before `before` that opens a block (after `)`, a label, another brace, a
+    statement, `else`, `do`, `try` or a function's qualifiers), not an initializer: -1 if none."""
+    at = code.rfind("{", 0, before)
+    while at != -1:
+        if _BLOCK_OPENER.search(code, max(0, at - 40), at):
+            return at
+        at = code.rfind("{", 0, at)
+    return -1
 
 
 def _condition_start(line: str, at: int) -> int | None:
