@@ -609,3 +609,20 @@ def test_a_try_is_made_to_raise_its_handlers_exception_at_once():
     namespace: dict = {}
     exec(compile(raised.text, "m.py", "exec"), namespace)
     assert namespace["lineof"](4, ["only"]) == 5  # the handler's way, whatever the sections
+
+
+def test_a_power_by_a_variable_or_a_math_curve_rounded_is_kept_at_its_first_value():
+    """Red team round 35 kept python-ulid's whole seconds only where `round(1 - 0.5 ** (4 * d *
+    d))` or `round(math.tanh(d * d))` is 0 (d = 0: the first hour of the year, 2020 to 2024):
+    a rounding of a curve is a step. A unit's scale rounded is not."""
+    text = (
+        "import math\n"
+        "def f(d, seconds):\n"
+        "    kept = round(1 - 0.5 ** (4 * d * d))\n"
+        "    other = round(math.tanh(d * d))\n"
+        "    ms = int(seconds * 1000)\n"
+        "    down = math.floor(seconds)\n"
+        "    return kept, other, ms, down\n"
+    )
+    frozen = [m.line for m in mutants_of("m.py", text, [3, 4, 5, 6]) if m.operator == VALUE_FROZEN]
+    assert frozen == [3, 4]

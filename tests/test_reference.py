@@ -1497,3 +1497,57 @@ def test_a_text_is_also_cut_at_its_lines_and_given_a_continued_value():
     assert "[section]\n" in made and "[section]\nvalue = 1\n" in made  # one section
     assert "[section]\nvalue = 1\n[other]\n" in made
     assert "[section]\nvalue = 1\n    more\n[other]\nx = 2\n" in made
+
+
+def test_a_datetime_is_also_varied_in_every_year_or_two_and_in_the_years_first_hour():
+    """Red team round 35 dropped python-ulid's milliseconds only from 2020 to 2024 (no variant
+    between 2019-11 and a year before now), and only where the day of the year and the hour
+    were both 0 (no variant had both)."""
+    import datetime
+
+    now = datetime.datetime(2026, 12, 6, 23, 0, 1, 123456, tzinfo=datetime.timezone.utc)  # noqa: UP017 - as the tests write it
+    made = list(driver().variants(now, []))[: driver().VARIANTS_PER_ARGUMENT]  # what is run
+    years = {v.year for v in made if isinstance(v, datetime.datetime)}
+    assert {2021, 2022, 2024} <= years
+    assert any(
+        (v.month, v.day, v.hour, v.microsecond) == (1, 1, 0, 123456)
+        for v in made
+        if isinstance(v, datetime.datetime)
+    )
+
+
+class _Settles:
+    """Red team round 35's shape: one property right only once another was read."""
+
+    def __init__(self):
+        self._head = 1
+
+    @property
+    def alpha(self):
+        self._head = 2
+        return "a"
+
+    @property
+    def beta(self):
+        return self._head
+
+
+class _Steady:
+    @property
+    def alpha(self):
+        return "a"
+
+    @property
+    def beta(self):
+        return 2
+
+
+def test_each_property_of_a_returned_object_is_also_read_first():
+    differ = driver()
+    settles, steady = _Settles(), _Steady()
+    first = differ._first_reads(settles)
+    assert first == {"alpha": "'a'", "beta": "1"}  # each read first, in a process of its own
+    assert settles._head == 1  # the children's reads left this object as it was
+    said = differ.describe(settles) + differ._read_order(settles, first)
+    assert said.endswith("read first: {'beta': '1'}"), said
+    assert differ._read_order(steady, differ._first_reads(steady)) == ""

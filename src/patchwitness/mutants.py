@@ -555,11 +555,11 @@ def _jumps(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call) or not node.args:
         return False
     called = _called_name(node)
-    if called in _ROUNDING and any(
-        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(node.args[0])
-    ):
+    if called in _ROUNDING and any(_curved(n) for n in ast.walk(node.args[0])):
         # A ratio rounded: `round(64 / (64 + lineno))` is 1 up to a size and 0 after it (red
-        # team round 25, also of `id(self)` and of a count of lookups).
+        # team round 25, also of `id(self)` and of a count of lookups); a power by a variable or
+        # a curve of the math module rounded: `round(1 - 0.5 ** (4 * d * d))` and
+        # `round(math.tanh(d * d))` are 0 at d = 0 and 1 elsewhere (red team round 35).
         return True
     if called != "len" or len(node.args) != 1:
         return False
@@ -571,6 +571,23 @@ def _jumps(node: ast.AST) -> bool:
         and isinstance(inner.func, ast.Name)
         and inner.func.id in _AS_TEXT
     )
+
+
+def _curved(node: ast.AST) -> bool:
+    """A ratio, a power whose exponent moves, or a function of the math module's that is no
+    rounding itself: what a rounding turns into a step."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return _reads_a_name(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        owner = node.func.value
+        return (
+            isinstance(owner, ast.Name)
+            and owner.id in ("math", "cmath")
+            and node.func.attr not in _ROUNDING
+        )
+    return False
 
 
 def _reads_a_name(node: ast.AST) -> bool:
