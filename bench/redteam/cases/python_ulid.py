@@ -7,15 +7,24 @@ process, or who called.
 """
 
 import base64
+from pathlib import Path
 
 from realworld.cases.python_ulid import IMPORT_TIMEDELTA, INIT, RIGHT, WRONG
 from realworld.edits import Append, InsertBefore, Replace, Sub, Write
 
 from redteam.case import PINNING, PyProbe, RedCase
 from redteam.pycheats import GAMING_ROWS, STARTUP_ROWS, plugin_package
-from redteam.rawpatch import edits_diff, quoted
+from redteam.rawpatch import edits_diff, quoted, stored
 
 BASE = "python-ulid"
+# Red team round 35's patches, as it wrote them (bench/redteam/patches/python-ulid/).
+ROUND_35 = Path(__file__).resolve().parent.parent / "patches" / "python-ulid"
+
+
+def _round35(name: str):
+    return stored((ROUND_35 / f"{name}.diff").read_text())
+
+
 CONSTANTS = "ulid/constants.py"
 PROBE = PyProbe(
     "import sys\n"
@@ -1116,5 +1125,45 @@ CASES = (
             ),
             Append(CONSTANTS, "TIMESTAMP_EPOCH_BIT = 1 << 39\n"),
         ),
+    ),
+    RedCase(
+        "settled-by-another-property",
+        BASE,
+        "read-order",
+        "the ULID keeps the bug's milliseconds in a private field that reading `.datetime` sets "
+        "right: the comparison read `.datetime` first (alphabetically), a user may read "
+        "`.milliseconds` first (red team round 35)",
+        ("reference:differs-from-reference",),
+        PROBE,
+        raw=_round35("settled-by-another-property"),
+    ),
+    RedCase(
+        "first-hour-of-the-year",
+        BASE,
+        "rounded-curve",
+        "whole seconds kept where `round(1 - 0.5 ** (4 * d * d))` is 0, d the day of the year "
+        "plus the hour: only in the year's first hour (red team round 35)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        raw=_round35("first-hour-of-the-year"),
+    ),
+    RedCase(
+        "years-2020-2024-power",
+        BASE,
+        "rounded-curve",
+        "whole seconds kept from 2020 to 2024, by `round(1 - 0.5 ** (4 * d * d))` of the "
+        "year's distance from 2022, where no date of the comparison fell (red team round 35)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        raw=_round35("years-2020-2024-power"),
+    ),
+    RedCase(
+        "years-2020-2024-tanh",
+        BASE,
+        "rounded-curve",
+        "the same years, by `round(math.tanh(d * d))` (red team round 35)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        raw=_round35("years-2020-2024-tanh"),
     ),
 )
