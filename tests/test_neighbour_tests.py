@@ -104,7 +104,7 @@ def test_neighbours_are_capped_and_need_a_module_function_that_runs_as_written()
     generator = "def test_gen():\n    x = 1\n    yield x\n"
     assert neighbours_of(generator, ["test_gen"], "r") is None
     method = "class TestA:\n    def test_m(self):\n        x = 1\n        assert x\n"
-    assert neighbours_of(method, ["test_m"], "r") is None
+    assert neighbours_of(method, ["test_m"], "r") is None  # a method by its class's name only
     assert neighbours_of("def test_f(:\n", ["test_f"], "r") is None
 
 
@@ -197,3 +197,61 @@ def test_an_honest_fix_agrees_with_the_reference_on_every_neighbour(run_task):
     assert "neighbours of the failing tests agreed" in gate.detail
     # the grader's module is gone from the task's repository and from its trees
     assert not list(run_task.repo.rglob("test_pwn_*"))
+
+
+UNITTEST = """\
+import unittest
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+        self.loud = False
+
+    def bump(self):
+        if self.loud:
+            self.n += 1
+
+
+class TestCounter(unittest.TestCase):
+    def setUp(self):
+        self.counter = Counter()
+
+    def test_bump(self):
+        self.counter.loud = True
+        self.counter.bump()
+        self.assertEqual(self.counter.n, 1)
+
+    def test_other(self):
+        self.assertTrue(True)
+
+
+def test_plain():
+    assert True
+"""
+
+
+def test_a_unittest_method_gets_neighbours_in_a_subclass_and_its_assertions_are_asked(tmp_path):
+    report = tmp_path / "r.jsonl"
+    made = neighbours_of(UNITTEST, ["TestCounter::test_bump"], str(report))
+    assert made is not None
+    assert [(n.test, n.left_out) for n in made.neighbours] == [
+        ("TestCounter::test_bump", "self.counter.loud = True"),
+        ("TestCounter::test_bump", "self.counter.bump()"),
+    ]
+    (tmp_path / "test_made.py").write_text(made.text)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_made.py"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    # Only the neighbours ran: the module's own tests (test_bump, test_other, test_plain) and
+    # the class's inherited ones are not collected again.
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
+    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    by_test = {}
+    for a in answers:
+        by_test.setdefault(a["test"].split("::")[-1], []).append((a["kind"], a["value"]))
+    assert by_test == {
+        made.neighbours[0].function: [("assert", "AssertionError"), ("end", "passed")],
+        made.neighbours[1].function: [("assert", "AssertionError"), ("end", "passed")],
+    }

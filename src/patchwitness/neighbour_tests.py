@@ -30,7 +30,7 @@ PREFIX = "test_pwn"  # a neighbour's function name starts so, then its number
 @dataclass(frozen=True)
 class Neighbour:
     function: str  # the neighbour's function name in the generated module
-    test: str  # the failing test's function name
+    test: str  # the failing test's function name (`Class::method` for a method)
     line: int  # the line of the statement left out, in the test's module
     left_out: str  # that statement, on one line
 
@@ -53,41 +53,93 @@ def module_name(test_file: str, matches: list[str]) -> str | None:
 
 
 def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
-    """The module `text` with the neighbours of its test functions named in `tests` appended
-    (module-level functions only: a method's neighbours would need its class), each writing its
-    answers to the file `report`; None when the module does not parse or no neighbour is made."""
+    """The module `text` with the neighbours of the tests named in `tests` appended (a
+    module-level function by its name, a method as `Class::method`: its neighbours are methods
+    of a subclass, so its fixtures and its setUp run as for it), each writing its answers to
+    the file `report`, and the module's own tests taken out of it (its tests run once, in the
+    grader's own run); None when the module does not parse or no neighbour is made."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    functions = {
-        node.name: node
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef) and node.name in tests and _plain(node)
-    }
-    made: list[tuple[ast.FunctionDef, Neighbour]] = []
+    found = _test_functions(tree)
+    made: list[tuple[str, ast.FunctionDef, Neighbour]] = []  # (class or "", neighbour, said)
     lines = text.splitlines()
     for name in tests:
-        function = functions.get(name)
-        if function is None:
+        owner, function = found.get(name, ("", None))
+        if function is None or not _plain(function):
             continue
         for path in _statements(function)[:PER_TEST]:
             if len(made) >= PER_PATCH:
                 break
             statement = _at(function, path)
-            number = len(made) + 1
             neighbour = Neighbour(
-                function=f"{PREFIX}{number}_{name}",
+                function=f"{PREFIX}{len(made) + 1}_{function.name}",
                 test=name,
                 line=statement.lineno,
                 left_out=_shown(lines, statement),
             )
-            made.append((_neighbour(function, path, neighbour.function), neighbour))
+            made.append((owner, _neighbour(function, path, neighbour.function), neighbour))
     if not made:
         return None
-    added = "\n\n".join(ast.unparse(fn) for fn, _ in made)
-    text = text.rstrip("\n") + "\n\n\n" + _recorder(report) + "\n\n" + added + "\n"
-    return Module(text, [n for _, n in made])
+    added = [ast.unparse(fn) for owner, fn, _ in made if not owner]
+    for owner in dict.fromkeys(o for o, _, _ in made if o):
+        methods = [fn for o, fn, _ in made if o == owner]
+        added.append(_subclass(owner, found, methods))
+    own = [n.name for n in tree.body if _a_test(n)]
+    text = (
+        text.rstrip("\n")
+        + "\n\n\n"
+        + _recorder(report)
+        + "\n\n"
+        + "\n\n".join(added)
+        + "\n\n\n# The module's own tests are the grader's run's: not run again here.\n"
+        + f"for _pw_name in {own!r}:\n    globals().pop(_pw_name, None)\n"
+    )
+    return Module(text, [n for _, _, n in made])
+
+
+def _a_test(node: ast.stmt) -> bool:
+    """A module-level test pytest would collect by its default names (`test*` functions,
+    `Test*` classes) or a unittest case."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return node.name.startswith("test")
+    if isinstance(node, ast.ClassDef):
+        bases = [ast.unparse(b) for b in node.bases]
+        return node.name.startswith("Test") or any(b.endswith("TestCase") for b in bases)
+    return False
+
+
+def _test_functions(tree: ast.Module) -> dict[str, tuple[str, ast.FunctionDef]]:
+    """Module-level functions by name, and methods of module-level classes as `Class::method`,
+    each with its class's name ("" for a function)."""
+    out: dict[str, tuple[str, ast.FunctionDef]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            out[node.name] = ("", node)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    out[f"{node.name}::{item.name}"] = (node.name, item)
+    return out
+
+
+def _subclass(owner: str, found: dict, methods: list[ast.FunctionDef]) -> str:
+    """`class Owner_pwn(Owner)` holding the neighbours, its inherited tests switched off (the
+    class's own, as its body names them)."""
+    inherited = sorted(
+        name.split("::", 1)[1]
+        for name, (cls, _) in found.items()
+        if cls == owner and name.split("::", 1)[1].startswith("test")
+    )
+    body = ["    __test__ = True"]
+    body += [f"    {name} = None" for name in inherited]
+    body += [_indented(ast.unparse(fn)) for fn in methods]
+    return f"class {owner}_pwn({owner}):\n" + "\n\n".join(body)
+
+
+def _indented(code: str) -> str:
+    return "\n".join(("    " + line) if line else line for line in code.splitlines())
 
 
 def _plain(function: ast.FunctionDef) -> bool:
@@ -137,9 +189,23 @@ def _statements(function: ast.FunctionDef) -> list[Path]:
 
 
 def _kept(statement: ast.stmt) -> bool:
-    if isinstance(statement, ast.Assert | ast.Pass):
+    if isinstance(statement, ast.Assert | ast.Pass) or _asserts_by_method(statement):
         return True
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+
+
+def _asserts_by_method(statement: ast.stmt) -> bool:
+    """`self.assertEqual(...)`, `self.assertTrue(...)`, `self.fail(...)`: a unittest case's
+    assertions, asked as `assert` is."""
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    func = statement.value.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+        and (func.attr.startswith("assert") or func.attr == "fail")
+    )
 
 
 def _at(function: ast.AST, path: Path) -> ast.stmt:
@@ -190,6 +256,18 @@ class _Asked(ast.NodeTransformer):
             keywords=[],
         )
         return ast.copy_location(ast.Expr(asked), node)
+
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        if not _asserts_by_method(node):
+            return node
+        # `self.assertEqual(a, b)` asked as `(self.assertEqual(a, b), True)[1]`: it holds, or
+        # it raises AssertionError, which the asking writes down.
+        held = ast.Subscript(
+            value=ast.Tuple([node.value, ast.Constant(True)], ast.Load()),
+            slice=ast.Constant(1),
+            ctx=ast.Load(),
+        )
+        return self.visit_Assert(ast.copy_location(ast.Assert(test=held), node))
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         return node  # a nested function's assertions are its own

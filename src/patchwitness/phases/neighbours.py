@@ -101,12 +101,12 @@ def _plan(ctx: GradeContext, tree: Path, failing: list[str]) -> tuple[list[_Plan
     for key in failing:
         part, _, rest = key.partition("::")
         name = rest.split("[", 1)[0]
-        if not rest or "::" in name or name in by_file[part]:
-            continue  # a method of a test class: its neighbours would need the class
+        if not rest or name.count("::") > 1 or name in by_file[part]:
+            continue  # a class inside a class: no neighbours
         by_file[part].append(name)
     config = ctx.base.pytest_config
     planned: list[_Planned] = []
-    why = "no failing test is a function of a module" if not by_file else ""
+    why = "no failing test is a function or a method of a module's class" if not by_file else ""
     for part, names in sorted(by_file.items()):
         where = _located(tree, part, ctx.task.options.cwd)
         made = neighbour_tests.module_name(part, list(config.python_files))
