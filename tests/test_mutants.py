@@ -4,6 +4,7 @@ each one's text is. Pure."""
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 
 from patchwitness.mutants import (
@@ -626,3 +627,43 @@ def test_a_power_by_a_variable_or_a_math_curve_rounded_is_kept_at_its_first_valu
     )
     frozen = [m.line for m in mutants_of("m.py", text, [3, 4, 5, 6]) if m.operator == VALUE_FROZEN]
     assert frozen == [3, 4]
+
+
+def test_a_count_kept_in_a_name_and_taken_as_a_step_where_it_is_used_is_kept_at_its_first_value():
+    """Red team round 36: iniconfig's +1 as `+ headers - 1`, `headers = len(sections)` on a
+    line of its own (two sections in every test's config, one in a user's)."""
+    text = (
+        "def f(sources, sections):\n"
+        "    headers = len(sections)\n"
+        "    size: int = int(len(sources))\n"
+        "    seen = len(sources)\n"
+        "    return {k: v + headers - 1 for k, v in sources.items()}, size * 2, seen\n"
+    )
+    frozen = [
+        (m.line, m.description)
+        for m in mutants_of("m.py", text, [2, 3, 4, 5])
+        if m.operator == VALUE_FROZEN
+    ]
+    assert frozen == [
+        (2, "`len(sections)` kept at the first value it took (it is a step where it is used)"),
+        (3, "`int(len(sources))` kept at the first value it took (it is a step where it is used)"),
+    ]  # `seen` is handed back, not stepped by
+
+
+def test_a_frozen_value_is_the_first_one_of_each_test(tmp_path):
+    """A mutant run holds every test that covers the line: the value a later test starts
+    from is its own, not the one an earlier test left."""
+    module = "def shifted(items, n):\n    return n + len(items)\n"
+    mutant = next(m for m in mutants_of("stepped.py", module, [2]) if m.operator == VALUE_FROZEN)
+    (tmp_path / "stepped.py").write_text(mutant.text)
+    (tmp_path / "test_stepped.py").write_text(
+        "from stepped import shifted\n\n\n"
+        "def test_one():\n    assert shifted([1], 0) == 1\n    assert shifted([1, 2], 0) == 1\n\n\n"
+        "def test_two():\n    assert shifted([1, 2], 0) == 2\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_stepped.py"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    # test_one: the second call keeps the first's 1; test_two: its own first value, 2
+    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout

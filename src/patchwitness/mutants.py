@@ -478,9 +478,8 @@ _AS_TEXT = frozenset({"str", "repr", "format", "hex", "oct", "bin"})
 
 def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     """Each outermost step by a constant or count of digits on an added line, kept at its first
-    value (`value-frozen`). The first value is kept per process in `sys`'s namespace, the one
-    place every test of the run shares; the expression still runs each time, so what it raises
-    or changes on the way is kept."""
+    value (`value-frozen`) in each test (`_kept_first`); the expression still runs each time, so
+    what it raises or changes on the way is kept."""
     out: list[Edit] = []
 
     def visit(node: ast.AST, operand: bool) -> None:
@@ -488,16 +487,63 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
         if getattr(node, "lineno", None) in lines and frozen and _reads_a_name(node):
             assert isinstance(node, ast.expr)
             shown = _segment(text, node)
-            key = f"_pw_frozen_{node.lineno}_{node.col_offset}"
-            kept = f"(__import__('sys').__dict__.setdefault({key!r}, [{_source(text, node)}])[0])"
-            out.append((VALUE_FROZEN, node, kept, f"`{shown}` kept at the first value it took"))
+            said = f"`{shown}` kept at the first value it took"
+            out.append((VALUE_FROZEN, node, _kept_first(text, node), said))
             return
         cast = operand and _is_cast(node)
         for child in ast.iter_child_nodes(node):
             visit(child, _an_operand(node, child) or cast)
 
     visit(tree, False)
+    # A count kept in a name first and taken as a step where the name is used (red team round
+    # 36: `headers = len(sections)` on a line of its own, then `lineno + headers - 1`): the
+    # count is frozen where it is made.
+    stepped = _names_taken_as_steps(tree, lines)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.lineno not in lines:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = {t.id for t in targets if isinstance(t, ast.Name)}
+        value = node.value
+        if value is None:
+            continue
+        counted = _called_step(value, True) or (
+            _is_cast(value) and _called_step(value.args[0], True)  # type: ignore[attr-defined]
+        )
+        if names & stepped and counted and _reads_a_name(value):
+            shown = _segment(text, value)
+            said = f"`{shown}` kept at the first value it took (it is a step where it is used)"
+            out.append((VALUE_FROZEN, value, _kept_first(text, value), said))
     return out
+
+
+def _kept_first(text: str, node: ast.expr) -> str:
+    """`node` evaluated each time and its first value in the running test given back: kept in
+    `sys`'s namespace (the one place every module of the run shares) under the expression's
+    place and the test pytest says is running. Per test, not per process: a mutant run holds
+    every test that covers the line, and a value the failing test never varies is a constant
+    to it even where an earlier test made it otherwise (red team round 36: the first value of
+    `len(sections)` came from a test's one-section config, and the failing test's two-section
+    one killed the mutant)."""
+    place = f"_pw_frozen_{node.lineno}_{node.col_offset}"
+    test = "__import__('os').environ.get('PYTEST_CURRENT_TEST', '').rsplit(' (', 1)[0]"
+    return (
+        f"(__import__('sys').__dict__.setdefault(({place!r}, {test}), [{_source(text, node)}])[0])"
+    )
+
+
+def _names_taken_as_steps(tree: ast.Module, lines: set[int]) -> set[str]:
+    """The names an added line uses as an operand of arithmetic (`x + n`, `n * 2`, `-n`)."""
+    found: set[str] = set()
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            if (
+                isinstance(child, ast.Name)
+                and getattr(child, "lineno", None) in lines
+                and _an_operand(parent, child)
+            ):
+                found.add(child.id)
+    return found
 
 
 # What counts a collection's items, or a number's bits (a logarithm in steps): a count taken as
