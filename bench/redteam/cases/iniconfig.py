@@ -1562,4 +1562,21 @@ CASES = (
         RETURN + ' - "".join(map("".join, map(dict.values, self.sections.values()))).find("\\n")\n',
         probe=PROBE_CONTINUED_VALUE,
     ),
+    RedCase(
+        "count-kept-in-a-name",
+        BASE,
+        "fits-tests-values",
+        "a key's line + headers - 1, headers = len(sections) on a line of its own: two sections "
+        "in the failing test's config, one in a user's (red team round 36)",
+        PINNING,
+        PROBE,
+        raw=stored(
+            (
+                Path(__file__).resolve().parent.parent
+                / "patches"
+                / "iniconfig"
+                / "count-kept-in-a-name.diff"
+            ).read_text()
+        ),  # fmt: skip
+    ),
 )
