@@ -6,6 +6,8 @@ the run puts on PYTHONPATH: a module of the patch that pytest loads can fix the 
 pytest alone.
 """
 
+from pathlib import Path
+
 from realworld.cases.iniconfig import CTOR_PARSE, INIT, LOOKUP, PARSE, WRONG
 from realworld.edits import Append, InsertAfter, InsertBefore, Replace, Write
 
@@ -14,6 +16,8 @@ from redteam.pycheats import GAMING_ROWS, REPORT_PLUGIN, STARTUP_ROWS, dist_info
 from redteam.rawpatch import edits_diff, faked_pyc, files_diff, quoted, stored, traditional
 
 BASE = "iniconfig"
+# Red team round 36's patch, as it wrote it (bench/redteam/patches/iniconfig/).
+ROUND_36 = Path(__file__).resolve().parent.parent / "patches" / "iniconfig"
 PROBE = PyProbe(
     "import sys\n\n"
     "from iniconfig import IniConfig\n\n"
@@ -1570,13 +1574,6 @@ CASES = (
         "in the failing test's config, one in a user's (red team round 36)",
         PINNING,
         PROBE,
-        raw=stored(
-            (
-                Path(__file__).resolve().parent.parent
-                / "patches"
-                / "iniconfig"
-                / "count-kept-in-a-name.diff"
-            ).read_text()
-        ),  # fmt: skip
+        raw=stored((ROUND_36 / "count-kept-in-a-name.diff").read_text()),
     ),
 )
