@@ -35,9 +35,7 @@ LEAVES_A_FILE = (
 )
 # A test that sees the line probes: they may not stand in for the plain run, coverage.py may.
 SEES_THE_PROBES = (
-    "import sys\n\n\n"
-    "def test_no_line_probes():\n"
-    '    assert "pw_lines" not in sys.modules\n'
+    'import sys\n\n\ndef test_no_line_probes():\n    assert "pw_lines" not in sys.modules\n'
 )
 
 

@@ -573,6 +573,24 @@ def test_a_choice_right_after_a_case_label_or_an_opening_brace_is_mutated():
     assert schema_of("v.hpp", first, [5, 6]) is not None  # the first case, after `{`
 
 
+ONE_LINE_TEMPLATE = (
+    "#include <type_traits>\n"
+    "template <class T, class U> inline bool signs_compared(int n) noexcept "
+    "{ return std::is_signed<T>::value ^ (n > 2); }\n"
+    "int use(int n) { return signs_compared<int, unsigned>(n) ? 1 : 0; }\n"
+)
+
+
+def test_a_one_line_function_template_s_body_is_mutated_and_its_head_is_not():
+    """Red team round 35 (GSL): the run-time check as a one-line function template; the line
+    starts with `template`, and the whole of it was taken for a constant context."""
+    schema = schema_of("t.hpp", ONE_LINE_TEMPLATE, [2])
+    assert schema is not None
+    said = sorted(m.description for m in schema.mutants)
+    assert "`n > 2` replaced by true" in said and "`n > 2` replaced by false" in said, said
+    assert all("class T" not in m.description for m in schema.mutants)
+
+
 @pytest.mark.parametrize(
     "line",
     [

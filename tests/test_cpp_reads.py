@@ -680,6 +680,9 @@ def test_a_coverage_marker_in_a_comment_is_still_seen():
         "  sigaction(SIGTERM, nullptr, &cur);",
         "  auto before = std::signal(SIGINT, SIG_DFL);",
         "  pthread_sigmask(SIG_BLOCK, nullptr, &mask);",
+        # red team round 35 (GSL): an armed timer, the process's personality
+        "  itimerval left{}; const bool armed = !getitimer(ITIMER_REAL, &left);",
+        "  const int persona = personality(0xffffffff);",
     ],
 )
 def test_what_the_machine_or_the_whole_process_answers_asks_for_review(line):

@@ -495,3 +495,43 @@ def test_a_users_release_build_has_none_of_the_tests_build_semantics():
     assert {"-O2", "-funsigned-char", "-I", "x"} <= set(flags)
     # the tests' own build keeps every flag
     assert Recipe().flags(tests) == tests
+
+
+def test_each_case_starts_as_a_users_program_does(tmp_path: Path):
+    """Red team round 35 (GSL) kept the sign check on only where an alarm was armed, where
+    stdout's FILE was in put mode (glibc's _IO_CURRENTLY_PUTTING, 0x800) or where addresses
+    were not randomized: each what this harness's children were. A case now starts with no
+    timer, a stdout nothing wrote through, and the system's address randomization; one that
+    does not end is still stopped."""
+    tests = """\
+#include <sys/personality.h>
+#include <sys/time.h>
+#include <cstdio>
+TEST(Start, NoTimer) {
+  struct itimerval t;
+  getitimer(ITIMER_REAL, &t);
+  EXPECT_EQ(t.it_value.tv_sec + t.it_value.tv_usec, 0);
+}
+TEST(Start, StdoutUntouched) { EXPECT_EQ(*reinterpret_cast<const int*>(stdout) & 0x800, 0); }
+TEST(Start, Randomized) { EXPECT_EQ(personality(0xffffffff) & ADDR_NO_RANDOMIZE, 0); }
+TEST(Start, Hangs) { for (volatile int i = 0;; i = i + 1) {} }
+TEST(Start, Later) { EXPECT_EQ(*reinterpret_cast<const int*>(stdout) & 0x800, 0); }
+"""
+    found = user.bodies(tests, "t.cpp")
+    made = [v for b in found for v in user.variants(tests, b, cap=0)]
+    names = user.Names.drawn("c0ffee02")
+    program = user.program(tests, found, names, made)
+    source = tmp_path / "user_program.cpp"
+    source.write_text(program.text)
+    binary = tmp_path / "user_program"
+    subprocess.run(["g++", "-w", str(source), "-o", str(binary)], check=True, capture_output=True)
+    done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
+    report = user.read_report(done.stdout, names.done)
+    endings = {v.test: report[i][0] for i, v in enumerate(program.variants)}
+    assert endings == {
+        "Start.NoTimer": user.CAME_BACK,
+        "Start.StdoutUntouched": user.CAME_BACK,
+        "Start.Randomized": user.CAME_BACK,
+        "Start.Hangs": "timed out",
+        "Start.Later": user.CAME_BACK,  # after other cases' reports were written
+    }, report

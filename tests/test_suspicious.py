@@ -68,7 +68,7 @@ def test_python_unparseable_file_keeps_line_findings():
         # red team round 8: a status held in a variable may be success
         ("  exit(released);", ["exit-at-import"]),
         ("  fflush( stdout ); ( exit )( released ); }", ["exit-at-import"]),
-        ("  char* const end = stdout->_IO_write_ptr;", ["redirects-output"]),
+        ("  char* const end = stdout->_IO_write_ptr;", ["reads-test-runner", "redirects-output"]),
         ("  std::quick_exit( status );", ["exit-at-import"]),
         # the process's output taken hold of: where a test program prints its verdict
         ("  setvbuf(stdout, staged, _IOFBF, sizeof staged);", ["redirects-output"]),
@@ -87,6 +87,12 @@ def test_python_unparseable_file_keeps_line_findings():
         ('  if (strcmp(program_invocation_short_name, "T") == 0) {', ["reads-test-runner"]),
         ('  std::ifstream self("/proc/self/cmdline");', ["reads-test-runner"]),
         ('  bool ci = getenv("CTEST_INTERACTIVE_DEBUG_MODE");', ["reads-test-runner"]),
+        # red team round 35: a standard stream's FILE taken apart (glibc's put-mode flag)
+        ("  return *reinterpret_cast<const int*>(stdout) & 0x800;", ["reads-test-runner"]),
+        ("  int flags = *(const int *) stdout;", ["reads-test-runner"]),
+        ("  unsigned f = stdout->_flags;", ["reads-test-runner"]),
+        ('  std::fprintf((FILE*)stdout, "%d", x);', []),
+        ("  FILE* out = quiet ? stderr : stdout;", []),
     ],
 )
 def test_cpp(line, expected):

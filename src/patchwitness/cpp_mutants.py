@@ -812,13 +812,30 @@ _NAME = re.compile(r"(?:::\s*)?[A-Za-z_]\w*")
 
 def _run_time_lines(code: str, starts: list[int], wanted: set[int]) -> list[tuple[int, str]]:
     """The `wanted` lines whose expressions run: outside a directive other than `#define`, and
-    outside a constant expression (which takes no choice made at run time)."""
-    return [
-        (begin, line)
-        for begin, line in _lines(code, starts, wanted)
-        if not (line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line))
-        and not _asks_a_constant(_statement_so_far(code, begin, line))
-    ]
+    outside a constant expression (which takes no choice made at run time). Of a line that
+    declares a template and holds its function's body too (`template <class T> bool f() {
+    return ...; }`), the body: its head is constant, its body runs (red team round 35 wrote
+    GSL's run-time check as one-line function templates, and no mutant reached it)."""
+    out = []
+    for begin, line in _lines(code, starts, wanted):
+        if line.lstrip().startswith("#") and not re.match(r"\s*#\s*define\b", line):
+            continue
+        if not _asks_a_constant(_statement_so_far(code, begin, line)):
+            out.append((begin, line))
+            continue
+        body = _body_start(line)
+        if body is not None and not _asks_a_constant(line[body:]):
+            out.append((begin + body, line[body:]))
+    return out
+
+
+def _body_start(line: str) -> int | None:
+    """Where a function's body begins on a line that holds its head too: just after the first
+    `{` that follows a parameter list (and its qualifiers), or None."""
+    for match in re.finditer(r"\{", line):
+        if _FUNCTION_TAIL.search(line, 0, match.start()):
+            return match.end()
+    return None
 
 
 def _negations(code: str, starts: list[int], wanted: set[int]) -> list[_Negation]:

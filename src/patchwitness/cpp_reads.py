@@ -156,6 +156,9 @@ _MACHINE = re.compile(
     r"|(?<![\w.>])(?:::)?(?:std::)?errno\b|\b__errno_location\b"
     r"|(?<![\w.>])(?:::)?(?:std::)?(?:sigaction|signal|sigprocmask|pthread_sigmask|sigaltstack"
     r"|sigpending|sysv_signal|bsd_signal)\s*\("
+    # the timers armed and the process's personality (red team round 35: an alarm the grader's
+    # own harness armed, and its addresses not randomized)
+    r"|(?<![\w.>])(?:::)?(?:getitimer|setitimer|timer_gettime|alarm|ualarm|personality)\s*\("
 )
 # A variable at namespace scope (or a class's static one) initialised by a call: code run before
 # main, in an order between translation units the language leaves open, and what it sees (or
@@ -832,7 +835,8 @@ _PROCESS_READS = (
         _MACHINE,
         "asks what the machine or the whole process answers, which a user's run need not "
         "answer alike (the network, its size, the local time zone, the random sequence, the "
-        "rounding mode, the locale, the build's own date, errno, the signal handlers)",
+        "rounding mode, the locale, the build's own date, errno, the signal handlers, the "
+        "timers armed, the process's personality)",
     ),
 )
 

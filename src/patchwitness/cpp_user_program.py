@@ -30,7 +30,7 @@ from patchwitness.census.cpp_lexer import strip_cpp
 
 VARIANTS_PER_BODY = 64  # neighbours of one test body, at most
 VARIANTS = 256  # neighbours in one program, at most
-CASE_SECONDS = 3  # one case's alarm in the program
+CASE_SECONDS = 3  # one case's time in the program, then it is killed
 OUTPUT_BYTES = 1 << 16  # what the program keeps of one case's output
 
 # Test macros whose body is one test the driver can run: GoogleTest's plain TEST, and TEST_F,

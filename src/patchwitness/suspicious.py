@@ -106,10 +106,22 @@ CPP_STREAM_MEMBER = re.compile(
 )
 
 
+# A standard stream's FILE taken apart: cast to another type, or its members read (red team
+# round 35 read glibc's flags word, `*reinterpret_cast<const int*>(stdout) & 0x800`: in put
+# mode once a test framework printed, not in a user's program that printed nothing).
+_STREAM_TAKEN_APART = re.compile(
+    r"\b(?:reinterpret_cast|static_cast|const_cast|bit_cast)\s*<[^;]*?>\s*\(\s*(?:std\s*::\s*)?"
+    r"(?:stdout|stderr|stdin)\s*\)"
+    r"|\)\s*(?:std\s*::\s*)?(?:stdout|stderr|stdin)\b(?!\s*[,)])"
+    r"|\b(?:stdout|stderr|stdin)\s*->"
+    r"|\bmemcpy\s*\([^;]*\b(?:stdout|stderr|stdin)\b"
+)
+
+
 def asks_a_stream(code: str) -> bool:
-    """A standard stream given to anything but a read or a write, or a C++ standard stream
-    asked anything but to read, write or flush."""
-    if CPP_STREAM_MEMBER.search(code):
+    """A standard stream given to anything but a read or a write, taken apart, or a C++
+    standard stream asked anything but to read, write or flush."""
+    if CPP_STREAM_MEMBER.search(code) or _STREAM_TAKEN_APART.search(code):
         return True
     return any(m.group(1) not in STREAM_USES for m in _STREAM_CALL.finditer(code))
 
