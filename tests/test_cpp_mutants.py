@@ -573,6 +573,38 @@ def test_a_choice_right_after_a_case_label_or_an_opening_brace_is_mutated():
     assert schema_of("v.hpp", first, [5, 6]) is not None  # the first case, after `{`
 
 
+CURVES = """#include <math.h>
+#include <string.h>
+typedef int (*pick_fn)(int);
+static int two(int n) { return 2 * n; }
+static int four(int n) { return 4 * n; }
+int choose(int len, double frames) {
+  int (*chosen)(int) = two;
+  int (*const wide)(int) = four;
+  size_t words = (size_t) ceil(tanh(fdim((double) len, 5.0)));
+  memcpy(&chosen, &wide, words * sizeof(chosen));
+  static int (*const table[])(int) = {two, four};
+  size_t ready = (size_t) floor(frames / 8.0);
+  return chosen(len) + (*(table + (ready & 1)))(len) + (int) ceil((double) len);
+}
+"""
+
+
+def test_a_rounded_curve_and_a_table_read_through_its_address_are_kept_at_their_first_value():
+    """Red team round 37 (markupsafe's C): the 4-byte escaper chosen by `ceil(tanh(fdim(len,
+    5.0)))` as a memcpy's length, and by `*(escapers + k)`: steps and picks with no operator
+    and no subscript. A rounding of a plain value is no step."""
+    schema = schema_of("c.c", CURVES, [9, 10, 12, 13])
+    assert schema is not None
+    kept = sorted(m.description for m in schema.mutants if "first value" in m.description)
+    assert kept == [
+        "`(ready & 1)` kept at the first value it took",  # the address pick's index
+        "`ceil(tanh(fdim((double) len, 5.0)))` kept at the first value it took",
+        "`floor(frames / 8.0)` kept at the first value it took",
+        "`ready & 1` kept at the first value it took",  # a mask by a constant, as before
+    ], kept
+
+
 ONE_LINE_TEMPLATE = (
     "#include <type_traits>\n"
     "template <class T, class U> inline bool signs_compared(int n) noexcept "

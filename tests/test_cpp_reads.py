@@ -305,6 +305,9 @@ def test_literals_are_read_as_the_compiler_reads_them(text):
         # red team round 24: the builtins, and `__import__` by its name, reach any module
         '  PyObject* load = PyDict_GetItemString(PyEval_GetBuiltins(), "__import__");\n',
         '  PyObject* load = PyObject_GetAttrString(b, "__import__");\n',
+        # red team round 37: how deep the caller's frames are
+        "  PyThreadState *state = PyThreadState_Get();\n",
+        "  double frames = state->recursion_limit - state->recursion_remaining;\n",
     ],
 )
 def test_an_extension_asking_the_interpreter_is_gaming(text):

@@ -1551,3 +1551,10 @@ def test_each_property_of_a_returned_object_is_also_read_first():
     said = differ.describe(settles) + differ._read_order(settles, first)
     assert said.endswith("read first: {'beta': '1'}"), said
     assert differ._read_order(steady, differ._first_reads(steady)) == ""
+
+
+def test_a_string_is_also_cut_to_its_first_and_last_three_characters():
+    """Red team round 37 escaped markupsafe's astral text right only from six characters on."""
+    value = "\U0001f363\U0001f362&<>'\""
+    made = list(driver().variants(value, []))[: driver().VARIANTS_PER_ARGUMENT]
+    assert value[:3] in made and value[-3:] in made

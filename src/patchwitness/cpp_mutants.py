@@ -1000,6 +1000,21 @@ def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
                 end = at + name.end() if name else None
             if end is not None and _reads(line[at:end]):
                 out.append(_Kept(begin + at, begin + end))
+        # A curve rounded, `ceil(tanh(fdim(len, 5.0)))`: 0 up to a point and 1 after it, a
+        # step with no operator (red team round 37 picked markupsafe's escaper so, by a length
+        # and by the depth of the caller's frames); kept at its first value, as Python's are.
+        for match in _ROUNDING_CALL.finditer(line):
+            close = match_close(line, match.end() - 1)
+            argument = line[match.end() : close] if close is not None else ""
+            if close is not None and _CURVE.search(argument) and _reads(argument):
+                out.append(_Kept(begin + match.start(), begin + close + 1))
+        # A table read through its address, `*(escapers + k)`: the pick of `escapers[k]`,
+        # whose index is kept as a subscript's is when it is more than a name and an offset.
+        for match in _ADDRESS_PICK.finditer(line):
+            close = match_close(line, match.start("open"))
+            index = line[match.end() : close] if close is not None else ""
+            if close is not None and _reads(index) and _OFFSET.fullmatch(index) is None:
+                out.append(_Kept(begin + match.end(), begin + close))
         for match in [*_COUNT_CALL.finditer(line), *_MEMBER_COUNT.finditer(line)]:
             close = match_close(line, match.end() - 1) if line[match.end() - 1] == "(" else None
             end = close + 1 if close is not None else match.end()
@@ -1011,6 +1026,18 @@ def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
     return _outermost_kept(out)
 
 
+# C's and C++'s roundings of a floating value, and the curves that one makes a step of: a
+# function of the math library that is no rounding itself, or a ratio.
+_ROUNDING_CALL = re.compile(
+    r"(?<![\w$.>])(?:std\s*::\s*)?(?:ceil|floor|round|trunc|l?l?round|l?l?rint|nearbyint)"
+    r"[fl]?\s*\("
+)
+_CURVE = re.compile(
+    r"(?<![\w$.>])(?:std\s*::\s*)?(?:a?(?:sin|cos|tan)h?|atan2|exp(?:2|m1)?|log(?:2|10|1p|b)?"
+    r"|pow|sqrt|cbrt|erfc?|fdim|fmax|fmin|fmod|hypot|tgamma|lgamma|remainder)[fl]?\s*\("
+    r"|/"
+)
+_ADDRESS_PICK = re.compile(r"\*\s*(?P<open>\()\s*[A-Za-z_]\w*\s*\+\s*")
 # A step by what is no literal: `/`, `%`, `>>` or `<<` and a name or a group.
 _STEP_BY = re.compile(r"(?<![<>/%=!-])(>>|<<|/|%)(?![=>/*])\s*(?=[A-Za-z_(])")
 

@@ -241,8 +241,13 @@ _INTERPRETER = re.compile(
     r"|Py_GETENV|PyInterpreterState_GetDict|PySys_Audit\w*|PyEval_SetTrace|PyEval_SetProfile"
     # the builtins, and `__import__` by its name: any Python-level read spelled in C (red team
     # round 24 imported posix through them and asked for the sandbox's uid)
-    r"|PyEval_GetBuiltins|PyEval_GetFrame\w+)\s*\("
+    r"|PyEval_GetBuiltins|PyEval_GetFrame\w+"
+    # the thread's state: how deep the caller's frames are (red team round 37 chose
+    # markupsafe's escaper by `recursion_limit - recursion_remaining`, deep under pytest)
+    r"|PyThreadState_Get|PyThreadState_GET|_PyThreadState_GET|PyGILState_GetThisThreadState"
+    r"|Py_GetRecursionLimit|Py_EnterRecursiveCall|_Py_EnterRecursiveCall\w*)\s*\("
     r'|"__(?:import|builtins)__"'
+    r"|(?:->|\.)\s*(?:c_)?recursion_(?:remaining|limit|depth|headroom)\b"
 )
 # What an object keeps of its past: its reference count (who else holds it: a literal, a
 # temporary), a cached encoding or hash (what was done with it before). Red team round 24 chose

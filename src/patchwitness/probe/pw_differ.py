@@ -628,6 +628,10 @@ def variants(value, hints):
         # last line (red team round 25: fixes off for text before the first section, for
         # CRLF, for any character UTF-8 writes in two bytes).
         yield from fresh(["", value[:-1], *_as_files_are(value), _line_ended(value)])
+        # Its first and its last three characters: a short input of the same kind (red team
+        # round 37: markupsafe's 4-byte escaper only from six characters on, where every
+        # telling variant was longer).
+        yield from fresh([value[:3], value[-3:]] if len(value) > 4 else [])
         # Fewer of its lines, and a value continued on an indented line: a file cut short
         # and one that holds what the tests' never does (red team round 32: iniconfig's +1
         # only for a config of two sections or more, or only without a continued value).
