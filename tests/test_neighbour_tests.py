@@ -12,7 +12,12 @@ import sys
 
 import pytest
 
-from patchwitness.neighbour_tests import PER_TEST, module_name, neighbours_of
+from patchwitness.neighbour_tests import (
+    LITERALS_PER_TEST,
+    PER_TEST,
+    module_name,
+    neighbours_of,
+)
 
 from .conftest import make_task
 
@@ -100,7 +105,8 @@ def test_a_neighbour_asks_its_assertions_and_says_how_it_ended(tmp_path):
 def test_neighbours_are_capped_and_need_a_module_function_that_runs_as_written():
     long = "def test_long():\n" + "".join(f"    x{i} = {i}\n" for i in range(PER_TEST + 10))
     made = neighbours_of(long, ["test_long"], "r")
-    assert made is not None and len(made.neighbours) == PER_TEST
+    assert made is not None and len(made.neighbours) == PER_TEST + LITERALS_PER_TEST
+    assert [n.moved for n in made.neighbours[PER_TEST:][:2]] == ["0 -> 1", "1 -> 2"]
     generator = "def test_gen():\n    x = 1\n    yield x\n"
     assert neighbours_of(generator, ["test_gen"], "r") is None
     method = "class TestA:\n    def test_m(self):\n        x = 1\n        assert x\n"
@@ -255,3 +261,40 @@ def test_a_unittest_method_gets_neighbours_in_a_subclass_and_its_assertions_are_
         made.neighbours[0].function: [("assert", "AssertionError"), ("end", "passed")],
         made.neighbours[1].function: [("assert", "AssertionError"), ("end", "passed")],
     }
+
+
+LITERALS = """\
+def lineof(text, key):
+    return text.splitlines().index(key) + (2 if len(text) > 12 else 1)
+
+
+def test_lineof():
+    text = "[s]\\nvalue = 1\\nother"
+    found = lineof(text, "other")
+    assert found == 3, "1-based"
+    assert lineof("[s]", "[s]") == 1
+"""
+
+
+def test_each_literal_of_a_failing_test_is_moved_in_turn_and_an_assertions_are_not(tmp_path):
+    report = tmp_path / "r.jsonl"
+    made = neighbours_of(LITERALS, ["test_lineof"], str(report))
+    assert made is not None
+    moved = [(n.line, n.moved) for n in made.neighbours if n.moved]
+    # the text and the key of the setup; not the assertions' 3, "1-based", "[s]" or 1
+    assert moved == [(6, "'[s]\\nvalue = 1\\nother' -> '[s]\\nvalue = 1\\nothe'"),
+                     (7, "'other' -> 'othe'")]  # fmt: skip
+    shorter = next(n for n in made.neighbours if n.moved.startswith("'[s]"))
+    assert shorter.said() == (
+        "test_lineof with the literal at line 6 moved, "
+        "'[s]\\nvalue = 1\\nother' -> '[s]\\nvalue = 1\\nothe'"
+    )
+    (tmp_path / "test_made.py").write_text(made.text)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         f"test_made.py::{shorter.function}"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout  # `other` is no line of the text cut short
+    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    assert [(a["kind"], a["value"]) for a in answers] == [("end", "ValueError")]

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 # Neighbours made of one test; of all the failing tests of one patch (the tests in order).
 PER_TEST = 24
-PER_PATCH = 72
+LITERALS_PER_TEST = 12  # literals moved, after the statements left out
+PER_PATCH = 96
 PREFIX = "test_pwn"  # a neighbour's function name starts so, then its number
 
 
@@ -31,8 +32,15 @@ PREFIX = "test_pwn"  # a neighbour's function name starts so, then its number
 class Neighbour:
     function: str  # the neighbour's function name in the generated module
     test: str  # the failing test's function name (`Class::method` for a method)
-    line: int  # the line of the statement left out, in the test's module
-    left_out: str  # that statement, on one line
+    line: int  # the line of the statement left out (or of the literal moved), in the module
+    left_out: str  # that statement, on one line ("" for a literal moved)
+    moved: str = ""  # the literal moved, `2 -> 3` ("" for a statement left out)
+
+    def said(self) -> str:
+        """What this neighbour changed of its test, in words."""
+        if self.moved:
+            return f"{self.test} with the literal at line {self.line} moved, {self.moved}"
+        return f"{self.test} without line {self.line}: `{self.left_out}`"
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,17 @@ def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
                 left_out=_shown(lines, statement),
             )
             made.append((owner, _neighbour(function, path, neighbour.function), neighbour))
+        for index, (node, moved) in enumerate(_literals(function)[:LITERALS_PER_TEST]):
+            if len(made) >= PER_PATCH:
+                break
+            neighbour = Neighbour(
+                function=f"{PREFIX}{len(made) + 1}_{function.name}",
+                test=name,
+                line=node.lineno,
+                left_out="",
+                moved=f"{_literal(node.value)} -> {_literal(moved)}",
+            )
+            made.append((owner, _moved(function, index, moved, neighbour.function), neighbour))
     if not made:
         return None
     added = [ast.unparse(fn) for owner, fn, _ in made if not owner]
@@ -237,6 +256,66 @@ def _neighbour(function: ast.FunctionDef, path: Path, name: str) -> ast.Function
         block.append(ast.Pass())
     if isinstance(parent, ast.Try) and not parent.handlers and not parent.finalbody:
         parent.finalbody.append(ast.Pass())  # a try needs a handler or a finally
+    made.name = name
+    made.body = [_Asked().visit(s) for s in made.body]
+    made.body = _ending(made.body)
+    return ast.fix_missing_locations(made)
+
+
+def _literals(function: ast.FunctionDef) -> list[tuple[ast.Constant, object]]:
+    """The literals of the test's own statements that a neighbour moves, each with the value it
+    moves to: a number one up, a text or bytes one character shorter (a character longer when
+    it has one). Not an assertion's (moved there it changes what is asked of both trees
+    alike), not a docstring, not True, False or None."""
+    out: list[tuple[ast.Constant, object]] = []
+    for node in _literal_nodes(function):
+        value = node.value
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int | float):
+            out.append((node, value + 1))
+        elif isinstance(value, str | bytes) and value:
+            out.append((node, value[:-1] if len(value) > 1 else value + value))
+    return out
+
+
+def _literal_nodes(function: ast.FunctionDef) -> list[ast.Constant]:
+    """The function's own constants in a fixed order (the same in any copy of it), outside its
+    assertions, its docstrings and what runs elsewhere (nested functions, classes, lambdas)."""
+    found: list[ast.Constant] = []
+
+    def walk(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(
+                child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
+            ):
+                continue
+            if isinstance(child, ast.Assert) or _asserts_by_method(child):
+                continue
+            if isinstance(child, ast.Expr) and isinstance(child.value, ast.Constant):
+                continue
+            if isinstance(child, ast.JoinedStr | ast.arguments):
+                continue
+            if isinstance(child, ast.Constant):
+                found.append(child)
+                continue
+            walk(child)
+
+    for statement in function.body:
+        walk(ast.Module(body=[statement], type_ignores=[]))
+    return found
+
+
+def _literal(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
+def _moved(function: ast.FunctionDef, index: int, value: object, name: str) -> ast.FunctionDef:
+    """The test with its `index`-th literal (in `_literal_nodes`' order) given `value`, its own
+    assertions asked, and its ending written."""
+    made = copy.deepcopy(function)
+    _literal_nodes(made)[index].value = value
     made.name = name
     made.body = [_Asked().visit(s) for s in made.body]
     made.body = _ending(made.body)

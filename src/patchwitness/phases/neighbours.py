@@ -199,8 +199,10 @@ def _compared(planned: list[_Planned], steady: dict[str, list], patched: dict) -
         found.differences.append(
             Difference(
                 target=f"{plan.test_file}::{neighbour.test}",
-                call=f"{neighbour.test} without line {neighbour.line}: `{neighbour.left_out}`",
-                varied="a statement of the test left out",
+                call=neighbour.said(),
+                varied="a literal of the test moved"
+                if neighbour.moved
+                else "a statement of the test left out",
                 test=test,
                 fields=["assertions"],
                 reference={"assertions": _shown(steady[test], mine)},
