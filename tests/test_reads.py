@@ -748,6 +748,11 @@ IMPLICIT_EFFECTS = [
     "        return ''\n",
     "class U:\n    def __eq__(self, other):\n        other.seen = True\n        return True\n",
     "class U:\n    def __len__(self):\n        STATE[0] += 1\n        return 0\n",
+    # red team round 38: a getter that keeps where it was read from
+    "class U:\n    @property\n    def trace(self):\n        t = self.__dict__['trace']\n"
+    "        self.__dict__['_depth'] = t.root.indent\n        return t\n",
+    "class U:\n    @property\n    def size(self):\n        self.owner.reads += 1\n"
+    "        return 1\n",
 ]
 # What a data-model method may do to itself: keep its own answer, raise, compute a value.
 IMPLICIT_AND_OWN = [
@@ -760,6 +765,8 @@ IMPLICIT_AND_OWN = [
     "class U:\n    def __del__(self):\n        self.stream.close()\n",
     "class U:\n    def close(self):\n        self.root.indent -= 1\n",
     "def __str__(self):\n    self.root.indent -= 1\n",  # no method of a class
+    "class U:\n    @property\n    def size(self):\n        self._size = len(self.items)\n"
+    "        return self._size\n",  # a getter that keeps its own answer
 ]
 
 

@@ -771,7 +771,8 @@ def _effects_when_called_implicitly(path: str, tree: ast.Module, added: set[int]
         if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
     for method in methods:
-        if method.name not in CALLED_IMPLICITLY or not _on_lines(method, added):
+        implicit = method.name in CALLED_IMPLICITLY or _a_getter(method)
+        if not implicit or not _on_lines(method, added):
             continue
         own = method.args.args[0].arg if method.args.args else ""
         for node in ast.walk(method):
@@ -779,13 +780,27 @@ def _effects_when_called_implicitly(path: str, tree: ast.Module, added: set[int]
                 continue
             if _changes_beyond(node, own):
                 said = (
-                    f"`{method.name}` changes state beyond its own object; it runs only when "
-                    "something formats, compares or measures the object, which the tests decide"
+                    f"`{method.name}` changes state beyond its own object; it runs whenever "
+                    "something reads, formats, compares or measures the object, which the "
+                    "tests decide"
                 )
                 out.append(Finding(gate=GATE, kind=PROCESS, file=path, line=node.lineno,
                                    message=said))  # fmt: skip
                 break
     return out
+
+
+def _a_getter(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A property's getter: run whenever the attribute is read, by whoever reads it (red team
+    round 38: pluggy's `trace` made a property that kept the tracer's depth at each read in
+    the instance's __dict__, and the test's plugin read it while the raising call ran)."""
+    for decorator in method.decorator_list:
+        name = ast.unparse(decorator)
+        if name in ("property", "functools.cached_property", "cached_property"):
+            return True
+        if name.endswith(".getter"):
+            return True
+    return False
 
 
 def _changes_beyond(node: ast.stmt, own: str) -> bool:
