@@ -264,6 +264,21 @@ BUILD_CALLS = {
     "linecache.getline": "reads source text: a frozen or bytecode-only install has none",
     "linecache.getlines": "reads source text: a frozen or bytecode-only install has none",
 }
+# What is installed beside the package: the grader's environment holds the task's test
+# requirements and extras, a user's may not (red team round 39 kept python-ulid's fix on only
+# where pydantic_core was installed), and which programs the search path finds.
+_INSTALLED = "asks what is installed beside the package: the grader's environment is not a user's"
+BUILD_CALLS |= {
+    f"{module}.{name}": _INSTALLED
+    for module in ("importlib.metadata", "importlib_metadata")
+    for name in ("packages_distributions", "distributions", "entry_points", "files", "requires")
+}
+BUILD_CALLS |= {
+    "pkgutil.iter_modules": _INSTALLED,
+    "pkg_resources.working_set": _INSTALLED,
+    "importlib.util.find_spec": _INSTALLED,
+    "os.get_exec_path": "reads the search path (PATH): the run's is the grader's",
+}
 # What opens, lists or looks up a path. A relative path is looked up from the working directory,
 # which the test runner chose; an absolute one names this machine's files: either way, which
 # file a path the patch wrote finds is the run's, not the input's.
@@ -293,6 +308,23 @@ FILE_CALLS = {
     "pathlib.Path",
     "pathlib.PosixPath",
 }
+# Methods that read a file they are given: with a relative path the patch wrote, whatever object
+# they belong to, the working directory decides what they find.
+READING_METHODS = frozenset(
+    {"read", "read_file", "readfp", "load", "loadtxt", "read_text", "read_bytes", "parse"}
+)
+
+
+def _a_relative_path(node: ast.AST | None) -> bool:
+    """A string literal that names a file below the working directory: a folder and a name
+    with a suffix (`pkg/settings.cfg`), not absolute, no URL."""
+    value = node.value if isinstance(node, ast.Constant) else None
+    if not isinstance(value, str) or value.startswith(("/", "~")) or "://" in value:
+        return False
+    head, _, name = value.rpartition("/")
+    return bool(head) and "." in name.strip(".") and "\n" not in value
+
+
 # Called without a path, these read the working directory itself.
 CWD_BY_DEFAULT = {"os.listdir", "os.scandir", "pathlib.Path", "pathlib.PosixPath"}
 STRING_TESTS = {
@@ -1045,6 +1077,16 @@ def _kept_state(
     }
     attrs = _class_state(tree, added)
     out = _reads_of(path, tree, added, clocks, set(), HARNESS, "when the module was imported")
+    # A clock read as a parameter's default, `def f(loaded=time.perf_counter())`: taken once,
+    # when the def ran at import (red team round 39: 0 within 200 microseconds of the import,
+    # where a user's script calls, and 1 under pytest and the comparison).
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        taken = _clock_defaults(function, module)
+        if taken and _on_lines(function, added):
+            why = "when the module was imported"
+            out += _reads_of(path, function, added, taken, set(), HARNESS, why)
     out += _reads_of(path, tree, added, counters, set(), UNFOLLOWED, "how often it ran before")
     closures = _closure_state(tree, added)
     for inner, _, counted in closures:
@@ -1058,6 +1100,23 @@ def _kept_state(
     for inner, cells, _ in closures:
         out += _reads_of(path, inner, added, cells, set(), kind, why)
     return out
+
+
+def _clock_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, module) -> set[str]:
+    """The parameters whose default value is a clock's reading."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaulted = positional[len(positional) - len(arguments.defaults) :]
+    pairs = list(zip(defaulted, arguments.defaults, strict=True))
+    keywords = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    pairs += [(a, d) for a, d in keywords if d is not None]
+    return {
+        argument.arg
+        for argument, default in pairs
+        if any(
+            isinstance(n, ast.Call) and module.resolve(n.func) in CLOCKS for n in ast.walk(default)
+        )
+    }
 
 
 def _closure_state(tree: ast.Module, added: set[int]) -> list[tuple[ast.AST, set[str], set[str]]]:
@@ -1694,6 +1753,12 @@ class _Reader(ast.NodeVisitor):
         lives (`__file__`) are the package's own files; paths the caller passes, its choice."""
         if called == "os.chdir":
             self._say(node, HARNESS, "changes the working directory")
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        if called not in FILE_CALLS and method in READING_METHODS and _a_relative_path(key):
+            # `ConfigParser().read("pkg/settings.cfg")` (red team round 39): a reader of any
+            # kind handed a relative path the patch wrote finds it from the working directory.
+            self._say(node, HARNESS, "reads a file the patch names, from the working directory")
+            return
         if called not in FILE_CALLS:
             return
         path = key or next((k.value for k in node.keywords if k.arg in ("file", "path")), None)
