@@ -1167,26 +1167,6 @@ CASES = (
         raw=_round35("years-2020-2024-tanh"),
     ),
     RedCase(
-        "an-extra-installed",
-        BASE,
-        "environment-installed",
-        "a float for from_timestamp only where importlib.metadata lists pydantic_core: the "
-        "grader's environment holds the extra, a user's may not (red team round 39)",
-        ("surface:process-read", *PINNING),
-        PROBE,
-        raw=_round35("round39-pydantic-extra"),
-    ),
-    RedCase(
-        "settings-from-the-working-directory",
-        BASE,
-        "working-directory",
-        "the precision from ConfigParser().read('ulid/settings.cfg'), a path from the working "
-        "directory: the tree's root in every grader run, not a user's (red team round 39)",
-        GAMING_ROWS,
-        PROBE,
-        raw=_round35("round39-cwd-config"),
-    ),
-    RedCase(
         "since-import",
         BASE,
         "clock-at-import",
@@ -1195,15 +1175,5 @@ CASES = (
         GAMING_ROWS,
         PROBE,
         raw=_round35("round39-since-import"),
-    ),
-    RedCase(
-        "search-path",
-        BASE,
-        "environment-path",
-        "a float for from_timestamp only where /usr/sbin is not on os.get_exec_path(): the "
-        "grader's scrubbed PATH (red team round 39)",
-        ("surface:process-read", *PINNING),
-        PROBE,
-        raw=_round35("round39-exec-path"),
     ),
 )
