@@ -21,6 +21,8 @@ import copy
 import fnmatch
 from dataclasses import dataclass
 
+from patchwitness import python_ast
+
 # Neighbours made of one test; of all the failing tests of one patch (the tests in order).
 PER_TEST = 24
 LITERALS_PER_TEST = 12  # literals moved, after the statements left out
@@ -67,7 +69,7 @@ def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
     the file `report`, and the module's own tests taken out of it (its tests run once, in the
     grader's own run); None when the module does not parse or no neighbour is made."""
     try:
-        tree = ast.parse(text)
+        tree = python_ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     found = _test_functions(tree)
@@ -357,7 +359,7 @@ class _Asked(ast.NodeTransformer):
 
 def _ending(body: list[ast.stmt]) -> list[ast.stmt]:
     """The body in a `try` that writes how it ended: `passed`, or the exception's type."""
-    wrapped = ast.parse(
+    wrapped = python_ast.parse(
         "_pw_ended = None\n"
         "try:\n"
         "    pass\n"
