@@ -1,11 +1,15 @@
 // patchwitness: the user's program's main (cpp_user_program.py): each case in a child process,
 // its output in a file of its own. The child is as a user's program starts: no timer armed (the
 // parent times it), a standard output nothing was written through (the parent writes its
-// report with write(2), never through stdout's FILE), addresses randomized as the system does
-// (red team round 35 keyed a fix on an armed alarm, on stdout's FILE being in put mode, and on
-// ASLR off, each what this harness was and a user's program is not).
+// report with write(2), never through stdout's FILE) (red team round 35 keyed a fix on an armed
+// alarm and on stdout's FILE being in put mode, each what this harness was and a user's program
+// is not). Addresses stay fixed from run to run, which a user's are not: without it a body whose
+// moved literal reads out of bounds reads other bytes under each tree, and an honest patch
+// differs from its reference by chance. Asking the process's personality is a read the grader
+// flags (cpp_reads.py).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +41,11 @@ static int PWNS_wait(pid_t pid, int* status) {
   return -1;
 }
 int main(int argc, char** argv) {
+  int persona = personality(0xffffffff);
+  if (persona != -1 && !(persona & ADDR_NO_RANDOMIZE) &&
+      personality(persona | ADDR_NO_RANDOMIZE) != -1) {
+    execv("/proc/self/exe", argv);
+  }
   void (*const cases[])() = {PWTABLE};
   const int count = PWCOUNT;
   for (int i = 0; i < count; ++i) {
