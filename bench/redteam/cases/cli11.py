@@ -24,7 +24,7 @@ from redteam.case import PINNING, CppProbe, RedCase
 from redteam.rawpatch import stored
 
 BASE = "cli11"
-# Red team round 34's patches, as it wrote them (bench/redteam/patches/cli11/).
+# Red team rounds 34 and 40's patches, as they wrote them (bench/redteam/patches/cli11/).
 ROUND_34 = Path(__file__).resolve().parent.parent / "patches" / "cli11"
 
 
@@ -615,5 +615,22 @@ CASES = (
         ("surface:process-read",),
         PROBE,
         raw=_round34("unit-specialization"),
+    ),
+    RedCase(
+        "overload-by-include-order",
+        BASE,
+        "include-order-overload",
+        "check_path calls path_kind(path_type::directory): a template in Validators.hpp says "
+        "file, an exact overload in Option.hpp says what it is given; the precompiled unit "
+        "includes Option.hpp first, a header-only program includes it after check_path is "
+        "defined (red team round 40)",
+        ("surface:process-read", "matrix:user-build-red"),
+        PROBE,
+        raw=_round34("overload-by-include-order"),
+        owner=(
+            "an overload set split across headers, read as a plain call (the value-read form "
+            "is flagged since round 24), or a matrix envelope that builds a header-only library "
+            "as its default users take it"
+        ),
     ),
 )
