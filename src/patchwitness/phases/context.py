@@ -3,9 +3,11 @@ baseline, and the clock the phases report their time to."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchwitness.model import Timings
@@ -72,6 +74,17 @@ class GradeContext:
         """The instrumentation the SHA was measured with, which the patched run uses too so that
         like is compared with like; None when coverage is off or nothing worked at the SHA."""
         return self.base.instrumentation if self.wants_coverage else None
+
+    def kept_for_the_reference(self, *parts: str | bytes) -> Path:
+        """Where what the reference's runs gave is kept, once per task: keyed by the SHA's
+        baseline (grader, SHA, commands, environment), the reference, the hidden tests and
+        `parts` (what the runs were asked)."""
+        digest = hashlib.sha256()
+        task = self.task
+        for part in (self.base.key, task.reference or b"", task.hidden_tests or b"", *parts):
+            digest.update(part if isinstance(part, bytes) else part.encode())
+            digest.update(b"\0")
+        return self.settings.cache / "references" / f"{digest.hexdigest()}.json"
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,18 @@ something the test did that the reference's does not.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchwitness import atomic, neighbour_tests
+from patchwitness import atomic, jsonlines, neighbour_tests
 from patchwitness.facts import HiddenCollected
 from patchwitness.model import Difference
 from patchwitness.phases.checkout import fresh_patched
 from patchwitness.phases.context import GradeContext
 from patchwitness.suites import Surroundings
+from patchwitness.workspace import as_text, safe_read
 
 LIMIT_BYTES = 8 << 20  # what the grader reads of a run's answers
 SHOWN = 160  # characters of a side's answers shown in a difference
@@ -73,14 +73,8 @@ def _reference_answers(
     """The neighbours' answers under the reference that came out alike in two runs, once per
     task: kept in the cache, keyed by the SHA's baseline, the reference, the hidden tests, the
     failing tests and the modules the neighbours were made of."""
-    task = ctx.task
-    digest = hashlib.sha256()
-    parts = [ctx.base.key, task.reference or b"", task.hidden_tests or b"", "neighbours"]
-    parts += [*failing, *(f"{p.tree_path}\0{p.text}" for p in planned)]
-    for part in parts:
-        digest.update(part if isinstance(part, bytes) else part.encode())
-        digest.update(b"\0")
-    kept = ctx.settings.cache / "references" / f"{digest.hexdigest()}.json"
+    modules = (f"{p.tree_path}\0{p.text}" for p in planned)
+    kept = ctx.kept_for_the_reference("neighbours", *failing, *modules)
     try:
         known = json.loads(kept.read_text())
         return {k: [tuple(a) for a in v] for k, v in known["answers"].items()}
@@ -113,7 +107,7 @@ def _plan(ctx: GradeContext, tree: Path, failing: list[str]) -> tuple[list[_Plan
         if where is None or made is None:
             why = why or f"{part}: no module pytest would collect beside it"
             continue
-        text = _read(tree / where)
+        text = as_text(safe_read(tree, where))
         module = neighbour_tests.neighbours_of(text, names, "") if text is not None else None
         if text is None or module is None:
             why = why or f"{part}: no statement of its failing tests can be left out"
@@ -131,13 +125,6 @@ def _located(tree: Path, part: str, cwd: str) -> str | None:
         if (tree / path).is_file():
             return path
     return None
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _run(ctx: GradeContext, tree: Path, planned: list[_Planned], scratch: Path) -> dict[str, list]:
@@ -166,21 +153,12 @@ def _run(ctx: GradeContext, tree: Path, planned: list[_Planned], scratch: Path) 
 
 
 def _answers(report: Path) -> dict[str, list]:
-    try:
-        with report.open("rb") as handle:
-            data = handle.read(LIMIT_BYTES)
-    except OSError:
-        return {}
+    """Each test id's answers, in the order its neighbour gave them."""
     out: dict[str, list] = defaultdict(list)
-    for line in data.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("test"), str):
-            out[record["test"]].append(
-                (record.get("kind"), record.get("line"), record.get("value"))
-            )
+    for record in jsonlines.records(report, LIMIT_BYTES):
+        if isinstance(record.get("test"), str):
+            answer = (record.get("kind"), record.get("line"), record.get("value"))
+            out[record["test"]].append(answer)
     return dict(out)
 
 

@@ -12,13 +12,12 @@ the two disagree. Python only: a C++ comparison needs a driver built against eac
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
 from pathlib import Path
 
-from patchwitness import atomic, history, languages
+from patchwitness import atomic, history, jsonlines, languages
 from patchwitness import reference as differ
 from patchwitness.classify import PRODUCTION
 from patchwitness.errors import ApplyFailed, InvalidTask
@@ -152,13 +151,8 @@ def _collect_cpp(
 def _graded_once(ctx: GradeContext, ref: Workspace, failing: list[str]) -> None:
     """The reference's run of the failing tests (a C++ build), once per task: a pass is kept,
     keyed as the calls of a Python task are."""
-    task = ctx.task
-    assert task.reference is not None
-    digest = hashlib.sha256()
-    for part in (ctx.base.key, task.reference, task.hidden_tests or b"", "graded", *failing):
-        digest.update(part if isinstance(part, bytes) else part.encode())
-        digest.update(b"\0")
-    kept = ctx.settings.cache / "references" / f"{digest.hexdigest()}.json"
+    assert ctx.task.reference is not None
+    kept = ctx.kept_for_the_reference("graded", *failing)
     if kept.exists():
         return
     run = ctx.suite.run(ref.repo, ref.new_dir("run"), around=Surroundings(select=tuple(failing)))
@@ -250,19 +244,7 @@ def _captured(
     task = ctx.task
     if task.options.python.build:
         return _graded(ctx, ref, failing, wanted, entries)
-    digest = hashlib.sha256()
-    for part in (
-        ctx.base.key,
-        task.reference,
-        task.hidden_tests or b"",
-        *failing,
-        *map(str, wanted),
-        "entries",
-        *entries,
-    ):
-        digest.update(part if isinstance(part, bytes) else part.encode())
-        digest.update(b"\0")
-    kept = ctx.settings.cache / "references" / f"{digest.hexdigest()}.json"
+    kept = ctx.kept_for_the_reference(*failing, *map(str, wanted), "entries", *entries)
     try:
         known = json.loads(kept.read_text())
         return list(known["calls"]), int(known["dropped"])
@@ -330,20 +312,7 @@ def _well_formed(record: dict) -> bool:
 
 def _records(path: Path) -> list[dict]:
     """A probe's JSON lines, as far as they parse: it ran beside code under grade."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(LIMIT_BYTES)
-    except OSError:
-        return []
-    out = []
-    for line in data.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+    return jsonlines.records(path, LIMIT_BYTES)
 
 
 def _compare(
