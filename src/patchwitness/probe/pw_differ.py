@@ -961,25 +961,33 @@ def in_child(call, seed):
             handle.write(data)
         os._exit(0)
     os.close(write)
-    chunks, deadline = [], time.monotonic() + CALL_TIMEOUT
+    data = _from_child(pid, read, CALL_TIMEOUT)
+    if data is None:
+        return {"outcome": "timed out"}
+    try:
+        return json.loads(data or b"null") or {"outcome": "crashed"}
+    except ValueError:
+        return {"outcome": "crashed"}
+
+
+def _from_child(pid, read, timeout):
+    """What the child `pid` wrote to the pipe `read` until it closed it, or None when it took
+    longer than `timeout` seconds (it is killed then); the child is reaped either way."""
+    chunks, deadline = [], time.monotonic() + timeout
     while True:
         left = deadline - time.monotonic()
-        ready = select.select([read], [], [], max(left, 0))[0] if left > 0 else []
-        if not ready:
+        if left <= 0 or not select.select([read], [], [], left)[0]:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             os.close(read)
-            return {"outcome": "timed out"}
+            return None
         chunk = os.read(read, 1 << 16)
         if not chunk:
             break
         chunks.append(chunk)
     os.close(read)
     os.waitpid(pid, 0)
-    try:
-        return json.loads(b"".join(chunks) or b"null") or {"outcome": "crashed"}
-    except ValueError:
-        return {"outcome": "crashed"}
+    return b"".join(chunks)
 
 
 def perform(call):
@@ -1264,19 +1272,8 @@ def _first_reads(value):
     kind = type(value)
     if kind in PLAIN or isinstance(value, (list, tuple, dict, set, frozenset, type)):
         return {}
-    names = []
-    for attr in sorted(dir(kind)):
-        try:
-            descriptor = inspect.getattr_static(kind, attr)
-        except AttributeError:
-            continue
-        if not attr.startswith("_") and isinstance(
-            descriptor, (property, functools.cached_property)
-        ):
-            names.append(attr)
-    if len(names) < 2:
-        return {}
-    return {name: _read_alone(value, name) for name in names[:FIRST_READS]}
+    names = _property_names(kind)[:FIRST_READS]
+    return {name: _read_alone(value, name) for name in names} if len(names) > 1 else {}
 
 
 def _read_alone(value, name):
@@ -1292,20 +1289,8 @@ def _read_alone(value, name):
             handle.write(text.encode("utf-8", "replace"))
         os._exit(0)
     os.close(write)
-    chunks, deadline = [], time.monotonic() + FIRST_READ_TIMEOUT
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([read], [], [], left)[0]:
-            os.kill(pid, signal.SIGKILL)
-            chunks = [b"<timed out>"]
-            break
-        chunk = os.read(read, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(read)
-    os.waitpid(pid, 0)
-    return b"".join(chunks).decode("utf-8", "replace")
+    data = _from_child(pid, read, FIRST_READ_TIMEOUT)
+    return "<timed out>" if data is None else data.decode("utf-8", "replace")
 
 
 def _read_order(value, first):
@@ -1326,18 +1311,25 @@ def _public(state):
     return {k: v for k, v in state.items() if not (isinstance(k, str) and k.startswith("_"))}
 
 
-def _properties(value, kind):
-    """`property NAME` -> what the object's public properties give (or what they raised)."""
-    out = {}
+def _property_names(kind):
+    """The public properties of a class, by name, in order."""
+    names = []
     for attr in sorted(dir(kind)):
-        if attr.startswith("_") or len(out) >= PROPERTIES:
+        if attr.startswith("_"):
             continue
         try:
             descriptor = inspect.getattr_static(kind, attr)
         except AttributeError:
             continue
-        if not isinstance(descriptor, (property, functools.cached_property)):
-            continue
+        if isinstance(descriptor, (property, functools.cached_property)):
+            names.append(attr)
+    return names
+
+
+def _properties(value, kind):
+    """`property NAME` -> what the object's public properties give (or what they raised)."""
+    out = {}
+    for attr in _property_names(kind)[:PROPERTIES]:
         try:
             out[f"property {attr}"] = getattr(value, attr)
         except Exception as error:  # what a property raises is part of what it answers
