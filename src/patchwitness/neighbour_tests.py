@@ -258,10 +258,7 @@ def _neighbour(function: ast.FunctionDef, path: Path, name: str) -> ast.Function
         block.append(ast.Pass())
     if isinstance(parent, ast.Try) and not parent.handlers and not parent.finalbody:
         parent.finalbody.append(ast.Pass())  # a try needs a handler or a finally
-    made.name = name
-    made.body = [_Asked().visit(s) for s in made.body]
-    made.body = _ending(made.body)
-    return ast.fix_missing_locations(made)
+    return _finished(made, name)
 
 
 def _literals(function: ast.FunctionDef) -> list[tuple[ast.Constant, object]]:
@@ -318,9 +315,13 @@ def _moved(function: ast.FunctionDef, index: int, value: object, name: str) -> a
     assertions asked, and its ending written."""
     made = copy.deepcopy(function)
     _literal_nodes(made)[index].value = value
+    return _finished(made, name)
+
+
+def _finished(made: ast.FunctionDef, name: str) -> ast.FunctionDef:
+    """A neighbour given its name, its own assertions asked, and its ending written."""
     made.name = name
-    made.body = [_Asked().visit(s) for s in made.body]
-    made.body = _ending(made.body)
+    made.body = _ending([_Asked().visit(s) for s in made.body])
     return ast.fix_missing_locations(made)
 
 
