@@ -796,6 +796,7 @@ def test_a_data_model_method_that_keeps_to_its_own_object_reads_nothing(source):
             "import configparser\ns = configparser.ConfigParser()\ns.read('ulid/settings.cfg')\n",
             HARNESS,
         ),
+        ("s.read(['defaults.ini', 'ulid/settings.cfg'])\n", HARNESS),
         (
             "import time\ndef settled(loaded: float = time.perf_counter()) -> int:\n"
             "    return int((time.perf_counter() - loaded) * 5000)\n",

@@ -1754,9 +1754,19 @@ class _Reader(ast.NodeVisitor):
         if called == "os.chdir":
             self._say(node, HARNESS, "changes the working directory")
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
-        if called not in FILE_CALLS and method in READING_METHODS and _a_relative_path(key):
+        given = [
+            a
+            for arg in node.args
+            for a in (arg.elts if isinstance(arg, ast.List | ast.Tuple) else [arg])
+        ]
+        if (
+            called not in FILE_CALLS
+            and method in READING_METHODS
+            and any(map(_a_relative_path, given))
+        ):
             # `ConfigParser().read("pkg/settings.cfg")` (red team round 39): a reader of any
-            # kind handed a relative path the patch wrote finds it from the working directory.
+            # kind handed a relative path the patch wrote (alone, or in a list of them, as
+            # ConfigParser.read also takes) finds it from the working directory.
             self._say(node, HARNESS, "reads a file the patch names, from the working directory")
             return
         if called not in FILE_CALLS:
