@@ -3,19 +3,16 @@ either ran (baseline.instrumented_beside), run for real on small Python projects
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from patchwitness import baseline as baselines
 from patchwitness.demo import build
-from patchwitness.phases.prepare import prepare
 from patchwitness.settings import Settings
 from patchwitness.suites.python import COVERAGE_PY, LINE_PROBES
-from patchwitness.task import load_task
 
-from .conftest import SETUP
+from .test_baseline_moved import baseline_at
 
 pytestmark = pytest.mark.slow
 
@@ -40,27 +37,9 @@ SEES_THE_PROBES = (
 
 
 def baseline_of(tmp_path: Path, files: dict[str, str]) -> baselines.Baseline:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
-    build.write_files(repo, files)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "commit", "-qm", "the SHA"], cwd=repo, check=True)
-    sha = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout.strip()
-    task_dir = tmp_path / "task"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd="python -m pytest -q tests",
-        allow_test_edits=False,
-        failing=["tests/test_a.py::test_a"],
-        toml=f"repo = \"../repo\"\nsetup = '{SETUP}'\ntimeout = 120\n",
-    )
-    task = load_task(task_dir)
-    settings = Settings(cache=tmp_path / "cache")
-    return baselines.obtain(task, prepare(task, settings).suite, settings)
+    """The baseline of a repository of `files`, its failing test tests/test_a.py::test_a."""
+    sha = build.make_repo(tmp_path / "repo", files)
+    return baseline_at(tmp_path, sha, Settings(cache=tmp_path / "cache"))
 
 
 def test_a_suite_that_leaves_files_in_its_tree_keeps_the_line_probes(tmp_path):

@@ -502,15 +502,21 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
         (11, "the index `big` made 0"),  # a name the patch assigns
         (11, "the index `big` made 1"),
     ]
-    patched = _cpp_program(tmp_path, CHOOSER, 0)
-    assert patched == "63 2007\n"
-    lines = CHOOSER.splitlines(keepends=True)
+    assert _each_mutant_does_what_it_says(tmp_path, CHOOSER, schema) == "63 2007\n"
+
+
+def _each_mutant_does_what_it_says(tmp_path, library: str, schema) -> str:
+    """Each mutant of the schema, chosen at run time, prints what its own line alone in the
+    library prints, and that is not what the unmutated library prints (returned)."""
+    patched = _cpp_program(tmp_path, library, 0)
+    lines = library.splitlines(keepends=True)
     for mutant in schema.mutants:
         alone = lines.copy()
         alone[mutant.line - 1] = mutant.mutated
         expected = _cpp_program(tmp_path, "".join(alone), 0)
         assert _cpp_program(tmp_path, schema.text, mutant.number) == expected, mutant
         assert expected != patched, mutant  # each one changes what the program does
+    return patched
 
 
 FUNCTION_OBJECTS = """#include <functional>
@@ -534,15 +540,7 @@ def test_a_comparison_written_as_a_function_object_is_a_choice(tmp_path):
         (4, "`std::not_equal_to<int>()(n % 2, 0)` replaced by false"),
         (4, "`std::not_equal_to<int>()(n % 2, 0)` replaced by true"),
     ]
-    patched = _cpp_program(tmp_path, FUNCTION_OBJECTS, 0)
-    assert patched == "3 3\n"
-    lines = FUNCTION_OBJECTS.splitlines(keepends=True)
-    for mutant in schema.mutants:
-        alone = lines.copy()
-        alone[mutant.line - 1] = mutant.mutated
-        expected = _cpp_program(tmp_path, "".join(alone), 0)
-        assert _cpp_program(tmp_path, schema.text, mutant.number) == expected, mutant
-        assert expected != patched, mutant
+    assert _each_mutant_does_what_it_says(tmp_path, FUNCTION_OBJECTS, schema) == "3 3\n"
 
 
 SWITCHED = """#include <functional>

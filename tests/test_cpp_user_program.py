@@ -280,6 +280,21 @@ def test_every_integer_type_of_a_body_moves_at_once():
     assert all("signedness" not in v.varied for v in alone)
 
 
+def _built_and_run(tmp_path: Path, tests: str, seed: str) -> tuple[user.Program, dict]:
+    """The user's program of every body of `tests` (no neighbours), built with g++ and run:
+    the program and its report."""
+    found = user.bodies(tests, "t.cpp")
+    made = [v for b in found for v in user.variants(tests, b, cap=0)]
+    names = user.Names.drawn(seed)
+    program = user.program(tests, found, names, made)
+    source = tmp_path / "user_program.cpp"
+    source.write_text(program.text)
+    binary = tmp_path / "user_program"
+    subprocess.run(["g++", "-w", str(source), "-o", str(binary)], check=True, capture_output=True)
+    done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
+    return program, user.read_report(done.stdout, names.done)
+
+
 @needs_gxx
 def test_a_body_that_fails_or_ends_the_process_does_not_come_back_held(tmp_path: Path):
     tests = """\
@@ -304,16 +319,7 @@ int Counter::suite = 0;
 TEST_F(Counter, Holds) { EXPECT_EQ(value, 11); ++value; }
 TEST_F(Counter, TearsDownUnheld) { EXPECT_FALSE(HasFailure()); }
 """
-    found = user.bodies(tests, "t.cpp")
-    made = [v for b in found for v in user.variants(tests, b, cap=0)]
-    names = user.Names.drawn("c0ffee01")
-    program = user.program(tests, found, names, made)
-    source = tmp_path / "user_program.cpp"
-    source.write_text(program.text)
-    binary = tmp_path / "user_program"
-    subprocess.run(["g++", "-w", str(source), "-o", str(binary)], check=True, capture_output=True)
-    done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
-    report = user.read_report(done.stdout, names.done)
+    program, report = _built_and_run(tmp_path, tests, "c0ffee01")
     assert user.unheld(program, report) == {
         "Run.Fails": f"{user.UNHELD}: eq 2 3 false",
         "Run.Ends": "exited 0: eq 1 2 false",
@@ -517,16 +523,7 @@ TEST(Start, Fixed) { EXPECT_NE(personality(0xffffffff) & ADDR_NO_RANDOMIZE, 0); 
 TEST(Start, Hangs) { for (volatile int i = 0;; i = i + 1) {} }
 TEST(Start, Later) { EXPECT_EQ(*reinterpret_cast<const int*>(stdout) & 0x800, 0); }
 """
-    found = user.bodies(tests, "t.cpp")
-    made = [v for b in found for v in user.variants(tests, b, cap=0)]
-    names = user.Names.drawn("c0ffee02")
-    program = user.program(tests, found, names, made)
-    source = tmp_path / "user_program.cpp"
-    source.write_text(program.text)
-    binary = tmp_path / "user_program"
-    subprocess.run(["g++", "-w", str(source), "-o", str(binary)], check=True, capture_output=True)
-    done = subprocess.run([str(binary)], cwd=tmp_path, capture_output=True, check=True)
-    report = user.read_report(done.stdout, names.done)
+    program, report = _built_and_run(tmp_path, tests, "c0ffee02")
     endings = {v.test: report[i][0] for i, v in enumerate(program.variants)}
     assert endings == {
         "Start.NoTimer": user.CAME_BACK,
