@@ -2,9 +2,10 @@
 patch: a Python task with a reference, after the calls are compared (phases/reference.py).
 
 Each neighbour is a failing test with one statement left out and its assertions asked instead
-of raised. Its module goes beside the test's, in the reference's tree (run twice: a neighbour
-whose answers differ between the two is left out) and in a fresh patched tree (with the hidden
-tests, as the grader's run had them); each run collects that module alone, under the task's own
+of raised. Its module goes beside the test's, in the reference's tree (run twice, once per
+task: a neighbour whose answers differ between the two is left out) and in a patched tree no
+run has written into (a copy of the comparison's fresh one, with the hidden tests as the
+grader's run had them); each run collects that module alone, under the task's own
 pytest command and probe, so fixtures, parameters and conftests are as in the test's own run.
 A neighbour whose answers differ between the trees is a difference: the patch's fix depends on
 something the test did that the reference's does not.
@@ -12,18 +13,20 @@ something the test did that the reference's does not.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchwitness import atomic, jsonlines, neighbour_tests
 from patchwitness.facts import HiddenCollected
 from patchwitness.model import Difference
-from patchwitness.phases.checkout import fresh_patched
 from patchwitness.phases.context import GradeContext
+from patchwitness.phases.hidden import hidden_applied
 from patchwitness.suites import Surroundings
-from patchwitness.workspace import as_text, safe_read
+from patchwitness.workspace import Workspace, as_text, safe_read
 
 LIMIT_BYTES = 8 << 20  # what the grader reads of a run's answers
 SHOWN = 160  # characters of a side's answers shown in a difference
@@ -37,7 +40,7 @@ class Compared:
 
 
 @dataclass(frozen=True)
-class _Planned:
+class Planned:
     test_file: str  # the failing test's file, as its keys name it
     made: str  # the neighbours' module, as keys name it
     tree_path: str  # where that module goes in a tree
@@ -46,29 +49,41 @@ class _Planned:
     module: neighbour_tests.Module
 
 
-def compare_neighbours(
-    ctx: GradeContext, reference_tree: Path, failing: list[str], hidden: HiddenCollected | None
+def compare(
+    ctx: GradeContext,
+    reference_tree: Path,
+    patched: Workspace,
+    planned: list[Planned],
+    failing: list[str],
+    hidden: HiddenCollected | None,
 ) -> Compared:
-    """The neighbours of `failing` (test keys) under both trees."""
-    planned, why = _plan(ctx, reference_tree, failing)
-    if not planned:
-        return Compared(skipped=why)
+    """The `planned` neighbours of `failing` (test keys) under the reference's tree and
+    `patched` (a fresh patched tree no run has written into), with the hidden tests as the
+    grader's run had them."""
     ctx.clock.say(f"the reference fix: {sum(len(p.module.neighbours) for p in planned)} "
                   "neighbours of the failing tests")  # fmt: skip
-    with fresh_patched(ctx, hidden) as fresh:
-        if fresh is None:
+    with _with_hidden(ctx, patched, hidden) as ok:
+        if not ok:
             return Compared(skipped="the hidden tests do not apply over the patch")
-        failed = ctx.suite.build(fresh.repo, fresh.new_dir("neighbours-build"))
-        if failed:
-            return Compared(skipped=f"the patched tree did not build again: {failed}")
-        work = fresh.new_dir("neighbours")
+        work = patched.new_dir("neighbours")
         steady = _reference_answers(ctx, reference_tree, planned, failing, work)
-        patched = _run(ctx, fresh.repo, planned, work / "patched")
-    return _compared(planned, steady, patched)
+        answers = _run(ctx, patched.repo, planned, work / "patched")
+    return _compared(planned, steady, answers)
+
+
+@contextlib.contextmanager
+def _with_hidden(
+    ctx: GradeContext, patched: Workspace, hidden: HiddenCollected | None
+) -> Iterator[bool]:
+    if hidden is None:
+        yield True
+        return
+    with hidden_applied(patched, ctx.task, hidden.model_copy(deep=True)) as ok:
+        yield ok
 
 
 def _reference_answers(
-    ctx: GradeContext, tree: Path, planned: list[_Planned], failing: list[str], work: Path
+    ctx: GradeContext, tree: Path, planned: list[Planned], failing: list[str], work: Path
 ) -> dict[str, list]:
     """The neighbours' answers under the reference that came out alike in two runs, once per
     task: kept in the cache, keyed by the SHA's baseline, the reference, the hidden tests, the
@@ -90,7 +105,9 @@ def _reference_answers(
     return steady
 
 
-def _plan(ctx: GradeContext, tree: Path, failing: list[str]) -> tuple[list[_Planned], str]:
+def plan(ctx: GradeContext, tree: Path, failing: list[str]) -> tuple[list[Planned], str]:
+    """The neighbours' modules of the failing tests' files, as the reference's tree holds
+    them; or none, and why."""
     by_file: dict[str, list[str]] = defaultdict(list)
     for key in failing:
         part, _, rest = key.partition("::")
@@ -99,7 +116,7 @@ def _plan(ctx: GradeContext, tree: Path, failing: list[str]) -> tuple[list[_Plan
             continue  # a class inside a class: no neighbours
         by_file[part].append(name)
     config = ctx.base.pytest_config
-    planned: list[_Planned] = []
+    planned: list[Planned] = []
     why = "no failing test is a function or a method of a module's class" if not by_file else ""
     for part, names in sorted(by_file.items()):
         where = _located(tree, part, ctx.task.options.cwd)
@@ -113,7 +130,7 @@ def _plan(ctx: GradeContext, tree: Path, failing: list[str]) -> tuple[list[_Plan
             why = why or f"{part}: no statement of its failing tests can be left out"
             continue
         tree_path = str(Path(where).parent / Path(made).name)
-        planned.append(_Planned(part, made, tree_path, text, names, module))
+        planned.append(Planned(part, made, tree_path, text, names, module))
     return planned, why
 
 
@@ -127,7 +144,7 @@ def _located(tree: Path, part: str, cwd: str) -> str | None:
     return None
 
 
-def _run(ctx: GradeContext, tree: Path, planned: list[_Planned], scratch: Path) -> dict[str, list]:
+def _run(ctx: GradeContext, tree: Path, planned: list[Planned], scratch: Path) -> dict[str, list]:
     """One run of every neighbours' module over `tree`: each test id's answers in order. The
     modules are the grader's, written for this run alone and removed after it."""
     home = scratch / "home"
@@ -162,7 +179,7 @@ def _answers(report: Path) -> dict[str, list]:
     return dict(out)
 
 
-def _compared(planned: list[_Planned], steady: dict[str, list], patched: dict) -> Compared:
+def _compared(planned: list[Planned], steady: dict[str, list], patched: dict) -> Compared:
     by_function = {n.function: (p, n) for p in planned for n in p.module.neighbours}
     found = Compared()
     for test in sorted(steady):

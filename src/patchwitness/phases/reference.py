@@ -12,6 +12,7 @@ the two disagree. Python only: a C++ comparison needs a driver built against eac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -24,10 +25,10 @@ from patchwitness.errors import ApplyFailed, InvalidTask
 from patchwitness.facts import HiddenCollected
 from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.patch import Patch
+from patchwitness.phases import neighbours
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.checkout import fresh_patched
 from patchwitness.phases.context import GradeContext, Tree
-from patchwitness.phases.neighbours import compare_neighbours
 from patchwitness.runner import Limits
 from patchwitness.suites import SuiteRun, Surroundings
 from patchwitness.suites.python import PROBE_DIR, PythonSuite
@@ -94,26 +95,62 @@ def collect_reference(
             found.skipped = f"the failing tests made no call into {into} " + (
                 f"that could be kept ({dropped} did not pickle)" if dropped else "(none at all)"
             )
-        else:
+        calls = None
+        if captured:
             hints = differ.hints({**_texts(ref.repo, reference), **texts}, wanted)
             wide = [str(t) for t in wanted if not t.direct]
-            _compare(ctx, ref, captured, hints, found, wide, changed)
-        _neighbours(ctx, ref, failing, hidden, found)
+            calls = (captured, hints, wide, changed)
+        planned, found.neighbours_skipped = neighbours.plan(ctx, ref.repo, failing)
+        if calls is not None or planned:
+            _patched_side(ctx, ref, found, calls, planned, failing, hidden)
     ctx.clock.lap("reference")
     return found
+
+
+def _patched_side(
+    ctx: GradeContext,
+    ref: Workspace,
+    found: ReferenceFacts,
+    calls: tuple | None,
+    planned: list[neighbours.Planned],
+    failing: list[str],
+    hidden: HiddenCollected | None,
+) -> None:
+    """The patched side of both comparisons, in one fresh patched tree built as the grader's
+    was: the grader's own holds what its runs left there, and code that finds it knows it ran
+    before (red team round 27's marker). It is built once, and the neighbours take a copy of
+    it before any call runs there."""
+    suite = ctx.suite
+    assert isinstance(suite, PythonSuite)
+    with fresh_patched(ctx) as fresh:
+        assert fresh is not None  # no hidden tests asked for: the patch alone
+        failed = suite.build(fresh.repo, fresh.new_dir("build"))
+        if failed:
+            why = f"the patched tree did not build again in a fresh checkout: {failed}"
+            found.skipped = found.skipped or why
+            found.neighbours_skipped = why
+            return
+        with fresh.copy() if planned else contextlib.nullcontext() as spare:
+            if calls is not None:
+                captured, hints, wide, changed = calls
+                _compare(ctx, ref, fresh.repo, captured, hints, found, wide, changed)
+            if spare is not None:
+                _neighbours(ctx, ref, spare, planned, failing, hidden, found)
 
 
 def _neighbours(
     ctx: GradeContext,
     ref: Workspace,
+    patched: Workspace,
+    planned: list[neighbours.Planned],
     failing: list[str],
     hidden: HiddenCollected | None,
     found: ReferenceFacts,
 ) -> None:
-    """The failing tests, each with one statement left out, under both trees (red team round
-    34: a fix that held only with the writer the test installs; no call of pluggy's pickles,
-    so no call was compared)."""
-    near = compare_neighbours(ctx, ref.repo, failing, hidden)
+    """The failing tests, each with one statement left out or one literal moved, under both
+    trees (red team round 34: a fix that held only with the writer the test installs; no call
+    of pluggy's pickles, so no call was compared)."""
+    near = neighbours.compare(ctx, ref.repo, patched, planned, failing, hidden)
     found.neighbours = near.neighbours
     found.neighbours_skipped = near.skipped
     if near.differences:
@@ -318,6 +355,7 @@ def _records(path: Path) -> list[dict]:
 def _compare(
     ctx: GradeContext,
     ref: Workspace,
+    patched_tree: Path,
     captured: list[dict],
     hints: list,
     found: ReferenceFacts,
@@ -341,17 +379,8 @@ def _compare(
     # never ran them compared nothing of the change (red team round 18: pluggy's changed
     # function took no call that pickles, and the tests' other calls agreed, said as agreement).
     watched = [{"file": t.file, "qualname": t.qualname} for t in changed]
-    # The patched side runs in a fresh patched tree, built as the grader's was: the grader's
-    # own holds what its runs left there, and code that finds it knows it ran before (red team
-    # round 27's marker).
-    with fresh_patched(ctx) as fresh:
-        assert fresh is not None  # no hidden tests asked for: the patch alone
-        failed = suite.build(fresh.repo, fresh.new_dir("build"))
-        if failed:
-            found.skipped = f"the patched tree did not build again in a fresh checkout: {failed}"
-            return
-        ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
-        ran = _run_calls(suite, fresh.repo, ref.repo, work, given, watched)
+    ctx.clock.say(f"the reference fix: {len(captured)} calls and their neighbours")
+    ran = _run_calls(suite, patched_tree, ref.repo, work, given, watched)
     if isinstance(ran, str):
         found.skipped = ran
         return
