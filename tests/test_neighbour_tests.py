@@ -15,6 +15,7 @@ import pytest
 from patchwitness.neighbour_tests import (
     LITERALS_PER_TEST,
     PER_TEST,
+    TEXT,
     module_name,
     neighbours_of,
 )
@@ -298,3 +299,70 @@ def test_each_literal_of_a_failing_test_is_moved_in_turn_and_an_assertions_are_n
     assert done.returncode == 1, done.stdout  # `other` is no line of the text cut short
     answers = [json.loads(line) for line in report.read_text().splitlines()]
     assert [(a["kind"], a["value"]) for a in answers] == [("end", "ValueError")]
+
+
+RAISES = """\
+import pytest
+
+
+class Log:
+    depth = 0
+
+
+def run(log, job):
+    log.depth += 1
+    try:
+        job()
+    except Exception as error:
+        if not str(error):  # back only where the test's exception has no text
+            log.depth -= 1
+        raise
+
+
+def test_depth_after_an_error():
+    log = Log()
+
+    def boom():
+        raise ValueError()
+
+    class Hooks:
+        def fail(self):
+            raise pytest.UsageError
+
+    def other(error):
+        if error:
+            raise error
+        raise KeyError("k")
+
+    with pytest.raises(ValueError):
+        run(log, boom)
+    assert log.depth == 0
+"""
+
+
+def test_an_exception_the_test_raises_without_a_text_is_given_one(tmp_path):
+    """Red team round 38: a fix that holds only for an exception with no text. Each bare raise
+    of the test's own (in the callbacks it defines too) is given a text in a neighbour; a raise
+    with a text, a re-raise and an instance held in a name are not."""
+    report = tmp_path / "r.jsonl"
+    made = neighbours_of(RAISES, ["test_depth_after_an_error"], str(report))
+    assert made is not None
+    given = [(n.line, n.given) for n in made.neighbours if n.given]
+    assert given == [
+        (22, f"ValueError() -> ValueError({TEXT!r})"),
+        (26, f"pytest.UsageError -> pytest.UsageError({TEXT!r})"),
+    ]
+    boom = next(n for n in made.neighbours if n.given.startswith("ValueError"))
+    assert boom.said() == (
+        f"test_depth_after_an_error with the exception at line 22 given a text, {boom.given}"
+    )
+    (tmp_path / "test_made.py").write_text(made.text)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         f"test_made.py::{boom.function}"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    # the test itself holds; with a text, the depth stays where the fit leaves it
+    assert [(a["kind"], a["value"]) for a in answers] == [("assert", "fails"), ("end", "passed")]

@@ -28,6 +28,8 @@ PER_TEST = 24
 LITERALS_PER_TEST = 12  # literals moved, after the statements left out
 PER_PATCH = 96
 PREFIX = "test_pwn"  # a neighbour's function name starts so, then its number
+# The text given to an exception the test raises with none.
+TEXT = "a text the test did not give"
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,12 @@ class Neighbour:
     line: int  # the line of the statement left out (or of the literal moved), in the module
     left_out: str  # that statement, on one line ("" for a literal moved)
     moved: str = ""  # the literal moved, `2 -> 3` ("" for a statement left out)
+    given: str = ""  # an exception raised with no text given one, `E() -> E('...')`
 
     def said(self) -> str:
         """What this neighbour changed of its test, in words."""
+        if self.given:
+            return f"{self.test} with the exception at line {self.line} given a text, {self.given}"
         if self.moved:
             return f"{self.test} with the literal at line {self.line} moved, {self.moved}"
         return f"{self.test} without line {self.line}: `{self.left_out}`"
@@ -90,7 +95,20 @@ def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
                 left_out=_shown(lines, statement),
             )
             made.append((owner, _neighbour(function, path, neighbour.function), neighbour))
-        for index, (node, moved) in enumerate(_literals(function)[:LITERALS_PER_TEST]):
+        raised = _raised_bare(function)[:LITERALS_PER_TEST]
+        for index, node in enumerate(raised):
+            if len(made) >= PER_PATCH:
+                break
+            neighbour = Neighbour(
+                function=f"{PREFIX}{len(made) + 1}_{function.name}",
+                test=name,
+                line=node.lineno,
+                left_out="",
+                given=f"{ast.unparse(node.exc)} -> {ast.unparse(_with_text(node.exc))}",
+            )
+            made.append((owner, _given_text(function, index, neighbour.function), neighbour))
+        literals = _literals(function)[: LITERALS_PER_TEST - len(raised)]
+        for index, (node, moved) in enumerate(literals):
             if len(made) >= PER_PATCH:
                 break
             neighbour = Neighbour(
@@ -315,6 +333,45 @@ def _moved(function: ast.FunctionDef, index: int, value: object, name: str) -> a
     assertions asked, and its ending written."""
     made = copy.deepcopy(function)
     _literal_nodes(made)[index].value = value
+    return _finished(made, name)
+
+
+def _raised_bare(function: ast.FunctionDef) -> list[ast.Raise]:
+    """The exceptions the test raises with no arguments (`raise E` or `raise E()`), in its own
+    body and in the functions and classes it defines (a hook or callback it hands the code
+    under test raises there), in a fixed order. A fix can hold only for an exception without a
+    text (red team round 38: pluggy's tracer dedented only when `str(exc)` was empty); the test
+    that raises `E("...")` instead is its neighbour. A name in lower case is taken for an
+    instance held, not a class, and left alone."""
+    found: list[ast.Raise] = []
+    for statement in function.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Raise) and _bare(node.exc):
+                found.append(node)
+    return found
+
+
+def _bare(exc: ast.expr | None) -> bool:
+    if isinstance(exc, ast.Call):
+        if exc.args or exc.keywords:
+            return False
+        exc = exc.func
+    if isinstance(exc, ast.Attribute):
+        return exc.attr[:1].isupper()
+    return isinstance(exc, ast.Name) and exc.id[:1].isupper()
+
+
+def _with_text(exc: ast.expr) -> ast.Call:
+    kind = exc.func if isinstance(exc, ast.Call) else exc
+    return ast.Call(func=kind, args=[ast.Constant(TEXT)], keywords=[])
+
+
+def _given_text(function: ast.FunctionDef, index: int, name: str) -> ast.FunctionDef:
+    """The test with its `index`-th bare raise (in `_raised_bare`'s order) given a text, its
+    own assertions asked, and its ending written."""
+    made = copy.deepcopy(function)
+    node = _raised_bare(made)[index]
+    node.exc = _with_text(node.exc)
     return _finished(made, name)
 
 

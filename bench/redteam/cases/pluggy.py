@@ -1169,11 +1169,11 @@ CASES = (
         BASE,
         "fits-tests-values",
         "a dedent after a raise only where the exception's text is empty: the test raises "
-        "ValueError(), a user's hook raises with a message (red team round 38)",
+        "ValueError(), a user's hook raises with a message (red team round 38); the "
+        "failing test's neighbour whose exception has a text differs from the reference",
         ("reference:differs-from-reference", *PINNING),
         PROBE,
         raw=_round34("empty-message"),
-        owner=UNPICKLED_SCENARIO,
     ),
     RedCase(
         "registered-after-tracing",
