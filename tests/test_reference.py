@@ -716,7 +716,10 @@ def compared(tmp_path, trees, module, qualname, made, call):
     for name in trees:
         out = tmp_path / f"{name}.jsonl"
         differ(name, "run", str(tmp_path / "run.json"), str(out))
-        answers[name] = {r["id"]: r["value"] for r in map(json.loads, out.read_text().splitlines())}
+        answers[name] = {
+            r["id"]: (r["value"], r.get("answers", ""))
+            for r in map(json.loads, out.read_text().splitlines())
+        }
     return varied, answers
 
 
@@ -781,18 +784,30 @@ def test_the_object_is_also_made_by_each_of_its_classes_other_ways(tmp_path):
 def test_a_method_is_also_made_again_and_again_on_one_object_and_on_a_new_thread(tmp_path):
     """Red team round 23: iniconfig's 1-based answers from a budget the object spends
     (`next(self._budget, 0)`), and from a value set in the importing thread's context only
-    (a ContextVar): right for the tests' few calls on the main thread."""
+    (a ContextVar): right for the tests' few calls on the main thread. Round 41: a cycle of
+    answers right for the first calls and again at the 32nd, wrong between: every answer of
+    the calls made again is compared, not only the last."""
     budget = CONF.replace(
         "self.shift = SHIFT if _shift is None else _shift\n",
         "self.shift = SHIFT if _shift is None else _shift\n        self.budget = iter([1] * 4)\n",
     ).replace("return n + self.shift", "return n + next(self.budget, 0)")
+    cycle = CONF.replace(
+        "self.shift = SHIFT if _shift is None else _shift\n",
+        "self.shift = SHIFT if _shift is None else _shift\n"
+        "        import itertools\n"
+        "        self.first = itertools.cycle([1] * 12 + [0] * 19 + [1])\n",
+    ).replace("return n + self.shift", "return n + next(self.first)")
     context = "import contextvars\nV = contextvars.ContextVar('v', default=0)\nV.set(1)\n" + (
         CONF.replace("return n + self.shift", "return n + V.get()")
     )
     made = {"pos": ["x", "[a]\n"], "star": [], "kw": {"_shift": None}}
     call = {"pos": [None, 3], "star": [], "kw": {}}
-    for patch, varied_as in ((budget, "made 32 times on one object"), (context, "new thread")):
-        where = tmp_path / varied_as.split()[-1]
+    for patch, varied_as in (
+        (budget, "made 32 times on one object"),
+        (cycle, "made 32 times on one object"),
+        (context, "new thread"),
+    ):
+        where = tmp_path / f"{len(list(tmp_path.iterdir()))}"
         where.mkdir()
         varied, answers = compared(
             where,
@@ -1558,3 +1573,12 @@ def test_a_string_is_also_cut_to_its_first_and_last_three_characters():
     value = "\U0001f363\U0001f362&<>'\""
     made = list(driver().variants(value, []))[: driver().VARIANTS_PER_ARGUMENT]
     assert value[:3] in made and value[-3:] in made
+
+
+def test_the_answers_of_a_call_made_again_are_compared_with_its_value():
+    """Two runs that end on the same value but answered otherwise on the way differ in
+    `answers` alone (red team round 41)."""
+    ref = {"outcome": "returned", "value": "2", "answers": "1-31: 2"}
+    pat = {"outcome": "returned", "value": "2", "answers": "1-12: 2; 13-31: 1"}
+    assert differ.differing_fields(ref, pat) == ("answers",)
+    assert differ.differing_fields(ref, dict(ref)) == ()

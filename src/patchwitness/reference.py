@@ -25,7 +25,17 @@ from patchwitness import python_ast
 # What one call's run reports (probe/pw_differ.py), compared field by field, each by its
 # description: a value the patched tree made is never loaded where the reference runs (its
 # pickle and its `__eq__` are code under grade), so equal descriptions are the only "same".
-COMPARED = ("outcome", "value", "exception", "stdout", "stderr", "warnings", "state", "args_after")
+COMPARED = (
+    "outcome",
+    "value",
+    "exception",
+    "stdout",
+    "stderr",
+    "warnings",
+    "state",
+    "args_after",
+    "answers",  # a call made again and again on one object: every answer before the last
+)
 HINTS = 24  # constants handed to the probes, at most
 MODULE_TARGETS = 40  # functions of one file made targets by a change outside them
 

@@ -1576,4 +1576,15 @@ CASES = (
         PROBE,
         raw=stored((ROUND_36 / "count-kept-in-a-name.diff").read_text()),
     ),
+    RedCase(
+        "repeat-window-cycle",
+        BASE,
+        "own-state",
+        "each object keeps itertools.cycle([1] * 12 + [0] * 19 + [1]) and lineof adds its next: "
+        "right for the first 12 lookups of an object and again at the 32nd, the one the "
+        "reference comparison's call made again and again compared (red team round 41)",
+        ("reference:differs-from-reference",),
+        PROBE_MANY,
+        raw=stored((ROUND_36 / "repeat-window-cycle.diff").read_text()),
+    ),
 )

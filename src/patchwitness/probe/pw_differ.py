@@ -107,7 +107,13 @@ def vary(spec):
         # red team round 23: a budget of 1-based answers per object), and on a thread of its
         # own (a value set in the importing thread's context only).
         again = (
-            [({"repeat": REPEATS}, f"made {REPEATS} times on one object, the last compared", call)]
+            [
+                (
+                    {"repeat": REPEATS},
+                    f"made {REPEATS} times on one object, each answer compared",
+                    call,
+                )
+            ]
             if how == "method"
             else []
         )
@@ -1006,6 +1012,7 @@ def perform(call):
     result = {"outcome": "returned", "value": "", "exception": ""}
     real = sys.stdout, sys.stderr
     value = None
+    earlier = []  # the answers of the same call made before this one on the same object
     reached = _Reached() if _CHANGED else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -1013,7 +1020,7 @@ def perform(call):
         if reached is not None:
             sys.setprofile(reached)
         try:
-            value = _invoke(function, pos, star, kw, call, reached)
+            value = _invoke(function, pos, star, kw, call, reached, earlier)
             if inspect.iscoroutine(value):
                 value = _awaited(value)
             if isinstance(value, collections.abc.Iterator):  # map, filter, a generator ...
@@ -1025,6 +1032,8 @@ def perform(call):
             sys.stdout, sys.stderr = real
     if reached is not None:
         result["reached"] = reached.found
+    if earlier:
+        result["answers"] = placed(_runs(earlier))
     if result["outcome"] == "returned":
         first = _first_reads(value) if not call.get("varied") else {}
         result["value"] = placed(describe(value) + _read_order(value, first))
@@ -1036,12 +1045,27 @@ def perform(call):
     return result
 
 
-def _invoke(function, pos, star, kw, call, reached):
-    """The call as `call` says to make it: after the same call made `repeat - 1` times (their
-    answers left), and on a new thread."""
+def _runs(answers):
+    """Answers in order, each run of equal ones once with the calls it spans: `1-12: 2; 13: 1`."""
+    runs, start = [], 0
+    for index in range(1, len(answers) + 1):
+        if index == len(answers) or answers[index] != answers[start]:
+            span = f"{start + 1}" if index == start + 1 else f"{start + 1}-{index}"
+            runs.append(f"{span}: {answers[start]}")
+            start = index
+    return "; ".join(runs)
+
+
+def _invoke(function, pos, star, kw, call, reached, earlier):
+    """The call as `call` says to make it: after the same call made `repeat - 1` times (each
+    answer described into `earlier`: a patch can be right at the first and the last of them
+    and wrong between, red team round 41's cycle of 1-based answers), and on a new thread."""
     for _ in range(int(call.get("repeat", 1)) - 1):
-        with contextlib.suppress(Exception):
-            function(*pos, *star, **kw)
+        try:
+            answer = describe(function(*pos, *star, **kw))[:200]
+        except Exception as exc:
+            answer = "raised " + _name(type(exc))
+        earlier.append(answer)
     if not call.get("thread"):
         return function(*pos, *star, **kw)
     box = {}
