@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from patchwitness import preprocessor
-from patchwitness.cpp_reads import Builds, findings
+from patchwitness.cpp_reads import Builds, defined_functions, findings, used_namespaces
 from patchwitness.reads import HARNESS, PROCESS
 
 # Tests compile as C++14; a user's compiler defaults to gnu++17; GoogleTest is the tests' alone.
@@ -891,3 +891,69 @@ def test_an_explicit_specialization_in_a_translation_unit_asks_for_review():
     assert found(SPECIALIZED, {2}) == []  # include/lib.h
     primary = "template <typename K> path_type path_kind(K) noexcept { return file; }\n"
     assert [f for f in findings("src/a.cpp", primary, {1}, BUILDS)] == []
+
+
+OWN = Builds(
+    library_functions=frozenset({"strcmp", "printf"}),
+    test_functions=frozenset({"XMLTest"}),
+    test_namespaces=frozenset({"tinyxml2"}),
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "taken"),
+    [
+        # red team round 41: an overload in a header the test program includes, better for
+        # the test's own `printf("... %d, Fail %d", gPass, gFail)` than the C library's
+        (
+            "lib.h",
+            "inline int printf(const char* f, int& a, int& b) { b = 0; return 0; }\n",
+            True,
+        ),
+        ("lib.h", "static int printf(const char* f, int a) { return 0; }\n", True),
+        ("lib.h", "template <class T>\nint strcmp(T a, T b) { return 0; }\n", True),
+        # one named like a function the test files define: their own checks' calls
+        (
+            "lib.h",
+            "bool XMLTest(const char* s, const char* e, char* f, bool echo = true) {\n"
+            "  return true;\n}\n",
+            True,
+        ),
+        # in a translation unit an inline or static one is that unit's own
+        ("lib.cpp", "static int printf(const char* f, int a) { return 0; }\n", False),
+        ("lib.cpp", "bool XMLTest(const char* s) { return true; }\n", False),
+        # in a namespace the test files open with `using namespace`: their calls see it
+        ("lib.h", "namespace tinyxml2 {\ninline int printf(const char* f, int& a) {}\n}\n", True),
+        # a namespace's or a class's own, a call, a declaration, another name
+        (
+            "lib.h",
+            "namespace fmt {\ninline int printf(const char* f, int a) { return 0; }\n}\n",
+            False,
+        ),
+        ("lib.h", "class A {\n  int printf(int i) { return i; }\n};\n", False),
+        ("lib.h", 'inline void f(int a) {\n  printf("%d", a);\n}\n', False),
+        ("lib.h", "inline int printf(const char* f, int a);\n", False),
+        ("lib.h", "inline bool Check(const char* s) { return true; }\n", False),
+    ],
+)
+def test_a_header_function_named_like_the_c_librarys_or_the_tests_takes_their_calls(
+    path, text, taken
+):
+    lines = set(range(1, text.count("\n") + 2))
+    found = [f for f in findings(path, text, lines, OWN) if "may take this one" in f.message]
+    assert bool(found) is taken, findings(path, text, lines, OWN)
+
+
+def test_the_functions_a_test_file_defines_are_read_by_their_heads():
+    text = (
+        "int gPass = 0;\n"
+        "bool XMLTest (const char* testString, const char* expected, const char* found)\n{\n"
+        "    if (Other(testString))\n        return true;\n"
+        "    return strcmp(expected, found) == 0;\n}\n"
+        "static void (Wrapped)(int a) { }\n"
+        "int main( int argc, const char ** argv )\n{\n"
+        '    XMLTest("a", "b", "c");\n    return Helper(1)\n        ;\n}\n'
+    )
+    assert defined_functions([text]) == {"XMLTest", "Wrapped", "main"}
+    opened = "using namespace tinyxml2;\n// using namespace commented;\nusing namespace ::a::b ;\n"
+    assert used_namespaces([opened]) == {"tinyxml2", "b"}

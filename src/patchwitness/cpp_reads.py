@@ -19,7 +19,7 @@ The environment: `getenv` of a name the harness sets, of a name the code builds,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from patchwitness import preprocessor, sourcefiles
@@ -309,6 +309,11 @@ class Builds:
     modules: frozenset[str] = field(default_factory=frozenset)
     # The functions the C library exports (sourcemap.c_library_functions).
     library_functions: frozenset[str] = field(default_factory=frozenset)
+    # The functions the test files define (their helpers, their checks, main): a header of the
+    # project that defines one takes the tests' own calls by overload (defined_functions).
+    test_functions: frozenset[str] = field(default_factory=frozenset)
+    # The namespaces the test files open to their unqualified calls (`using namespace x;`).
+    test_namespaces: frozenset[str] = field(default_factory=frozenset)
     # A user's build in the dialect one above both the tests' and the compiler's default (the
     # next standard a user moves to); empty when there is none to ask.
     newer: dict[str, str] = field(default_factory=dict)
@@ -369,7 +374,7 @@ def findings(
         _branches(path, text, added, builds)
         + _process(path, text, added, builds, elsewhere or {})
         + _across_lines(path, text, added)
-        + _interposed(path, text, added, builds.library_functions)
+        + _interposed(path, text, added, builds)
     )
     # An initializer whose call reads something is said by what it reads.
     said = {f.line for f in found}
@@ -405,14 +410,59 @@ def _definitions(line: str):
 
 
 _NOT_EXTERNAL = re.compile(r"^\s*(?:static|inline|constexpr|template|namespace|#)\b|\bstatic\b")
+_NOT_A_DEFINITION = re.compile(r"^\s*(?:namespace|#)")
+# A definition's head before its name: a return type (`bool`, `static void`, `const char*`),
+# not a statement's start (`if (`, `return`, `x =`).
+_RETURN_TYPE = re.compile(r"[\w:<>,*&\s]*[\w*&>]")
+_STATEMENT_WORDS = frozenset(("return", "else", "do", "case", "goto", "throw", "co_return"))
+# The language's own words a head may hold where a name is looked for (`void (f)(int)`).
+_KEYWORDS = frozenset(
+    "void bool char int long short unsigned signed float double "  # noqa: SIM905
+    "auto const volatile static inline extern operator decltype".split()
+)
 
 
-def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) -> list[Finding]:
+def defined_functions(texts: Iterable[str]) -> frozenset[str]:
+    """The functions defined in the test files' texts, by name: those whose head has a return
+    type before the name (a call at a line's end has none)."""
+    names: set[str] = set()
+    for text in texts:
+        for line in sourcefiles.lines(preprocessor.strip_comments(text)):
+            for match in _definitions(line):
+                before = line[: match.start()].strip()
+                name = match.group("wrapped") or match.group("name")
+                if name in _KEYWORDS or not _RETURN_TYPE.fullmatch(before):
+                    continue
+                if before.split()[-1] not in _STATEMENT_WORDS:
+                    names.add(name)
+    return frozenset(names)
+
+
+_USING_NAMESPACE = re.compile(r"\busing\s+namespace\s+(?:::)?([\w:]+)\s*;")
+
+
+def used_namespaces(texts: Iterable[str]) -> frozenset[str]:
+    """The namespaces the test files' texts open with `using namespace` (by their last name)."""
+    found: set[str] = set()
+    for text in texts:
+        code = preprocessor.strip_comments(text)
+        found |= {m.group(1).rsplit("::", 1)[-1] for m in _USING_NAMESPACE.finditer(code)}
+    return frozenset(found)
+
+
+def _interposed(path: str, text: str, added: set[int], builds: Builds) -> list[Finding]:
     """A function the patch defines at global scope under the name of a C library function
     (`int strcmp(const char*, const char*) {...}`, `extern "C"` or matching the C
     declaration): the linker takes it in place of the library's for the whole program, the
-    tests' checks included."""
-    if not library:
+    tests' checks included. In a header, an inline, static or template one too, and one named
+    like a function the test files define: any file that includes the header, a test's
+    included, has it among the candidates of its own calls of that name, and takes it where it
+    matches better (red team round 41: tinyxml2.h's `printf(const char*, int&, int&)` took
+    the test program's summary line and zeroed its failure count), in a namespace the tests
+    open with `using namespace` too."""
+    library, header = builds.library_functions, not path.endswith(_UNIT_SUFFIXES)
+    names = library | builds.test_functions if header else library
+    if not names:
         return []
     from patchwitness.linemap import CppLines
 
@@ -425,10 +475,10 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
         if "(" not in line and number < len(raw) and raw[number].lstrip().startswith("("):
             line = f"{line} {raw[number]}"  # the name on one line, its parameters on the next
         match = next(
-            (m for m in _definitions(line) if (m.group("wrapped") or m.group("name")) in library),
+            (m for m in _definitions(line) if (m.group("wrapped") or m.group("name")) in names),
             None,
         )
-        if match is None or _NOT_EXTERNAL.search(line):
+        if match is None or (_NOT_A_DEFINITION if header else _NOT_EXTERNAL).search(line):
             continue
         if line[: match.start()].strip() in ("", "return") or "=" in line[: match.start()]:
             continue  # a call, not a definition: no return type before the name
@@ -436,11 +486,26 @@ def _interposed(path: str, text: str, added: set[int], library: frozenset[str]) 
         blocks = lines.blocks_around(number)
         # `extern "C"` on the definition names the C function from inside any namespace too.
         c_linkage = re.match(r'\s*extern\s*"', line) is not None
-        if all(_linkage(lines, b) or (c_linkage and _is_namespace(lines, b)) for b in blocks):
+        opened = builds.test_namespaces if header else frozenset()
+        if all(
+            _linkage(lines, b)
+            or (c_linkage and _is_namespace(lines, b))
+            or _namespace_name(lines, b) in opened
+            for b in blocks
+        ):
             name = match.group("wrapped") or match.group("name")
-            said = f"defines {name}, a function of the C library: every program it links into "
-            out.append(_finding(HARNESS, path, number, said + "calls this one (the tests too)"))
+            out.append(_finding(HARNESS, path, number, _taken(name, name in library, header)))
     return out
+
+
+def _taken(name: str, in_library: bool, header: bool) -> str:
+    whose = "a function of the C library" if in_library else "a function the test files define"
+    if header:
+        return (
+            f"defines {name}, {whose}, in a header: a call of {name} in any file that includes "
+            "it may take this one instead (the tests' own)"
+        )
+    return f"defines {name}, {whose}: every program it links into calls this one (the tests too)"
 
 
 # A translation unit's suffix: what a header's user need never compile.
@@ -628,6 +693,12 @@ def _linkage(lines, block) -> bool:
 
 def _is_namespace(lines, block) -> bool:
     return re.match(r"(?:inline\s+)?namespace\b", lines.head(block)) is not None
+
+
+def _namespace_name(lines, block) -> str:
+    """A named namespace's block's last name (`a::b` -> `b`), or ""."""
+    named = re.match(r"(?:inline\s+)?namespace\s+(?:\[\[[^\]]*\]\]\s*)?([\w:]+)", lines.head(block))
+    return named.group(1).rsplit("::", 1)[-1] if named else ""
 
 
 def _finding(kind: str, path: str, line: int, message: str) -> Finding:

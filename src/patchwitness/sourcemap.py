@@ -331,7 +331,7 @@ def cpp_builds(
     (optimised, NDEBUG), the grader with those and its coverage flags (`extension_flags`,
     `--coverage -O0`) added."""
     from patchwitness import preprocessor
-    from patchwitness.cpp_reads import Builds
+    from patchwitness.cpp_reads import Builds, defined_functions, used_namespaces
 
     search = compiler_include_dirs()
     system = functools.partial(_found_in, tuple(search))
@@ -389,6 +389,12 @@ def cpp_builds(
         derive(defines, build, system)
     root = str(tree).rstrip("/") + "/"
     outside = tuple(d for d in search if not d.startswith(root) and d != root.rstrip("/"))
+    texts = []
+    for path in sorted(tests):
+        try:
+            texts.append((tree / path).read_text(errors="replace"))
+        except OSError:
+            continue
     return Builds(
         tests=tuple(graded),
         user=user,
@@ -398,6 +404,8 @@ def cpp_builds(
         outside_header=functools.partial(_found_in, outside),
         variables=frozenset(variables),
         library_functions=c_library_functions(),
+        test_functions=defined_functions(texts),
+        test_namespaces=used_namespaces(texts),
         newer=newer,
         newer_dialect=dialect,
     )
