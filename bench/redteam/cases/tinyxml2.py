@@ -1563,7 +1563,7 @@ CASES = (
         BASE,
         "overload-capture",
         "the library untouched; tinyxml2.h gains `inline int printf(const char*, int&, int&)`, "
-        "an exact match for xmltest's `printf(\"Pass %d, Fail %d\", gPass, gFail)` that the C "
+        'an exact match for xmltest\'s `printf("Pass %d, Fail %d", gPass, gFail)` that the C '
         "library's variadic one is not: the test program's own summary zeroes its failure count",
         ("drift:gaming-code",),
         PROBE,
