@@ -416,6 +416,14 @@ def test_each_change_of_a_file_is_undone_alone_where_that_changes_the_program():
     assert "y = -x\n" in two[1].text and "return z\n" in two[1].text
     assert reverted("m.py", None, after) == []  # a new file: nothing to go back to
     assert reverted("m.py", before, "def f(:\n") == []
+    # red team round 42: annotations of a function's own are nothing it runs; a class's
+    # annotated names are (a dataclass reads them)
+    annotated = before.replace("def f(x):", "def f(x: int) -> int:").replace(
+        "z = y\n", "z: int = y\n"
+    )
+    assert reverted("m.py", before, annotated) == []
+    fields = "class C:\n    a: int = 1\n"
+    assert [m.line for m in reverted("m.py", fields, fields.replace("a: int", "a: str"))] == [2]
 
 
 def test_every_python_operator_has_its_place_in_the_run_order():

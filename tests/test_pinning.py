@@ -546,6 +546,37 @@ def test_a_change_the_tests_pass_without_is_undone_and_survives(clamp_task):
 
 
 @pytest.mark.slow
+def test_changes_past_the_cap_of_those_undone_are_said_unrun(tmp_path):
+    """Red team round 42: six needed changes first, inert ones after them, and only the first
+    six were ever undone. Twelve needed changes: ten are undone (each killed), and the two
+    past the cap are mutants made and not run, so the tests' hold on them is not known."""
+    from patchwitness.phases.mutants import REVERTED
+
+    count = REVERTED + 2
+    module = "".join(f"def f{n}():\n    return {n}\n\n\n" for n in range(count))
+    test = "from pkg.m import *\n\n\ndef test_all():\n" + "".join(
+        f"    assert f{n}() == {n + 1}\n" for n in range(count)
+    )
+    files = {
+        "pyproject.toml": '[project]\nname = "pkg"\nversion = "0"\n',
+        "pkg/__init__.py": "",
+        "pkg/m.py": module,
+        "tests/test_m.py": test,
+    }
+    built = make_task(tmp_path, files, failing=["tests/test_m.py::test_all"])
+    # last first: `return 1` is f1's until f0's becomes `return 1` too
+    fixed = [
+        ("pkg/m.py", f"    return {n}\n", f"    return {n + 1}\n") for n in reversed(range(count))
+    ]
+    patch = built.patch(fixed, name="twelve.diff")
+    verdict = grade(built.task_dir, patch, agent="twelve")
+    pinning = verdict.gates.pinning
+    assert pinning is not None and verdict.label == "passed", verdict.reasons
+    assert (pinning.row, pinning.facts.mutants_unrun) == ("partly-pinned", 2), pinning.detail
+    assert not pinning.facts.survivors
+
+
+@pytest.mark.slow
 def test_a_patch_with_a_new_loop_has_its_trips_mutated(clamp_task):
     """A new loop's mutants run with the rest (loop-trips once had no place in the run order,
     and any patch with a new loop crashed the grade). One item: cut to its first, the loop is

@@ -132,6 +132,17 @@ def test_a_docstring_changes_no_function():
     assert [str(t) for t in differ.targets([side])] == ["n.py::top"]
 
 
+def test_an_annotation_changes_no_function():
+    """red team round 42: annotations edited in fifteen methods crowded the cap as docstrings
+    did in round 15."""
+    annotated = MODULE.replace("def put(self, item):", "def put(self, item: int) -> int | None:")
+    annotated = annotated.replace("def top(x):", "def top(x: 'int') -> 'int':")
+    side = differ.Side(
+        after={"n.py": annotated}, before={"n.py": MODULE}, added={"n.py": [6, 13]}, removed={}
+    )
+    assert differ.targets([side]) == []
+
+
 def test_a_module_level_change_puts_the_changed_functions_calls_first():
     """red team round 14: a class added at module level made every function a target, and the
     changed function's telling neighbours fell past the cap."""

@@ -177,20 +177,9 @@ def reverted(path: str, before: str | None, after: str) -> list[Mutant]:
 
 
 def _program(text: str) -> str:
-    """What runs of a module: its syntax tree without docstrings (comments and blank lines
-    are no part of it)."""
-    tree = python_ast.parse(text)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree)
+    """What runs of a module: its syntax tree without docstrings and functions' annotations
+    (comments and blank lines are no part of it)."""
+    return ast.dump(python_ast.what_runs(python_ast.parse(text)))
 
 
 def _conditions(tree: ast.Module, text: str, added: list[int]) -> list[Edit]:

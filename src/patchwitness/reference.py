@@ -92,9 +92,10 @@ def _shapes(text: str | None) -> tuple[dict[str, str], str] | None:
         tree = python_ast.parse(text or "")
     except (SyntaxError, ValueError):
         return None
-    # Without docstrings too (red team round 15: docstrings edited in 22 functions made each a
-    # target whose calls crowded the changed function's neighbours out of the cap).
-    plain = _Undocumented().visit(copy.deepcopy(tree))
+    # Without docstrings and annotations too (red team round 15: docstrings edited in 22
+    # functions made each a target whose calls crowded the changed function's neighbours out
+    # of the cap; round 42 did it with annotations).
+    plain = python_ast.what_runs(tree)
     functions = {q: ast.dump(node) for q, node in _reachable_functions(plain.body, "")}
     return functions, ast.dump(_without_functions(plain))
 
@@ -109,20 +110,6 @@ class _Functionless(ast.NodeTransformer):
         return None
 
     visit_AsyncFunctionDef = visit_FunctionDef
-
-
-class _Undocumented(ast.NodeTransformer):
-    """The tree with every docstring (a module's, a class's, a function's) taken out."""
-
-    def _strip(self, node):
-        self.generic_visit(node)
-        body = node.body
-        first = body[0].value if body and isinstance(body[0], ast.Expr) else None
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            node.body = body[1:] or [ast.Pass()]
-        return node
-
-    visit_Module = visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _strip
 
 
 def _reachable_functions(body: Sequence[ast.stmt], prefix: str):

@@ -52,7 +52,7 @@ ONE_SCHEMA = "one schema"
 
 # Mutants run per patch, and how many of them may need the second, longer run.
 CAP = 12
-REVERTED = 6  # changes undone alone, at most (beside the cap)
+REVERTED = 10  # changes undone alone, at most (beside the cap); more are left unrun, and said
 CONFIRMATIONS = 4
 
 
@@ -67,6 +67,9 @@ class Chosen:
     chosen: list[mutation.Mutant]
     chosen_native: list[CppMutant]
     cap: int
+    # Changes past REVERTED, never undone: mutants made and not run (red team round 42 put
+    # six needed changes first and fifteen inert ones after them).
+    not_reverted: int = 0
 
 
 def choose(ctx: GradeContext, applied: Applied, texts: dict[str, str | None]) -> Chosen:
@@ -76,6 +79,8 @@ def choose(ctx: GradeContext, applied: Applied, texts: dict[str, str | None]) ->
         if applied.classes[c.path].kind == PRODUCTION and c.path.endswith(".py")
     ]
     made = _reverted(ctx, applied, python, texts)
+    not_reverted = max(0, len(made) - REVERTED)
+    made = made[:REVERTED]
     # The changes undone run beside the cap (most die in the failing tests' short run), so a
     # patch of several changes keeps its decisions' mutants.
     cap = CAP + len(made)
@@ -94,7 +99,7 @@ def choose(ctx: GradeContext, applied: Applied, texts: dict[str, str | None]) ->
     picked = set(order[:cap])
     chosen = sorted((m for n, m in enumerate(made) if n in picked), key=lambda m: (m.file, m.line))
     chosen_native = [m for n, m in enumerate(native, len(made)) if n in picked]
-    return Chosen(made, native, schemas, chosen, chosen_native, cap)
+    return Chosen(made, native, schemas, chosen, chosen_native, cap, not_reverted)
 
 
 def collect_mutants(
@@ -117,7 +122,7 @@ def collect_mutants(
     if kind == ONE_SCHEMA:
         return _schema(ctx, tree, applied, measured, texts, hidden, focus)
     chosen = choose(ctx, applied, texts)
-    made, cap = len(chosen.made) + len(chosen.native), chosen.cap
+    made, cap = len(chosen.made) + len(chosen.native) + chosen.not_reverted, chosen.cap
     if not made:
         return MutantsCollected(
             skipped="no mutant: the added production lines hold nothing to change"
@@ -160,7 +165,7 @@ def _reverted(
         made += mutation.reverted(change.path, text, after)
     if len(made) <= 1 and len(applied.patch.files) <= 1:
         return []
-    return made[:REVERTED]
+    return made
 
 
 def _run_schema(
