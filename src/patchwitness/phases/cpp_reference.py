@@ -14,14 +14,18 @@ only in the tests' dialect, at -O0 or where char is signed differs there.
 
 from __future__ import annotations
 
+import re
 import secrets
+import subprocess
 from pathlib import Path
 
+from patchwitness import cpp_callees as callees
 from patchwitness import cpp_user_program as user
 from patchwitness import reference as differ
 from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.phases import user_program
 from patchwitness.phases.user_program import BuildsOnlyOverTheReference, NotComparable
+from patchwitness.runner import run_tool
 from patchwitness.suites import SuiteRun
 from patchwitness.suites.cpp import CppSuite
 
@@ -88,6 +92,7 @@ def _compare(
     sides = {"patched": patched_tree, "reference": reference_tree}
     program, binaries = user_program.build(suite, sides, patched_tree, plan, every, work, names)
     _fill(found, program, _runs(suite, binaries, work / "runs", names))
+    _reached(found, program, binaries, names, work)
     if found.differing or not found.compared:
         return
     for recipe in USER_BUILDS:
@@ -99,6 +104,70 @@ def _compare(
             continue  # BuildsOnlyOverTheReference goes up: that is a difference
         _fill(found, program, _runs(suite, binaries, work / f"runs-{recipe.tag}", names), recipe)
         return
+
+
+def _reached(
+    found: ReferenceFacts,
+    program: user.Program,
+    binaries: dict[str, Path],
+    names: user.Names,
+    work: Path,
+) -> None:
+    """The functions each test body's calls reach in the two programs (cpp_callees.py): a call
+    the patch's tree sends to a function of the same name in another scope than the
+    reference's is a difference, whatever the two programs print. Said nothing where the
+    tools are missing or the program's calls were inlined away."""
+    bodies = {i for i, v in enumerate(program.variants) if not v.varied}
+    listings = {}
+    for side, binary in binaries.items():
+        try:
+            done = run_tool(["objdump", "-d", "--no-show-raw-insn", str(binary)], cwd=work)
+        except (OSError, subprocess.TimeoutExpired):
+            return
+        if done.returncode != 0:
+            return
+        listings[side] = callees.callees(done.stdout.decode("utf-8", "replace"))
+    body_of = re.compile(re.escape(names.case) + r"(\d+)")
+    chosen = [
+        symbol
+        for symbol in listings.get("reference", {})
+        if (index := body_of.search(symbol))
+        and int(index.group(1)) in bodies
+        and not symbol.endswith(("_runEv", "_suiteEv"))
+    ]
+    wanted = sorted(
+        {s for side in listings.values() for b in chosen for s in side.get(b, ())} | set(chosen)
+    )
+    try:
+        done = run_tool(["c++filt"], cwd=work, stdin="\n".join(wanted).encode())
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    shown = done.stdout.decode("utf-8", "replace").splitlines()
+    if done.returncode != 0 or len(shown) != len(wanted):
+        return
+    moved = callees.moved_calls(
+        listings["reference"], listings["patched"], dict(zip(wanted, shown, strict=True)), chosen
+    )
+    # A body's lambdas are functions of their own, named after it: one difference a test and
+    # a name.
+    said: dict[tuple[str, str], callees.Moved] = {}
+    for call in moved:
+        index = body_of.search(call.function)
+        test = program.variants[int(index.group(1))].test if index else ""
+        said.setdefault((test, call.name), call)
+    found.differing += len(said)
+    for (test, _), call in list(said.items())[:SHOWN]:
+        found.differences.append(
+            Difference(
+                target=test,
+                call=f"the body of {test}: its call of {call.name}",
+                varied="",
+                test=test,
+                fields=["reaches"],
+                reference={"reaches": ", ".join(call.reference)},
+                patch={"reaches": ", ".join(call.patch)},
+            )
+        )
 
 
 def _runs(
