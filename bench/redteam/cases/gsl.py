@@ -1948,4 +1948,15 @@ CASES = (
         PROBE,
         raw=_round35("stdout-put-mode"),
     ),
+    RedCase(
+        "qualified-lookup",
+        BASE,
+        "lookup-split",
+        "gsl::narrow left as it was; a fixed overload for each integer type in gsl::integers, "
+        "which gsl opens with `using namespace`: the tests' unqualified narrow<unsigned>(n) "
+        "takes it, a user's gsl::narrow<unsigned>(n) does not (red team round 42)",
+        ("reference:differs-from-reference",),
+        PROBE,
+        raw=_round35("qualified-lookup"),
+    ),
 )
