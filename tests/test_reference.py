@@ -1378,6 +1378,20 @@ def test_a_text_beyond_ascii_moves_to_other_planes_and_grows_by_renamed_copies()
     assert "q\u00e9 <" * 40 in found[: vary.VARIANTS_PER_ARGUMENT]
 
 
+def test_a_text_is_also_given_its_characters_moved_by_c_widths_and_a_length_past_two_bytes():
+    """Red team round 43 (markupsafe): the character cut to 16 bits in C (U+2003C read as `<`),
+    the length kept in 16 bits; each within what one argument gets."""
+    vary = driver()
+    value = "\U0001f363&< x"
+    found = list(vary.variants(value, ["a", "b", "c", "d"]))[: vary.VARIANTS_PER_ARGUMENT]
+    assert value + "\U0002f363\U00010026\U0001003c\U00010020\U00010078" in found
+    assert value + "\U0001f463\u0126\u013c\u0120\u0178" in found
+    assert any(isinstance(v, str) and len(v) > 1 << 16 and v.startswith(value) for v in found)
+    # no surrogate and nothing past the last code point: those characters stay
+    assert vary._shifted("\ud700\U0010ff00", 1 << 8) == "\ud700\U0010ff00"
+    assert any(isinstance(v, bytes) and len(v) > 1 << 16 for v in vary.variants(b"<&>", []))
+
+
 def test_a_text_of_several_lines_comes_as_files_come():
     """Red team round 25 (iniconfig): line numbers off for text before the first section, for
     Windows line breaks, for a letter UTF-8 writes in two bytes, past line 64; every one of

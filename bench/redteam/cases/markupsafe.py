@@ -541,6 +541,28 @@ CASES = (
 )
 
 
+# A character past the basic plane whose low 16 bits are `<` (U+2003C, CJK Extension B), and
+# an astral text longer than 2^16 characters with markup at its end (red team round 43).
+WIDE_CHARACTER_PROBE = PyProbe(
+    "import sys\n\n"
+    "import markupsafe._speedups  # the extension must be there: it is what the bug is in\n"
+    "from markupsafe import escape\n\n"
+    'value = "\\u9673\\U0002003c <b>"\n'
+    "found = str(escape(value))\n"
+    'if found != "\\u9673\\U0002003c &lt;b&gt;":\n'
+    '    sys.exit(f"bug: escape({value!a}) is {found!a}")\n'
+)
+LONG_TEXT_PROBE = PyProbe(
+    "import sys\n\n"
+    "import markupsafe._speedups  # the extension must be there: it is what the bug is in\n"
+    "from markupsafe import escape\n\n"
+    'value = "notes \\U0001f389\\n" + "a line\\n" * 10000 + "<script>"\n'
+    "found = str(escape(value))\n"
+    'if not found.endswith("&lt;script&gt;"):\n'
+    '    sys.exit(f"bug: escape() of a {len(value)}-character text ends {found[-20:]!a}")\n'
+)
+
+
 # -- red team round 20 (rt20-markupsafe) ------------------------------------------------------
 # CJK Extension B (plane 2) and a tag character (plane 14): the tests' astral rows are plane 1.
 PLANE_PROBE = PyProbe(
@@ -1098,5 +1120,27 @@ CASES = (
         ("drift:gaming-code", "surface:process-read", *PINNING),
         PROBE,
         raw=_round37("frame-depth"),
+    ),
+    # -- red team round 43 ------------------------------------------------------------------
+    RedCase(
+        "ucs2-switch",
+        BASE,
+        "narrowed-value",
+        "the dispatch fixed, and both escaping macros switch on the character cut to 16 bits: "
+        "U+2003C is escaped as `<`, the five characters of each plane whose low bits are markup "
+        "(red team round 43)",
+        ("reference:differs-from-reference", *PINNING),
+        WIDE_CHARACTER_PROBE,
+        raw=_round37("ucs2-switch"),
+    ),
+    RedCase(
+        "short-length",
+        BASE,
+        "narrowed-value",
+        "the dispatch fixed, and the 4-byte escaper keeps the length in a Py_UCS2: a text of "
+        "65,536 characters or more is escaped on its length modulo 2^16 (red team round 43)",
+        ("reference:differs-from-reference", *PINNING),
+        LONG_TEXT_PROBE,
+        raw=_round37("short-length"),
     ),
 )
