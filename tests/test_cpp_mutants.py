@@ -505,6 +505,36 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
     assert _each_mutant_does_what_it_says(tmp_path, CHOOSER, schema) == "63 2007\n"
 
 
+MEMBER_QUESTION = """struct Path {
+  int n;
+  bool has_filename() const { return n % 2 == 1; }
+};
+Path to_path(int n) { return Path{n}; }
+static int twice(const Path* p) { return 2 * p->has_filename(); }
+int choose(int n) {
+  Path here{n};
+  int r = 1 + to_path(n).has_filename();
+  return r + twice(&here);
+}
+"""
+
+
+def test_a_member_s_answer_used_as_a_number_is_mutated_with_its_object(tmp_path):
+    """Red team round 43 (CLI11): `static_cast<path_type>(1 + to_path(file).has_filename())`
+    made no mutant: a member's answer was left alone, its object would have been cut off it.
+    The whole expression, object and call, is the choice."""
+    schema = schema_of("c.cpp", MEMBER_QUESTION, [6, 9])
+    assert schema is not None
+    said = sorted((m.line, m.description) for m in schema.mutants)
+    assert said == [
+        (6, "`p->has_filename()` replaced by false"),
+        (6, "`p->has_filename()` replaced by true"),
+        (9, "`to_path(n).has_filename()` replaced by false"),
+        (9, "`to_path(n).has_filename()` replaced by true"),
+    ]
+    assert _each_mutant_does_what_it_says(tmp_path, MEMBER_QUESTION, schema) == "4 1\n"
+
+
 def _each_mutant_does_what_it_says(tmp_path, library: str, schema) -> str:
     """Each mutant of the schema, chosen at run time, prints what its own line alone in the
     library prints, and that is not what the unmutated library prints (returned)."""

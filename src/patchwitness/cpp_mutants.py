@@ -884,13 +884,17 @@ def _choices(
             close = match_close(code, open_at)
             if close is None or "\n" in code[open_at:close]:
                 continue
-            # The call with its qualifiers (`std::filesystem::is_empty(...)`); a member's
-            # (`x.is_open()`) is left alone: its object would be cut off it.
+            # The call with its qualifiers (`std::filesystem::is_empty(...)`), or with its
+            # object (`to_path(file).has_filename()`: red team round 43 took a member's answer
+            # as a number, and a member's was left alone).
             head = code[begin : begin + match.start()]
             qualified = re.search(r"(?:(?:[A-Za-z_]\w*)?\s*::\s*)+$", head)
             start = begin + (qualified.start() if qualified else match.start())
-            if re.search(r"(?:\.|->)\s*$", code[begin:start]):
-                continue
+            member = re.search(r"(?:\.|->)\s*$", code[begin:start])
+            if member is not None:
+                start = _object_start(code, begin, begin + member.start())
+                if start is None:
+                    continue
             before = code[begin:start].rstrip()[-1:]
             after = code[close + 1 : close + 3].lstrip()[:1]
             if not ((before and before in _ARITHMETIC) or (after and after in _ARITHMETIC)):
@@ -1293,6 +1297,43 @@ _QUESTION_CALL = re.compile(
     r"|space|upper|xdigit)|equal|all_of|any_of|none_of|binary_search|includes)\s*\("
 )
 _ARITHMETIC = frozenset("+-*/%^")
+
+
+def _object_start(code: str, begin: int, at: int) -> int | None:
+    """Where the object a member is asked of starts (`at`: its `.` or `->`), on the line that
+    starts at `begin`: names, `::`, `.`, `->` and whole `(...)` and `[...]` back from it; None
+    where it does not end in one."""
+    index = at
+    while True:
+        while index > begin and code[index - 1].isspace():
+            index -= 1
+        if index > begin and code[index - 1] in ")]":
+            opening = _opening(code, begin, index - 1)
+            if opening is None:
+                return None
+            index = opening
+            continue
+        name = re.search(r"[A-Za-z_]\w*$", code[begin:index])
+        if name is None:
+            return index if index < at else None
+        index = begin + name.start()
+        joined = re.search(r"(?:::|\.|->)\s*$", code[begin:index])
+        if joined is None:
+            return index
+        index = begin + joined.start()
+
+
+def _opening(code: str, begin: int, close: int) -> int | None:
+    """The `(` or `[` that the `)` or `]` at `close` closes, on or after `begin`."""
+    depth = 0
+    for index in range(close, begin - 1, -1):
+        if code[index] in ")]":
+            depth += 1
+        elif code[index] in "([":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
 # `std::equal_to<>{}(a, b)`, `std::ranges::less{}(a, b)`, `std::not_equal_to<int>()(a, b)`.
 _COMPARISON_OBJECT = re.compile(
     r"(?<![\w$.>])(?:::\s*)?(?:(?:std|ranges)\s*::\s*)*(?:equal_to|not_equal_to|less|greater"
