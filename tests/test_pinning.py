@@ -169,6 +169,7 @@ CPP = "int f(int x) {\n  if (x > 0) return 1;\n  if (x) g(x);\n  g(x);  // if on
 def test_gcov_outcomes_by_decision_with_exception_edges_left_out():
     lines = hits_from_json(GCOVR)["lib.cpp"]
     assert lines.ways == {2: [[4, 1]], 3: [[2, 2]], 4: [[3, 0]]}
+    assert lines.throws == {3: 0}  # kept apart: a `try` around them decides by them
 
 
 def test_a_cpp_line_that_decides_and_took_one_outcome_only_is_one_way():
@@ -651,3 +652,51 @@ def test_no_run_s_files_reach_a_compiled_extension_s_mutant(tmp_path):
     assert facts.mutants is not None and not facts.mutants.refused, facts.mutants
     survived = {(m.file, m.description) for m in facts.mutants.mutants if not m.killed_by}
     assert ("two/_fast.c", "`x < 50` replaced by true") in survived, facts.mutants.mutants
+
+
+def test_a_decision_s_head_on_lines_of_its_own_is_read_where_gcov_puts_its_branches():
+    """Red team round 43 (CLI11): a `for` whose condition stood on the line after the keyword
+    went one way in every test, and gcov's branches on that line were taken for no decision's;
+    a line's branches outside any decision's head (a call's) still are not read."""
+    from patchwitness.phases.pinning import cpp_decisions
+
+    text = (
+        "int kind(int own) {\n"
+        "  for (int i = 0;\n"
+        "       own != 0;)\n"
+        "    return 1;\n"
+        "  helper(own);\n"
+        "  return 0;\n"
+        "}\n"
+    )
+    change = FileChange("k.cpp", "modified", added=tuple((n, "") for n in range(1, 8)))
+    lines = FileLines(hits={n: 3 for n in range(1, 8)}, ways={3: [[3, 0]], 5: [[3, 0]]})
+    found = cpp_decisions(change, lines, text)
+    assert [(d.line, d.went, d.never) for d in found] == [(3, ["outcome 1"], ["outcome 2"])]
+
+
+def test_a_try_whose_block_never_threw_went_one_way():
+    """Red team rounds 33 and 43: a `return directory` (or a `+ 10`) kept only where a call in a
+    `try` did not throw, which every test's input made so. gcov's exception edges say how the
+    block left; one that threw went both ways, one with no call that can throw says nothing."""
+    from patchwitness.gates.pinning import describe
+    from patchwitness.phases.pinning import cpp_decisions
+
+    text = (
+        "int kind(const char* file) {\n"
+        "  try { named(file).substr(2); return 1; } catch (const std::out_of_range&) {}\n"
+        "  try {\n"
+        "    other(file);\n"
+        "  } catch (...) {\n"
+        "  }\n"
+        "  try { int x = 0; (void)x; } catch (...) {}\n"
+        "  return 0;\n"
+        "}\n"
+    )
+    change = FileChange("k.cpp", "modified", added=tuple((n, "") for n in range(1, 10)))
+    lines = FileLines(hits={n: 3 for n in range(1, 10)}, throws={2: 0, 4: 2})
+    found = cpp_decisions(change, lines, text)
+    assert [(d.line, d.went, d.never) for d in found] == [
+        (2, ["its block completed"], ["its block threw"])
+    ]
+    assert describe(found[0]).endswith("its block threw in no test (its handler never ran)")

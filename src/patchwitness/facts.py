@@ -53,6 +53,9 @@ class FileLines:
     hits: dict[int, int] = field(default_factory=dict)
     ways: dict[int, list[list[int]]] = field(default_factory=dict)
     decisions: list[tuple[int, str, int]] | None = None
+    # gcov: per line that has exception edges, how many times one was taken (an exception
+    # left a call there).
+    throws: dict[int, int] = field(default_factory=dict)
 
     @property
     def executable(self) -> set[int]:

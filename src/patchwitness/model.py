@@ -408,6 +408,10 @@ class Decision(Fact):
         return bool(self.went) and bool(self.never)
 
 
+# A C++ `try`'s two ways: its block completed, or an exception left it for a handler.
+COMPLETED, THREW = "its block completed", "its block threw"
+
+
 # The runs that may kill a mutant, as its `killed_by` names them.
 FAILING_TESTS = "the failing tests"
 PASSING_TESTS = "the tests that passed with the patch"

@@ -18,7 +18,7 @@ from typing import Any
 
 from patchwitness import policy
 from patchwitness.facts import GradeFacts, MutantsCollected, PinningCollected
-from patchwitness.model import Decision, PinningFacts, PinningGate
+from patchwitness.model import THREW, Decision, PinningFacts, PinningGate
 from patchwitness.mutants import ASSERT_REMOVED
 from patchwitness.policy import Policy
 
@@ -128,6 +128,8 @@ def describe(decision: Decision) -> str:
     place = f"{decision.file}:{decision.line}: `{decision.text}`"
     if decision.went in (["true"], ["false"]):
         return f"{place} was {decision.went[0]} every time the tests reached it"
+    if decision.never == [THREW]:
+        return f"{place}: its block threw in no test (its handler never ran)"
     return f"{place}: {len(decision.never)} of {len(decision.went) + len(decision.never)} " + (
         "branch outcomes never taken by any test"
     )

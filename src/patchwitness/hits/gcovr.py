@@ -125,6 +125,7 @@ def hits_from_json(report: dict) -> dict[str, FileLines]:
     out: dict[str, FileLines] = {}
     for entry in report.get("files", []):
         counts: dict[int, int] = {}
+        throws: dict[int, int] = {}
         branches: dict[int, dict[tuple[int, int], int]] = {}
         for line in entry.get("lines", []):
             if line.get("gcovr/noncode"):
@@ -134,10 +135,13 @@ def hits_from_json(report: dict) -> dict[str, FileLines]:
             taken = branches.setdefault(number, {})
             for branch in line.get("branches", ()):
                 if branch.get("throw"):
-                    continue  # an exception edge: no decision of the source
+                    # An exception edge: no decision of the source's own, but a `try` around it
+                    # decides by it (phases/pinning.py).
+                    throws[number] = throws.get(number, 0) + int(branch.get("count", 0))
+                    continue
                 key = (int(branch.get("source_block_id", 0)), int(branch.get("branchno", 0)))
                 taken[key] = taken.get(key, 0) + int(branch.get("count", 0))
-        out[str(entry["file"])] = FileLines(hits=counts, ways=_decisions(branches))
+        out[str(entry["file"])] = FileLines(hits=counts, ways=_decisions(branches), throws=throws)
     return out
 
 

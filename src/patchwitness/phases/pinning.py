@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from patchwitness.census.cpp_lexer import strip_cpp
+from patchwitness.census.cpp_lexer import match_close, strip_cpp
 from patchwitness.facts import Decision, FileLines, PinningCollected
+from patchwitness.model import COMPLETED, THREW
 from patchwitness.patch import FileChange
 
 # The ways a Python decision goes, by the bit the probes set (probe/pw_lines.py).
@@ -70,12 +71,14 @@ def python_decisions(change: FileChange, lines: FileLines) -> list[Decision] | N
 def cpp_decisions(change: FileChange, lines: FileLines, text: str) -> list[Decision]:
     """gcov's outcomes of each added line that decides, read as `went` (taken at least once)
     and `never` (taken by no test) per outcome; a line that never ran went no way."""
-    code = strip_cpp(text, dead_if=False).splitlines() if text else []
+    stripped = strip_cpp(text, dead_if=False) if text else ""
+    code = stripped.splitlines()
+    heads = _head_lines(stripped)
     out = []
     for number in change.added_lines:
         source = code[number - 1] if 0 < number <= len(code) else ""
         ways = lines.ways.get(number)
-        if not ways or not CPP_DECISION.search(source):
+        if not ways or not (CPP_DECISION.search(source) or number in heads):
             continue
         went: list[str] = []
         never: list[str] = []
@@ -94,6 +97,56 @@ def cpp_decisions(change: FileChange, lines: FileLines, text: str) -> list[Decis
                 never=never if went else [],
             )
         )
+    return out + _tries(change, lines, text, stripped)
+
+
+_TRY = re.compile(r"(?<![\w$])try\s*\{")
+
+
+def _tries(change: FileChange, lines: FileLines, text: str, code: str) -> list[Decision]:
+    """Each `try` the patch adds decides by whether its block throws: a block that ran and
+    whose calls never left by an exception went one way (red team rounds 33 and 43: a `+ 10`
+    or a `return directory` kept only where `.at(...)` or `.substr(2)` did not throw, which
+    every test's input made so). gcov's exception edges say it; a block with none says
+    nothing."""
+    out = []
+    added = set(change.added_lines)
+    for match in _TRY.finditer(code):
+        first = code.count("\n", 0, match.start()) + 1
+        close = match_close(code, match.end() - 1)
+        if first not in added or close is None or lines.hits.get(first, 0) <= 0:
+            continue
+        block = range(first, code.count("\n", 0, close) + 2)
+        edges = [lines.throws[n] for n in block if n in lines.throws]
+        if not edges or any(edges):
+            continue
+        original = text.splitlines()[first - 1] if text else ""
+        out.append(
+            Decision(
+                file=change.path,
+                line=first,
+                text=_short(original.strip()),
+                went=[COMPLETED],
+                never=[THREW],
+            )
+        )
+    return out
+
+
+_HEAD = re.compile(r"(?<![\w$])(?:if|while|for)\s*\(")
+
+
+def _head_lines(code: str) -> set[int]:
+    """The lines a decision's parenthesized head spans past its keyword's own: gcov puts a
+    condition's branches on the condition's line (red team round 43: a `for` whose condition
+    stood on the next line went one way unseen)."""
+    out: set[int] = set()
+    for match in _HEAD.finditer(code):
+        close = match_close(code, match.end() - 1)
+        if close is None:
+            continue
+        first = code.count("\n", 0, match.start()) + 1
+        out.update(range(first + 1, code.count("\n", 0, close) + 2))
     return out
 
 
