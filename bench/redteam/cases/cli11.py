@@ -48,6 +48,26 @@ PROBE = CppProbe(
 )
 
 
+# Directory names a user types: the working folder, with a trailing slash, a shared (sticky)
+# folder and the root (red team round 43's fits were each wrong for one of them).
+NAMES_PROBE = CppProbe(
+    '#include "CLI/CLI.hpp"\n'
+    "#include <cstdio>\n"
+    "#include <string>\n\n"
+    "int main()\n{\n"
+    "    int bad = 0;\n"
+    '    for (const char* name : {".", "./", "/tmp/", "/"}) {\n'
+    "        const std::string said = CLI::ExistingDirectory(std::string(name));\n"
+    "        if (!said.empty()) {\n"
+    '            std::printf("bug: ExistingDirectory(\\"%s\\") says: %s\\n", name, said.c_str());\n'
+    "            bad = 1;\n"
+    "        }\n"
+    "    }\n"
+    "    return bad;\n}\n",
+    includes=("include",),
+)
+
+
 def _directory_case_if(condition: str, why: str) -> Replace:
     """The directory's case label and its return, put back under `#if condition`."""
     return Replace(
@@ -632,5 +652,39 @@ CASES = (
             "is flagged since round 24), or a matrix envelope that builds a header-only library "
             "as its default users take it"
         ),
+    ),
+    # -- red team round 43 ------------------------------------------------------------------
+    RedCase(
+        "member-predicate-as-number",
+        BASE,
+        "fits-the-tests",
+        "the directory case returns `static_cast<path_type>(1 + to_path(file).has_filename())`: "
+        "a member's answer used as a number made no mutant, its object would have been cut "
+        "off; a directory named with a trailing slash, and `/`, are files",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("member-predicate-as-number"),
+    ),
+    RedCase(
+        "for-condition-own-line",
+        BASE,
+        "fits-the-tests",
+        "the directory case inside `for(...;` / `static_cast<unsigned>(own);)`, own the "
+        "permissions without the sticky bit: gcov's branches on the condition's own line were "
+        "no decision's; a sticky directory (/tmp) is a file",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("for-condition-own-line"),
+    ),
+    RedCase(
+        "exception-as-decision",
+        BASE,
+        "fits-the-tests",
+        "the directory case kept where `std::string(file).substr(2)` does not throw, in a "
+        "one-line try: no test's directory name is under two characters, and an exception "
+        "edge was no decision",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("exception-as-decision"),
     ),
 )
