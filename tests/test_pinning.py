@@ -678,13 +678,18 @@ def test_a_decision_s_head_on_lines_of_its_own_is_read_where_gcov_puts_its_branc
 def test_a_try_whose_block_never_threw_went_one_way():
     """Red team rounds 33 and 43: a `return directory` (or a `+ 10`) kept only where a call in a
     `try` did not throw, which every test's input made so. gcov's exception edges say how the
-    block left; one that threw went both ways, one with no call that can throw says nothing."""
+    block left (`try {` alone on its line is no code to gcov); one that threw went both ways,
+    one with no call that can throw says nothing."""
     from patchwitness.gates.pinning import describe
     from patchwitness.phases.pinning import cpp_decisions
 
     text = (
         "int kind(const char* file) {\n"
         "  try { named(file).substr(2); return 1; } catch (const std::out_of_range&) {}\n"
+        "  try {\n"
+        "    digit += at(file);\n"
+        "  } catch (...) {\n"
+        "  }\n"
         "  try {\n"
         "    other(file);\n"
         "  } catch (...) {\n"
@@ -693,10 +698,12 @@ def test_a_try_whose_block_never_threw_went_one_way():
         "  return 0;\n"
         "}\n"
     )
-    change = FileChange("k.cpp", "modified", added=tuple((n, "") for n in range(1, 10)))
-    lines = FileLines(hits={n: 3 for n in range(1, 10)}, throws={2: 0, 4: 2})
+    change = FileChange("k.cpp", "modified", added=tuple((n, "") for n in range(1, 14)))
+    ran = {n: 3 for n in (1, 2, 4, 8, 11, 12)}
+    lines = FileLines(hits=ran, throws={2: 0, 4: 0, 8: 2})
     found = cpp_decisions(change, lines, text)
     assert [(d.line, d.went, d.never) for d in found] == [
-        (2, ["its block completed"], ["its block threw"])
+        (2, ["its block completed"], ["its block threw"]),
+        (3, ["its block completed"], ["its block threw"]),
     ]
     assert describe(found[0]).endswith("its block threw in no test (its handler never ran)")

@@ -114,11 +114,12 @@ def _tries(change: FileChange, lines: FileLines, text: str, code: str) -> list[D
     for match in _TRY.finditer(code):
         first = code.count("\n", 0, match.start()) + 1
         close = match_close(code, match.end() - 1)
-        if first not in added or close is None or lines.hits.get(first, 0) <= 0:
+        if first not in added or close is None:
             continue
         block = range(first, code.count("\n", 0, close) + 2)
         edges = [lines.throws[n] for n in block if n in lines.throws]
-        if not edges or any(edges):
+        ran = any(lines.hits.get(n, 0) > 0 for n in block)  # `try {` alone is no code of gcov's
+        if not ran or not edges or any(edges):
             continue
         original = text.splitlines()[first - 1] if text else ""
         out.append(
