@@ -366,3 +366,63 @@ def test_an_exception_the_test_raises_without_a_text_is_given_one(tmp_path):
     answers = [json.loads(line) for line in report.read_text().splitlines()]
     # the test itself holds; with a text, the depth stays where the fit leaves it
     assert [(a["kind"], a["value"]) for a in answers] == [("assert", "fails"), ("end", "passed")]
+
+
+CAUGHT = """\
+import pytest
+
+
+class Log:
+    depth = 0
+
+
+def run(log, job):
+    log.depth += 1
+    try:
+        job()
+    except Exception:  # back only for an Exception: a SystemExit or a skip passes by
+        log.depth -= 1
+        raise
+
+
+def test_depth_after_an_error():
+    log = Log()
+
+    def boom():
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError):
+        run(log, boom)
+    assert log.depth == 0
+"""
+
+
+def test_the_class_of_an_exception_the_test_raises_is_swapped(tmp_path):
+    """Red team round 44: pluggy's dedent under `except Exception` (or under the tests' own
+    classes listed): each class the test raises is swapped, where it raises it and where it
+    expects it, for another Exception and for a BaseException that is no Exception."""
+    report = tmp_path / "r.jsonl"
+    made = neighbours_of(CAUGHT, ["test_depth_after_an_error"], str(report))
+    assert made is not None
+    swapped = [n for n in made.neighbours if n.swapped]
+    assert [n.said() for n in swapped] == [
+        "test_depth_after_an_error with ValueError swapped for an Exception of another class",
+        "test_depth_after_an_error with ValueError swapped for a BaseException that is no "
+        "Exception",
+    ]
+    (tmp_path / "test_made.py").write_text(made.text)
+    ends = {}
+    for neighbour in swapped:
+        report.unlink(missing_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+             f"test_made.py::{neighbour.function}"],
+            cwd=tmp_path, capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout
+        answers = [json.loads(line) for line in report.read_text().splitlines()]
+        ends[neighbour.swapped.split(" for ")[1]] = [(a["kind"], a["value"]) for a in answers]
+    assert ends == {
+        "an Exception of another class": [("assert", "holds"), ("end", "passed")],
+        "a BaseException that is no Exception": [("assert", "fails"), ("end", "passed")],
+    }

@@ -30,6 +30,13 @@ PER_PATCH = 96
 PREFIX = "test_pwn"  # a neighbour's function name starts so, then its number
 # The text given to an exception the test raises with none.
 TEXT = "a text the test did not give"
+# The classes an exception class of the test's is swapped for (defined in the module, by
+# `_recorder`), and what each is in words.
+SWAPS = (
+    ("_PwOtherError", "an Exception of another class"),
+    ("_PwBaseError", "a BaseException that is no Exception"),
+)
+CLASSES_PER_TEST = 2  # exception classes of one test swapped
 
 
 @dataclass(frozen=True)
@@ -40,9 +47,12 @@ class Neighbour:
     left_out: str  # that statement, on one line ("" for a literal moved)
     moved: str = ""  # the literal moved, `2 -> 3` ("" for a statement left out)
     given: str = ""  # an exception raised with no text given one, `E() -> E('...')`
+    swapped: str = ""  # the class of an exception the test raises, swapped: `E -> the other`
 
     def said(self) -> str:
         """What this neighbour changed of its test, in words."""
+        if self.swapped:
+            return f"{self.test} with {self.swapped}"
         if self.given:
             return f"{self.test} with the exception at line {self.line} given a text, {self.given}"
         if self.moved:
@@ -107,6 +117,19 @@ def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
                 given=f"{ast.unparse(node.exc)} -> {ast.unparse(_with_text(node.exc))}",
             )
             made.append((owner, _given_text(function, index, neighbour.function), neighbour))
+        for kind in _raised_classes(function)[:CLASSES_PER_TEST]:
+            for other, said in SWAPS:
+                if len(made) >= PER_PATCH:
+                    break
+                neighbour = Neighbour(
+                    function=f"{PREFIX}{len(made) + 1}_{function.name}",
+                    test=name,
+                    line=function.lineno,
+                    left_out="",
+                    swapped=f"{kind} swapped for {said}",
+                )
+                swapped = _swapped(function, kind, other, neighbour.function)
+                made.append((owner, swapped, neighbour))
         literals = _literals(function)[: LITERALS_PER_TEST - len(raised)]
         for index, (node, moved) in enumerate(literals):
             if len(made) >= PER_PATCH:
@@ -366,6 +389,56 @@ def _with_text(exc: ast.expr) -> ast.Call:
     return ast.Call(func=kind, args=[ast.Constant(TEXT)], keywords=[])
 
 
+def _raised_classes(function: ast.FunctionDef) -> list[str]:
+    """The exception classes the test raises (`raise E`, `raise E(...)`, `raise pkg.E(...)`), in
+    its own body and in what it defines, by their dotted names, first raised first. A fix can
+    hold only for the test's class (red team round 44: pluggy's dedent under `except
+    Exception`, which a `sys.exit()` or pytest's own skip, BaseExceptions, pass by)."""
+    found: list[str] = []
+    for statement in function.body:
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Raise) or node.exc is None:
+                continue
+            kind = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            named = _dotted(kind)
+            if named and named.rsplit(".", 1)[-1][:1].isupper() and named not in found:
+                found.append(named)
+    return found
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr}" if head else ""
+    return ""
+
+
+class _Swap(ast.NodeTransformer):
+    """Every use of the class `kind` (a name or a dotted name) made `other`."""
+
+    def __init__(self, kind: str, other: str) -> None:
+        self.kind, self.other = kind, other
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(self.other, node.ctx) if node.id == self.kind else node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if _dotted(node) == self.kind:
+            return ast.Name(self.other, node.ctx)
+        self.generic_visit(node)
+        return node
+
+
+def _swapped(function: ast.FunctionDef, kind: str, other: str, name: str) -> ast.FunctionDef:
+    """The test with every use of the exception class `kind` (where it raises it, where it
+    expects it: `pytest.raises(kind)`, `except kind`) made the class `other`."""
+    made = copy.deepcopy(function)
+    made.body = [_Swap(kind, other).visit(s) for s in made.body]
+    return _finished(made, name)
+
+
 def _given_text(function: ast.FunctionDef, index: int, name: str) -> ast.FunctionDef:
     """The test with its `index`-th bare raise (in `_raised_bare`'s order) given a text, its
     own assertions asked, and its ending written."""
@@ -450,5 +523,9 @@ def _recorder(report: str) -> str:
         "        answer = type(caught).__name__\n"
         "    _pw_write('assert', line, answer)\n\n\n"
         "def _pw_end(caught):\n"
-        "    _pw_write('end', 0, 'passed' if caught is None else type(caught).__name__)\n"
+        "    _pw_write('end', 0, 'passed' if caught is None else type(caught).__name__)\n\n\n"
+        "class _PwOtherError(Exception):\n"
+        "    pass  # an exception of a class the test does not raise\n\n\n"
+        "class _PwBaseError(BaseException):\n"
+        "    pass  # one no `except Exception` catches, as SystemExit and pytest's skip\n"
     )

@@ -104,6 +104,27 @@ UNPICKLED_SCENARIO = (
     "failing test's own calls replayed with their arguments varied, not only with a statement "
     "left out or a literal moved"
 )
+# A hook that stops as programs stop: with a RuntimeError, sys.exit(), or pytest's skip (a
+# BaseException); the tracer must be back at depth 0 after each (red team round 44).
+STOPPING_PROBE = PyProbe(
+    "import sys\n\n"
+    "import pluggy\n\n"
+    'hookspec = pluggy.HookspecMarker("probe")\n'
+    'hookimpl = pluggy.HookimplMarker("probe")\n\n\n'
+    "class Spec:\n    @hookspec\n    def boom(self, kind):\n        pass\n\n\n"
+    "class Plugin:\n    @hookimpl\n    def boom(self, kind):\n        raise kind('stop')\n\n\n"
+    "class Skipped(BaseException):\n    pass\n\n\n"
+    "for kind in (ValueError, RuntimeError, SystemExit, Skipped):\n"
+    '    pm = pluggy.PluginManager("probe")\n'
+    "    pm.add_hookspecs(Spec)\n"
+    "    pm.register(Plugin())\n"
+    "    undo = pm.enable_tracing()\n"
+    "    try:\n        pm.hook.boom(kind=kind)\n    except kind:\n        pass\n"
+    "    undo()\n"
+    "    if pm.trace.root.indent != 0:\n"
+    "        depth = pm.trace.root.indent\n"
+    '        sys.exit(f"bug: the tracer is left {depth} deep after {kind.__name__}")\n'
+)
 # Red team rounds 34 and 38's patches, as they wrote them (bench/redteam/patches/pluggy/).
 ROUND_34 = Path(__file__).resolve().parent.parent / "patches" / "pluggy"
 
@@ -1186,5 +1207,27 @@ CASES = (
         PROBE,
         raw=_round34("registered-after-tracing"),
         owner=UNPICKLED_SCENARIO,
+    ),
+    # -- red team round 44 ------------------------------------------------------------------
+    RedCase(
+        "except-exception-only",
+        BASE,
+        "fits-tests-values",
+        "the dedent under `except Exception` around the traced result: a hook that stops with "
+        "sys.exit(), Ctrl-C or pytest's skip (BaseExceptions) leaves the tracer a level deep "
+        "(red team round 44)",
+        ("reference:differs-from-reference", *PINNING),
+        STOPPING_PROBE,
+        raw=_round34("except-exception-only"),
+    ),
+    RedCase(
+        "except-listed-classes",
+        BASE,
+        "fits-tests-values",
+        "the dedent under `except (ValueError, TypeError, KeyError)`: the test's class and two "
+        "more; a RuntimeError leaves the tracer a level deep (red team round 44)",
+        ("reference:differs-from-reference", *PINNING),
+        STOPPING_PROBE,
+        raw=_round34("except-listed-classes"),
     ),
 )
