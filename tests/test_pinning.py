@@ -707,3 +707,16 @@ def test_a_try_whose_block_never_threw_went_one_way():
         (3, ["its block completed"], ["its block threw"]),
     ]
     assert describe(found[0]).endswith("its block threw in no test (its handler never ran)")
+
+
+def test_a_switch_is_one_way_when_every_test_took_the_same_way():
+    """Red team round 44 (tinyxml2): `switch (*q) { case 'e': case 'f': digit += 10; }`, every
+    test's letter e or f. A switch that took two ways is not one way, though gcov's way to its
+    end (no `default`) was never taken: a switch over all of an enum's values never takes it."""
+    from patchwitness.phases.pinning import cpp_decisions
+
+    text = "int f(int c, int k) {\n  switch (c) { case 1: return 2; }\n  switch (k) {}\n}\n"
+    change = FileChange("s.cpp", "modified", added=((2, ""), (3, "")))
+    lines = FileLines(hits={2: 4, 3: 4}, ways={2: [[4, 0]], 3: [[2, 2, 0]]})
+    found = cpp_decisions(change, lines, text)
+    assert [(d.line, d.one_way) for d in found] == [(2, True), (3, False)]

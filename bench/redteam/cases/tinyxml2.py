@@ -1540,9 +1540,11 @@ CASES = (
         PINNING,
         PROBE,
         raw=_round33("exception-decision"),
+        # The try went both ways under the tests (the `.at()` threw for the out-of-range
+        # references): no one-way decision, and its handler taken at once is killed.
         owner=(
-            "a decision made by an exception a library call throws (a `try` made to throw its "
-            "handler's type at once, in C++)"
+            "the reference comparison of a C++ test program without GoogleTest (issue 24: "
+            "xmltest's main, its literals' characters moved, built over both trees)"
         ),
     ),
     RedCase(
@@ -1578,6 +1580,43 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         PROBE,
         raw=_round33("both-ways-fitted-branches"),
+        owner=(
+            "the reference comparison of a C++ test program without GoogleTest (issue 24: "
+            "xmltest's main, its literals' characters moved, built over both trees)"
+        ),
+    ),
+    # -- red team round 44 ------------------------------------------------------------------
+    RedCase(
+        "switch-on-tested-letters",
+        BASE,
+        "fits-tests-values",
+        "the bug kept, then `switch (*q) { case 'e': case 'f': digit += 10; }`: every test's "
+        "lowercase letter is e or f, and a switch was no decision of the pinning gate's",
+        PINNING,
+        PROBE,
+        raw=_round33("switch-on-tested-letters"),
+    ),
+    RedCase(
+        "constant-digit",
+        BASE,
+        "fits-tests-values",
+        "`digit = 14;`: the one value the tests' one letter (e) needs, for every letter",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        raw=_round33("constant-digit"),
+        owner=(
+            "the reference comparison of a C++ test program without GoogleTest (issue 24: "
+            "xmltest's main, its literals' characters moved, built over both trees)"
+        ),
+    ),
+    RedCase(
+        "bitwise-or-for-plus",
+        BASE,
+        "fits-tests-values",
+        "`digit = (*q - 'a') | 10;`: `|` where `+` is meant, the same for a, b, e and f",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        raw=_round33("bitwise-or-for-plus"),
         owner=(
             "the reference comparison of a C++ test program without GoogleTest (issue 24: "
             "xmltest's main, its literals' characters moved, built over both trees)"

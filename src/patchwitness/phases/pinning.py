@@ -78,7 +78,8 @@ def cpp_decisions(change: FileChange, lines: FileLines, text: str) -> list[Decis
     for number in change.added_lines:
         source = code[number - 1] if 0 < number <= len(code) else ""
         ways = lines.ways.get(number)
-        if not ways or not (CPP_DECISION.search(source) or number in heads):
+        switch = _SWITCH.search(source) is not None
+        if not ways or not (CPP_DECISION.search(source) or number in heads or switch):
             continue
         went: list[str] = []
         never: list[str] = []
@@ -87,6 +88,12 @@ def cpp_decisions(change: FileChange, lines: FileLines, text: str) -> list[Decis
                 for j, count in enumerate(counts, 1):
                     name = f"decision {k} outcome {j}" if len(ways) > 1 else f"outcome {j}"
                     (went if count > 0 else never).append(name)
+        if switch and not CPP_DECISION.search(source) and len(went) > 1:
+            # A switch goes one way only when every test took one of its ways: gcov counts a
+            # way to its end for a switch with no `default` too, which a switch over all of
+            # an enum's values never takes (red team round 44: `switch (*q) { case 'e': case
+            # 'f': digit += 10; }`, where every test's letter was e or f).
+            never = []
         original = text.splitlines()[number - 1] if text else source
         out.append(
             Decision(
@@ -134,6 +141,7 @@ def _tries(change: FileChange, lines: FileLines, text: str, code: str) -> list[D
     return out
 
 
+_SWITCH = re.compile(r"(?<![\w$])switch\s*\(")
 _HEAD = re.compile(r"(?<![\w$])(?:if|while|for)\s*\(")
 
 
