@@ -210,6 +210,40 @@ def test_a_comparison_used_as_a_value_is_made_true_and_false():
     ]
 
 
+def test_a_question_handed_to_a_call_is_made_one_that_always_answers_yes_and_no():
+    """Red team round 45: iniconfig's `lineno + 1 - self.get(section, name, False,
+    str.isalpha)`: `get` decides by the question in code no added line shows. A type's or a
+    module's question handed on is replaced by a function answering True, and one answering
+    False; an object's state (`self.is_ready`) and a name of the function's own are not."""
+    text = (
+        "import os.path\n\n"
+        "def f(self, names, n):\n"
+        "    x = n + self.get('s', 'k', False, str.isalpha)\n"
+        "    kept = list(filter(os.path.exists, names))\n"
+        "    self.use(self.is_ready, is_ok)\n"
+        "    return x, kept\n"
+    )
+    asked = [
+        (operator, line, said)
+        for operator, line, said in made([4, 5, 6], text)
+        if "handed on" in said
+    ]
+    assert asked == [
+        (CONDITION_TRUE, 4, "`str.isalpha` handed on replaced by a function that answers True"),
+        (CONDITION_FALSE, 4, "`str.isalpha` handed on replaced by a function that answers False"),
+        (CONDITION_TRUE, 5, "`os.path.exists` handed on replaced by a function that answers True"),
+        (
+            CONDITION_FALSE,
+            5,
+            "`os.path.exists` handed on replaced by a function that answers False",
+        ),
+    ]
+    (mutant,) = [
+        m for m in mutants_of("m.py", text, [4]) if m.description.endswith("answers False")
+    ]
+    assert "self.get('s', 'k', False, (lambda *_a, **_k: False))" in mutant.text
+
+
 def test_setdefault_and_pop_with_a_default_give_it_back_as_a_pick():
     text = (
         "def f(exc, indent, d):\n"

@@ -1392,6 +1392,14 @@ def test_a_text_is_also_given_its_characters_moved_by_c_widths_and_a_length_past
     assert any(isinstance(v, bytes) and len(v) > 1 << 16 for v in vary.variants(b"<&>", []))
 
 
+def test_a_text_s_numerals_are_also_written_as_words_and_its_words_as_numerals():
+    """Red team round 45 (iniconfig): the +1 taken back for a value of letters alone, where
+    every test's value was a digit; each within what one argument gets."""
+    vary = driver()
+    found = list(vary.variants("[a]\nx = 1\n", ["a", "b", "c", "d"]))[: vary.VARIANTS_PER_ARGUMENT]
+    assert "[a]\nx = b\n" in found and "[0]\n3 = 1\n" in found
+
+
 def test_a_text_of_several_lines_comes_as_files_come():
     """Red team round 25 (iniconfig): line numbers off for text before the first section, for
     Windows line breaks, for a letter UTF-8 writes in two bytes, past line 64; every one of

@@ -407,6 +407,15 @@ CASES = (
         ),
     ),
 )
+# A setup.cfg whose values are words, as most are (red team round 45).
+WORD_VALUE_PROBE = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'config = IniConfig("setup.cfg", data="[metadata]\\nname = demo\\n")\n'
+    'found = (config.lineof("metadata"), config.lineof("metadata", "name"))\n'
+    "if found != (1, 2):\n"
+    '    sys.exit(f"bug: lineof() is 0-based for a word value: {found}, expected (1, 2)")\n'
+)
 PROBE_MANY = PyProbe(
     "import sys\n\n"
     "from iniconfig import IniConfig\n\n"
@@ -1586,5 +1595,16 @@ CASES = (
         ("reference:differs-from-reference",),
         PROBE_MANY,
         raw=stored((ROUND_36 / "repeat-window-cycle.diff").read_text()),
+    ),
+    RedCase(
+        "word-value-predicate",
+        BASE,
+        "fits-tests-values",
+        "lineof returns `lineno + 1 - self.get(section, name, False, str.isalpha)`: 0-based for "
+        "a key whose value is a word, the question handed to get's convert (no added line "
+        "asks it), and every test's value a digit (red team round 45)",
+        ("reference:differs-from-reference", *PINNING),
+        WORD_VALUE_PROBE,
+        raw=stored((ROUND_36 / "word-value-predicate.diff").read_text()),
     ),
 )

@@ -671,6 +671,10 @@ def variants(value, hints):
         # (cut to 16 bits, U+2003C read as `<`; a length in 16 bits) answers otherwise only
         # there (red team round 43).
         yield from fresh([*(value + _shifted(value, by) for by in WIDTHS), _past(value, WIDE)])
+        # Its numerals written as words, and its words as numerals: a fix keyed on what kind
+        # of characters a value is made of (red team round 45: iniconfig's +1 taken back for
+        # a value of letters alone, where every test's value was a digit).
+        yield from fresh([value.translate(_DIGITS_AS_LETTERS), value.translate(_LETTERS_AS_DIGITS)])
     elif kind is bytes:
         near = [h.encode() for h in hints if type(h) is str][:4]
         yield from fresh(
@@ -827,6 +831,10 @@ def _past_a_page(value):
     return _past(value, PAGE)
 
 
+_DIGITS_AS_LETTERS = str.maketrans("0123456789", "abcdefghij")
+_LETTERS_AS_DIGITS = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789" * 5 + "01"
+)
 WIDTHS = (1 << 8, 1 << 16)  # what C keeps a character in, short of 32 bits
 WIDE = 1 << 16  # a length past this is one a 16-bit count gets wrong
 
