@@ -702,9 +702,10 @@ def compared(tmp_path, trees, module, qualname, made, call):
         "qualname": qualname,
         "init": False,
         "test": "t",
-        "made": pickled(made),
         "call": pickled(call),
     }
+    if made is not None:  # a function's or a classmethod's call is made on no object
+        captured["made"] = pickled(made)
     (tmp_path / "spec.json").write_text(json.dumps({"calls": [captured], "hints": [], "cap": 60}))
 
     def differ(tree, *argv):
@@ -830,6 +831,24 @@ def test_a_method_is_also_made_again_and_again_on_one_object_and_on_a_new_thread
         )
         apart = [r["varied"] for r in varied if r["id"] in parted(answers)]
         assert apart and all(varied_as in v for v in apart), apart
+
+
+def test_a_function_is_also_made_again_and_again_in_one_process(tmp_path):
+    """Red team round 46 (python-ulid): the milliseconds kept only by a process's first call
+    of a classmethod, its state in a generator made at import: a function or a classmethod is
+    made 32 times in one process too, each answer compared."""
+    reference = "def f(n):\n    return n + 1\n"
+    first_only = "_G = (x for x in (1,))\n\n\ndef f(n):\n    return n + next(_G, 0)\n"
+    varied, answers = compared(
+        tmp_path,
+        {"reference": reference, "patch": first_only},
+        "m",
+        "f",
+        None,
+        {"pos": [3], "star": [], "kw": {}},
+    )
+    apart = [r["varied"] for r in varied if r["id"] in parted(answers)]
+    assert apart and all("made 32 times in one process" in v for v in apart), apart
 
 
 def test_each_other_way_of_making_the_object_has_its_yes_or_no_options_turned(tmp_path):
