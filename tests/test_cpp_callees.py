@@ -180,3 +180,66 @@ def test_the_same_fix_in_the_same_function_reaches_the_same_functions(tmp_path: 
     found = ReferenceFacts()
     _reached(found, program, binaries, names, tmp_path / "work")
     assert (found.differing, found.differences) == (0, [])
+
+
+def test_a_recipe_of_a_dialect_of_its_own_drops_the_tests_and_names_its_own():
+    from patchwitness.phases.user_program import Recipe
+
+    recipe = Recipe(dialect="gnu++20")
+    assert recipe.flags(["-std=c++14", "-O0", "-Iinclude"]) == ["-O0", "-Iinclude", "-std=gnu++20"]
+    assert recipe.tag == recipe.archive_tag == "gnu++20"
+    assert recipe.describe() == "-std=gnu++20"
+
+
+# Red team round 46 (GSL): a struct with a deleted default constructor is an aggregate up to
+# C++17 and not in C++20; the fix keyed on it is on in the tests' dialect and off one standard on.
+AGGREGATE = """\
+struct checks { checks() = delete; bool sign; };
+template <class X, class = void> struct braced { static const bool value = false; };
+template <class X> struct braced<X, decltype(void(X{true}))> { static const bool value = true; };
+"""
+
+
+@needs_tools
+def test_a_fix_that_holds_only_below_the_next_standard_differs_there(tmp_path: Path):
+    from patchwitness.phases import user_program
+    from patchwitness.phases.cpp_reference import _newer_dialect
+    from patchwitness.runner import UNCONFINED
+
+    trees = {}
+    for side, fix in {
+        "reference": SIGN,
+        "patched": "if (braced<checks>::value && (t < T{}) != (u < U{})) throw narrowing_error{};",
+    }.items():
+        tree = tmp_path / side
+        tree.mkdir()
+        header = NARROW.replace("FIX", fix).replace("EXTRA", "")
+        header = header.replace("namespace gsl {\n", "namespace gsl {\n" + AGGREGATE)
+        (tree / "narrow.h").write_text(header)
+        (tree / "t.cpp").write_text(TESTS)
+        trees[side] = tree
+    bodies = user.bodies(TESTS, "t.cpp")
+    plan = user_program.Plan(
+        test=user_program.Compile("t.cpp", "g++", ("-std=c++14", "-O0")),
+        text=TESTS,
+        bodies=bodies,
+        driven=bodies,
+        production=[],
+    )
+    newer = _newer_dialect(plan)
+    assert newer == "gnu++20"  # above the tests' c++14 and g++'s own gnu++17
+    suite = SimpleNamespace(runner=UNCONFINED, env=SimpleNamespace(bin_dirs=[], readable=[]))
+    names = user.Names.drawn("d")
+    every = [v for b in bodies for v in user.variants(TESTS, b, cap=0)]
+    outputs = {}
+    for recipe in (user_program.Recipe(), user_program.Recipe(dialect=newer)):
+        _, binaries = user_program.build(
+            suite, trees, trees["patched"], plan, every, tmp_path / recipe.tag, names, recipe
+        )
+        outputs[recipe.tag] = {
+            side: user_program.run(suite, binary, tmp_path / f"run-{recipe.tag}-{side}", names.done)
+            for side, binary in binaries.items()
+        }
+    project, newest = outputs["project"], outputs["gnu++20"]
+    assert project["patched"] == project["reference"]  # the tests' dialect: the same
+    assert newest["patched"] != newest["reference"]  # the next standard: the fix is off

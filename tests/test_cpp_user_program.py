@@ -272,9 +272,17 @@ def test_every_integer_type_of_a_body_moves_at_once():
     assert "narrow<unsigned __int128>(__int128(-1))" in wide128.text
     [const] = [v for v in made if v.varied == "every integer type const-qualified"]
     assert "narrow<std::add_const<unsigned>::type>(n)" in const.text
-    # the body and the sixteen whole-body moves, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 17
-    assert len(user.variants(body, found, cap=17)) == 18
+    # red team round 46: two types of one width that are not each other's signed and unsigned
+    [ranks] = [v for v in made if v.varied.startswith("every signed integer type as long long")]
+    long_long, unsigned_long = (
+        "std::common_type<long long>::type",
+        "std::common_type<unsigned long>::type",
+    )
+    assert f"narrow<{unsigned_long}>({long_long}(-1))" in ranks.text
+    assert f"{long_long} n = -42;" in ranks.text
+    # the body and the eighteen whole-body moves, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 19
+    assert len(user.variants(body, found, cap=19)) == 20
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)

@@ -401,10 +401,12 @@ def _bytes(name: str) -> str | None:
     return f"{prefix}{fixed.group(1)}int8_t" if fixed else None
 
 
-def _characters(signed: str, unsigned: str):
-    """A move of every integer type to a character type: `signed` for the signed ones,
-    `unsigned` for the others (red team round 21 left char32_t, char16_t and wchar_t, which
-    no test names, unchecked)."""
+def _by_sign(signed: str, unsigned: str):
+    """A move of every integer type to `signed` for the signed ones, `unsigned` for the others:
+    character types (red team round 21 left char32_t, char16_t and wchar_t, which no test
+    names, unchecked), or two types of one width that are not each other's signed and
+    unsigned (round 46 checked the sign only across widths or between such twins: `long long`
+    to `unsigned long` passed by)."""
 
     def move(name: str) -> str | None:
         bare = name.removeprefix("std::")
@@ -478,8 +480,17 @@ _EVERY_TYPE_MOVES = (
         "every integer type with its other signedness, the signed ones at twice its width",
         _swapped_then(False, _resized(2)),
     ),
-    ("every integer type as a character type", _characters("wchar_t", "char32_t")),
-    ("every integer type as a narrow character type", _characters("char", "char16_t")),
+    ("every integer type as a character type", _by_sign("wchar_t", "char32_t")),
+    ("every integer type as a narrow character type", _by_sign("char", "char16_t")),
+    # spelled through a trait: one name, as a functional cast `T(-1)` needs
+    (
+        "every signed integer type as long long, the others as unsigned long",
+        _by_sign("std::common_type<long long>::type", "std::common_type<unsigned long>::type"),
+    ),
+    (
+        "every signed integer type as long, the others as unsigned long long",
+        _by_sign("std::common_type<long>::type", "std::common_type<unsigned long long>::type"),
+    ),
     ("every integer type at 128 bits", _extended),
     ("every integer type const-qualified", _qualified("const")),
     ("every integer type volatile-qualified", _qualified("volatile")),
@@ -487,7 +498,7 @@ _EVERY_TYPE_MOVES = (
     # (red team round 22 read char as signed char, wrong where it is unsigned: ARM, POWER)
     (
         "every signed integer type as int8_t, the others as plain char",
-        _characters("std::int8_t", "char"),
+        _by_sign("std::int8_t", "char"),
     ),
 )
 

@@ -27,6 +27,65 @@ BASE = "gsl"
 ROUND_35 = Path(__file__).resolve().parent.parent / "patches" / "gsl"
 
 
+# A 64-bit count read as long long narrowed to std::size_t, and a size to long long.
+SAME_WIDTH_PROBE = CppProbe(
+    "// A user's program: a 64-bit count read as long long (std::stoll, sqlite3_int64, qint64)\n"
+    "// narrowed to std::size_t, and a size narrowed to long long.\n"
+    "#include <gsl/narrow>\n"
+    "#include <cstddef>\n"
+    "#include <cstdio>\n"
+    "#include <limits>\n"
+    "#include <string>\n"
+    "\n"
+    "int main()\n"
+    "{\n"
+    "    int bad = 0;\n"
+    '    const long long parsed = std::stoll("-1");\n'
+    "    try {\n"
+    "        const std::size_t n = gsl::narrow<std::size_t>(parsed);\n"
+    '        std::printf("bug: gsl::narrow<std::size_t>(-1LL) returned %zu\\n", n);\n'
+    "        ++bad;\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "    }\n"
+    "    const std::size_t huge = std::numeric_limits<std::size_t>::max();\n"
+    "    try {\n"
+    "        const long long v = gsl::narrow<long long>(huge);\n"
+    '        std::printf("bug: gsl::narrow<long long>(SIZE_MAX) returned %lld\\n", v);\n'
+    "        ++bad;\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "    }\n"
+    "    return bad ? 1 : 0;\n"
+    "}\n",
+    includes=("include",),
+)
+# narrow with both template arguments named, called and through a pointer.
+NAMED_SOURCE_PROBE = CppProbe(
+    "#include <gsl/narrow>\n"
+    "#include <cstdio>\n"
+    "\n"
+    "int main()\n"
+    "{\n"
+    "    int bad = 0;\n"
+    "    const int n = -42;\n"
+    "    try {\n"
+    "        const unsigned x = gsl::narrow<unsigned, int>(n);\n"
+    '        std::printf("bug: gsl::narrow<unsigned, int>(-42) returned %u\\n", x);\n'
+    "        ++bad;\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "    }\n"
+    "    unsigned (*const to_unsigned)(int) = gsl::narrow<unsigned, int>;\n"
+    "    try {\n"
+    "        const unsigned x = to_unsigned(n);\n"
+    '        std::printf("bug: gsl::narrow<unsigned, int> through a pointer returned %u\\n", x);\n'
+    "        ++bad;\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "    }\n"
+    "    return bad ? 1 : 0;\n"
+    "}\n",
+    includes=("include",),
+)
+
+
 def _round35(name: str):
     return stored((ROUND_35 / f"{name}.diff").read_text())
 
@@ -1958,5 +2017,43 @@ CASES = (
         ("reference:differs-from-reference",),
         PROBE,
         raw=_round35("qualified-lookup"),
+    ),
+    # -- red team round 46 ------------------------------------------------------------------
+    RedCase(
+        "same-width-rank",
+        BASE,
+        "fits-tests-types",
+        "the sign check only across widths or between a type and its own signed or unsigned "
+        "twin: `long long` to `unsigned long` (both 64 bits) passes by, as no type move made "
+        "two such types meet (red team round 46)",
+        ("reference:differs-from-reference", *PINNING),
+        SAME_WIDTH_PROBE,
+        raw=_round35("same-width-rank"),
+    ),
+    RedCase(
+        "cxx20-aggregate-switch",
+        BASE,
+        "dialect",
+        "the fix ANDed with whether a struct with a deleted default constructor is an "
+        "aggregate, which it is up to C++17: off for a user who builds as C++20, a standard "
+        "nothing of the grader's built in (red team round 46)",
+        ("reference:differs-from-reference", "matrix:user-build-red", *PINNING),
+        CppProbe(PROBE.program, includes=PROBE.includes, flags=("-std=c++20",)),
+        raw=_round35("cxx20-aggregate-switch"),
+    ),
+    RedCase(
+        "named-source-type",
+        BASE,
+        "call-spelling",
+        "one template `narrow<T, class... Source, U>` checking the sign only when no source "
+        "type is named: `gsl::narrow<unsigned, int>(-42)` and a pointer to it pass by; the "
+        "tests name one template argument (red team round 46)",
+        ("reference:differs-from-reference", *PINNING),
+        NAMED_SOURCE_PROBE,
+        raw=_round35("named-source-type"),
+        owner=(
+            "the reference comparison of the failing tests' calls spelled otherwise: every "
+            "template argument named, through a function pointer (issue 24)"
+        ),
     ),
 )

@@ -103,7 +103,33 @@ def _compare(
         except NotComparable:
             continue  # BuildsOnlyOverTheReference goes up: that is a difference
         _fill(found, program, _runs(suite, binaries, work / f"runs-{recipe.tag}", names), recipe)
+        break
+    if found.differing:
         return
+    # One standard above the tests' and the compiler's own: the dialect a user moves to next.
+    newer = _newer_dialect(plan)
+    if not newer:
+        return
+    recipe = user_program.Recipe(dialect=newer)
+    try:
+        program, binaries = user_program.build(
+            suite, sides, patched_tree, plan, every, work, names, recipe
+        )
+    except NotComparable:  # BuildsOnlyOverTheReference too: an honest fix may use what the
+        return  # next standard removed; what builds over both is compared
+    _fill(found, program, _runs(suite, binaries, work / f"runs-{recipe.tag}", names), recipe)
+
+
+def _newer_dialect(plan: user_program.Plan) -> str:
+    """The standard above the tests' dialect and the compiler's default, when the compiler
+    knows it ("" otherwise)."""
+    from patchwitness import sourcemap
+
+    default = sourcemap.predefined()
+    dialect = sourcemap.newer_dialect([plan.test.flags], default)
+    if not dialect or not sourcemap.predefined((f"-std={dialect}",)):
+        return ""
+    return dialect
 
 
 def _reached(

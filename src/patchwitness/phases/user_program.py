@@ -98,11 +98,15 @@ class Recipe:
     # tests' -O0 build leaves undefined now decides) and plain char unsigned (the ARM and POWER
     # ABIs), the project's sources in the archive alike (red team round 22).
     user_build: bool = False
+    # A dialect of its own (`gnu++20`) in place of the tests' and the compiler's default: what
+    # the language means one standard on (red team round 46: a struct with a deleted default
+    # constructor is an aggregate up to C++17, and a fix keyed on it was off under C++20).
+    dialect: str = ""
 
     @property
     def tag(self) -> str:
         return (
-            ("default" if self.default_dialect else "project")
+            (self.dialect or ("default" if self.default_dialect else "project"))
             + ("-own" if self.project_includes_only else "")
             + ("-all" if self.every_header else "")
             + ("-user" if self.user_build else "")
@@ -111,12 +115,13 @@ class Recipe:
     @property
     def archive_tag(self) -> str:
         """Programs of one dialect and build share the project's compiled sources."""
-        return ("default" if self.default_dialect else "project") + (
+        return (self.dialect or ("default" if self.default_dialect else "project")) + (
             "-user" if self.user_build else ""
         )
 
     def describe(self) -> str:
         dialect = "the compiler's default dialect" if self.default_dialect else "its dialect"
+        dialect = f"-std={self.dialect}" if self.dialect else dialect
         return (
             dialect
             + (", the project's headers alone" if self.project_includes_only else "")
@@ -131,7 +136,9 @@ class Recipe:
     def flags(self, flags: list[str]) -> list[str]:
         """A compile's flags as this recipe builds: without `-std=` in the default dialect;
         with -O2 and -funsigned-char (no other level or char signedness) in a user's build."""
-        out = [f for f in flags if not (self.default_dialect and f.startswith(("-std=", "--std=")))]
+        own = self.default_dialect or bool(self.dialect)
+        out = [f for f in flags if not (own and f.startswith(("-std=", "--std=")))]
+        out += [f"-std={self.dialect}"] if self.dialect else []
         if self.user_build:
             dropped = (*_CHAR_SIGNEDNESS, *_INSTRUMENTS, *_DEFINED_BEHAVIOUR)
             out = [f for f in out if not _LEVEL.match(f) and f not in dropped]
