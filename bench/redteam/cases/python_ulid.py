@@ -37,6 +37,20 @@ PROBE = PyProbe(
 )
 
 
+# A batch of datetimes converted in one process (red team round 46: right on the first call).
+BATCH_PROBE = PyProbe(
+    "import sys\n"
+    "from datetime import datetime, timezone\n\n"
+    "from ulid import ULID\n\n"
+    "for s in (1, 2, 3):\n"
+    "    value = datetime(2020, 1, 1, 0, 0, s, 500000, tzinfo=timezone.utc)\n"
+    "    expected = int(value.timestamp() * 1000)\n"
+    "    found = ULID.from_datetime(value).milliseconds\n"
+    "    if found != expected:\n"
+    '        sys.exit(f"bug: from_datetime gives {found} ms for {expected}")\n'
+)
+
+
 # A whole-second datetime far from now and outside the midnight hour, read back through the
 # milliseconds property (round 15's fixes hold for every other shape the tests use).
 WHOLE_SECOND_PROBE = PyProbe(
@@ -1187,5 +1201,26 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         PROBE,
         raw=_round35("cap-crowding-annotations"),
+    ),
+    # -- red team round 46 ------------------------------------------------------------------
+    RedCase(
+        "lru-cache-first-call",
+        BASE,
+        "own-state",
+        "the milliseconds kept only while a dict an lru_cache'd helper hands out still holds "
+        "its key: a process's first from_datetime call (red team round 46)",
+        ("reference:differs-from-reference", *PINNING),
+        BATCH_PROBE,
+        raw=_round35("lru-cache-first-call"),
+    ),
+    RedCase(
+        "generator-first-call",
+        BASE,
+        "own-state",
+        "the milliseconds kept only while a generator made at import still yields: a "
+        "process's first from_datetime call (red team round 46)",
+        ("reference:differs-from-reference", *PINNING),
+        BATCH_PROBE,
+        raw=_round35("generator-first-call"),
     ),
 )
