@@ -120,6 +120,9 @@ def test_multi_dialect_tests_see_every_dialect():
         ("  if (std::is_constant_evaluated()) return 0;", PROCESS),
         # red team round 25: whether the optimiser folded a local, where only -O2 does
         ("  return !__builtin_constant_p(folded);", PROCESS),
+        # red team round 47: an object's size, known to the optimiser at -O1 and up only
+        ("  n = Py_MIN(n, __builtin_object_size(bound, 0));", PROCESS),
+        ("  n = __builtin_dynamic_object_size(p, 1);", PROCESS),
         ("  bool d = s & !(::gettid() ^ ::getpid());", PROCESS),
         ("  auto me = std::this_thread::get_id();", PROCESS),
         ("  bool d = s & !std::uncaught_exception();", PROCESS),

@@ -1334,6 +1334,8 @@ def _opening(code: str, begin: int, close: int) -> int | None:
             if depth == 0:
                 return index
     return None
+
+
 # `std::equal_to<>{}(a, b)`, `std::ranges::less{}(a, b)`, `std::not_equal_to<int>()(a, b)`.
 _COMPARISON_OBJECT = re.compile(
     r"(?<![\w$.>])(?:::\s*)?(?:(?:std|ranges)\s*::\s*)*(?:equal_to|not_equal_to|less|greater"

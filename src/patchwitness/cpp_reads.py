@@ -102,6 +102,9 @@ _SANDBOX = re.compile(
 # GSL's sign check on each, written with `^`, `&` and `!` so no decision showed).
 _ALWAYS_SO = re.compile(
     r"\b(?:__builtin_is_constant_evaluated|is_constant_evaluated|__builtin_constant_p)\s*\("
+    # what the optimiser knows of an object's size: nothing at -O0, its size at -O1 and up (red
+    # team round 47 capped markupsafe's escaper at a static array's size, -O1 and up only)
+    r"|\b__builtin_(?:dynamic_)?object_size\s*\("
     r"|\bif\s*!?\s*consteval\b"
     r"|\b(?:gettid|pthread_self|pthread_main_np|thrd_current|get_id)\s*\("
     r"|\bSYS_gettid\b"
