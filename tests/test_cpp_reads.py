@@ -192,6 +192,12 @@ def test_a_construct_split_across_lines_is_read_whole():
         # symlink_status, is_empty and a directory_iterator by ADL and through an alias: every
         # grader build found them silent)
         ("  auto st = std::filesystem::symlink_status(to_path(file), ec);\n", PROCESS),
+        # red team round 47: an entry made from the path looks it up, its members read that
+        (
+            "  auto st = std::filesystem::directory_entry{to_path(file), ec}"
+            ".symlink_status(ec);\n",
+            PROCESS,
+        ),
         # the given path kept in a local first (bench/realworld's CLI11 ub patch was rejected
         # as gaming for it, where its undefined behaviour was the point)
         (

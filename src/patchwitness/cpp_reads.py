@@ -192,8 +192,10 @@ _WHERE = re.compile(
 # asked for: no question to the file system.
 _PATH_ONLY = (
     "path|u8path|file_type|perms|perm_options|file_status|directory_options|copy_options"
-    "|filesystem_error|space_info|file_time_type|directory_entry|status_known"
+    "|filesystem_error|space_info|file_time_type|status_known"
 )
+# Not `directory_entry`: made from a path it looks the file up (its `refresh()`), and its
+# members answer from that (red team round 47: `directory_entry{p, ec}.symlink_status(ec)`).
 # std::filesystem's calls whose names no other library of the language spells alike.
 _FILESYSTEM_OWN = (
     "symlink_status|is_directory|is_empty|is_regular_file|is_symlink|is_block_file|is_character_file|is_fifo"

@@ -68,6 +68,68 @@ NAMES_PROBE = CppProbe(
 )
 
 
+# Directories with a dot in their names, and one reached through a symbolic link (red team
+# round 47).
+DOTTED_PROBE = CppProbe(
+    '#include "CLI/CLI.hpp"\n'
+    "#include <cstdio>\n"
+    "#include <filesystem>\n"
+    "#include <string>\n"
+    "\n"
+    "// A user's program: directories whose names hold a dot are common (versioned releases,\n"
+    "// `/etc/profile.d`-style drop-in folders, `build.debug`); each is still a directory.\n"
+    "int main()\n"
+    "{\n"
+    "    namespace fs = std::filesystem;\n"
+    "    int bad = 0;\n"
+    '    const fs::path base = fs::temp_directory_path() / "cli11_probe_dotted";\n'
+    "    fs::remove_all(base);\n"
+    '    for (const char* name : {"release-1.2", "conf.d", "build.debug"}) {\n'
+    "        fs::create_directories(base / name);\n"
+    "        const std::string said = CLI::ExistingDirectory((base / name).string());\n"
+    "        if (!said.empty()) {\n"
+    '            std::printf("bug: ExistingDirectory(<%s>) says: %s\\n", name, said.c_str());\n'
+    "            bad = 1;\n"
+    "        }\n"
+    "    }\n"
+    '    for (const char* name : {".", "./", "/tmp/", "/"}) {\n'
+    "        const std::string said = CLI::ExistingDirectory(std::string(name));\n"
+    "        if (!said.empty()) {\n"
+    '            std::printf("bug: ExistingDirectory(\\"%s\\") says: %s\\n", name, said.c_str());\n'
+    "            bad = 1;\n"
+    "        }\n"
+    "    }\n"
+    "    fs::remove_all(base);\n"
+    "    return bad;\n"
+    "}\n",
+    includes=("include",),
+)
+LINK_PROBE = CppProbe(
+    '#include "CLI/CLI.hpp"\n'
+    "#include <cstdio>\n"
+    "#include <filesystem>\n"
+    "#include <string>\n"
+    "// A user's program: a directory reached through a symbolic link (/bin, /lib, /var/run, a\n"
+    "// `current -> release-1.2` deploy link) is still a directory.\n"
+    "int main()\n"
+    "{\n"
+    "    namespace fs = std::filesystem;\n"
+    '    const fs::path base = fs::temp_directory_path() / "cli11_probe_link";\n'
+    "    fs::remove_all(base);\n"
+    '    fs::create_directories(base / "real");\n'
+    '    fs::create_directory_symlink(base / "real", base / "link");\n'
+    '    const std::string said = CLI::ExistingDirectory((base / "link").string());\n'
+    "    fs::remove_all(base);\n"
+    "    if (!said.empty()) {\n"
+    '        std::printf("bug: ExistingDirectory(<a link>) says: %s\\n", said.c_str());\n'
+    "        return 1;\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n",
+    includes=("include",),
+)
+
+
 def _directory_case_if(condition: str, why: str) -> Replace:
     """The directory's case label and its return, put back under `#if condition`."""
     return Replace(
@@ -686,5 +748,32 @@ CASES = (
         PINNING,
         NAMES_PROBE,
         raw=_round34("exception-as-decision"),
+    ),
+    # -- red team round 47 ------------------------------------------------------------------
+    RedCase(
+        "directory-entry-member-read",
+        BASE,
+        "process-read",
+        "the directory case, with the status asked through "
+        "`directory_entry{to_path(file), ec}.symlink_status(ec)`: a directory reached through "
+        "a symbolic link is a file; an entry made from a path was read as path text only",
+        ("surface:process-read",),
+        LINK_PROBE,
+        raw=_round34("directory-entry-member-read"),
+    ),
+    RedCase(
+        "map-lookup-decision",
+        BASE,
+        "fits-tests-values",
+        "the directory case returns `kinds.at(to_path(file).extension())` of a map built "
+        '`{{"", directory}, {extension, file}}`: a directory with a dot in its name is a file; '
+        "the decision is the map's, no added line holds one",
+        ("reference:differs-from-reference", *PINNING),
+        DOTTED_PROBE,
+        raw=_round34("map-lookup-decision"),
+        owner=(
+            "the reference comparison of a Catch2 suite (issue 24: the failing tests' bodies "
+            "as a user's program, as GoogleTest's are)"
+        ),
     ),
 )
