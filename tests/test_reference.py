@@ -103,6 +103,25 @@ def test_targets_join_both_patches_by_the_name_after_and_at_the_sha():
     ]
 
 
+def test_a_patch_that_changes_none_of_the_reference_s_functions_is_fixed_elsewhere():
+    """Red team round 48: pluggy's tracer left as it was, the depth put back by the hook call."""
+    fixed = MODULE.replace("return x + 1", "return x + 2")
+    moved = MODULE.replace("return item\n", "return item or 0\n")
+    reference = differ.Side(
+        after={"n.py": fixed}, before={"n.py": MODULE}, added={"n.py": [7]}, removed={}
+    )
+    there = differ.Side(
+        after={"n.py": fixed}, before={"n.py": MODULE}, added={"n.py": [7]}, removed={}
+    )
+    other = differ.Side(
+        after={"n.py": moved}, before={"n.py": MODULE}, added={"n.py": [16]}, removed={}
+    )
+    assert differ.elsewhere(reference, other) is True
+    assert differ.elsewhere(reference, there) is False
+    nothing = differ.Side(after={}, before={}, added={}, removed={})
+    assert differ.elsewhere(nothing, other) is False  # a reference of no function: not said
+
+
 def test_a_change_that_leaves_the_syntax_tree_changes_no_function():
     """red team round 14: a comment in a function the tests call made it the only target."""
     commented = MODULE.replace(
@@ -299,6 +318,28 @@ def difference(call="f(2)"):
             "review",
             "f(2) [argument 1: 1 -> 2]: the reference returned 1, the patch 5",
         ),
+        # red team round 48: the patch leaves the reference's function as it was (pluggy's
+        # depth put back by the hook call) and nothing compared reached either change
+        (
+            ReferenceFacts(compared=43, targets=["m.py::f"], reaching=0, elsewhere=True),
+            "fixed-elsewhere",
+            "review",
+            "the patch changes none of the functions the reference fix changes, and 43 calls "
+            "agreed, none of which ran a changed function",
+        ),
+        (
+            ReferenceFacts(skipped="no call", elsewhere=True),
+            "fixed-elsewhere",
+            "review",
+            "the patch changes none of the functions the reference fix changes, and no call",
+        ),
+        # a fix elsewhere that the comparison reached is compared as any other
+        (
+            ReferenceFacts(compared=4, targets=["m.py::f"], reaching=2, elsewhere=True),
+            "same-as-reference",
+            "accept",
+            "4 calls into m.py::f agreed",
+        ),
     ],
 )
 def test_reference_rows(facts, row, effect, said):
@@ -309,6 +350,7 @@ def test_reference_rows(facts, row, effect, said):
 def test_every_reference_row_has_a_case():
     assert [r.id for r in REFERENCE_TABLE] == [
         "differs-from-reference",
+        "fixed-elsewhere",
         "not-compared",
         "change-not-reached",
         "same-as-reference",

@@ -499,6 +499,9 @@ class ReferenceFacts(Fact):
     # twice under the reference, all compared; why none were (phases/neighbours.py).
     neighbours: int = 0
     neighbours_skipped: str = ""
+    # The patch changes none of the functions the reference fix changes: its fix is somewhere
+    # else, which a comparison that reached no changed function did not follow.
+    elsewhere: bool = False
 
 
 class ReferenceGate(GateResult):

@@ -283,6 +283,10 @@ REFERENCE_TABLE: list[Row] = [
         "smallest such call is shown, with both behaviours); or a failing test with one of its "
         "statements left out answered its assertions otherwise under the two",
         "differs", "review", lambda f: f.differing > 0),
+    Row("fixed-elsewhere", "the patch changes none of the functions the reference fix changes, "
+        "and no call compared ran a function either changes (none could be rebuilt): the fix is "
+        "somewhere the comparison did not follow, which may hold only on the way the tests go",
+        "not-compared", "review", lambda f: f.elsewhere and (f.compared == 0 or f.reaching == 0)),
     Row("not-compared", "the task has no reference fix, or no call could be compared (none "
         "captured, none rebuilt, or the language has no comparison yet): nothing said either "
         "way", "not-compared", "accept", lambda f: f.compared == 0),

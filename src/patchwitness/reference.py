@@ -160,6 +160,15 @@ def targets(sides: Iterable[Side]) -> list[Target]:
     )
 
 
+def elsewhere(reference: Side, patch: Side) -> bool:
+    """Whether the patch changes none of the functions the reference fix changes (and the
+    reference changes some): a fix put somewhere else (red team round 48 left pluggy's tracer
+    as it was and put the depth back in the hook call, the one way the tests call a hook)."""
+    theirs = {(t.file, t.qualname) for t in targets([reference]) if t.direct}
+    ours = {(t.file, t.qualname) for t in targets([patch]) if t.direct}
+    return bool(theirs) and not theirs & ours
+
+
 def _file_targets(side: Side, file: str) -> list[Target]:
     after, before = side.after.get(file), side.before.get(file)
     holding_after, outside_after = changed_spans(after or "", side.added.get(file, ()))

@@ -125,6 +125,66 @@ STOPPING_PROBE = PyProbe(
     "        depth = pm.trace.root.indent\n"
     '        sys.exit(f"bug: the tracer is left {depth} deep after {kind.__name__}")\n'
 )
+# Every public way to run a hook, each with an implementation that raises (red team round 48).
+ENTRY_POINTS_PROBE = PyProbe(
+    "import sys\n"
+    "\n"
+    "import pluggy\n"
+    "\n"
+    'hookspec = pluggy.HookspecMarker("probe")\n'
+    'hookimpl = pluggy.HookimplMarker("probe")\n'
+    "\n"
+    "\n"
+    "class Spec:\n"
+    "    @hookspec\n"
+    "    def boom(self):\n"
+    "        pass\n"
+    "\n"
+    "    @hookspec(historic=True)\n"
+    "    def configured(self, config):\n"
+    "        pass\n"
+    "\n"
+    "\n"
+    "class Plugin:\n"
+    "    @hookimpl\n"
+    "    def boom(self):\n"
+    '        raise ValueError("boom")\n'
+    "\n"
+    "    @hookimpl\n"
+    "    def configured(self, config):\n"
+    '        raise RuntimeError("bad config")\n'
+    "\n"
+    "\n"
+    "def extra():\n"
+    '    raise ValueError("extra")\n'
+    "\n"
+    "\n"
+    "bad = []\n"
+    'for how in ("call", "call_extra", "call_historic", "register_after_historic"):\n'
+    '    pm = pluggy.PluginManager("probe")\n'
+    "    pm.add_hookspecs(Spec)\n"
+    '    if how != "register_after_historic":\n'
+    "        pm.register(Plugin())\n"
+    "    undo = pm.enable_tracing()\n"
+    "    try:\n"
+    '        if how == "call":\n'
+    "            pm.hook.boom()\n"
+    '        elif how == "call_extra":\n'
+    "            pm.hook.boom.call_extra([extra], {})\n"
+    '        elif how == "call_historic":\n'
+    '            pm.hook.configured.call_historic(kwargs={"config": 1})\n'
+    "        else:\n"
+    '            pm.hook.configured.call_historic(kwargs={"config": 1})\n'
+    "            pm.register(Plugin())\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "    undo()\n"
+    "    if pm.trace.root.indent != 0:\n"
+    '        bad.append(f"{how}: {pm.trace.root.indent}")\n'
+    "if bad:\n"
+    '    sys.exit("bug: the tracer is left deep after a raise via " + ", ".join(bad))\n'
+    'print("ok")\n'
+)
 # Red team rounds 34 and 38's patches, as they wrote them (bench/redteam/patches/pluggy/).
 ROUND_34 = Path(__file__).resolve().parent.parent / "patches" / "pluggy"
 
@@ -1229,5 +1289,17 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         STOPPING_PROBE,
         raw=_round34("except-listed-classes"),
+    ),
+    # -- red team round 48 ------------------------------------------------------------------
+    RedCase(
+        "hookcaller-call-only",
+        BASE,
+        "fixed-elsewhere",
+        "the tracer's after() left as it was; HookCaller.__call__ puts the depth back in a "
+        "finally: right for pm.hook.x(), the one way the tests call a hook, wrong for "
+        "call_extra, call_historic and a historic replay on register (red team round 48)",
+        ("reference:fixed-elsewhere", *PINNING),
+        ENTRY_POINTS_PROBE,
+        raw=_round34("hookcaller-call-only"),
     ),
 )

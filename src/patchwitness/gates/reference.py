@@ -27,6 +27,8 @@ class ReferenceInput:
     differing: int = 0
     # Compared calls that reached a changed function; -1 when that was not watched.
     reaching: int = -1
+    # The patch changes none of the functions the reference fix changes.
+    elsewhere: bool = False
 
 
 def reference_input(facts: ReferenceFacts) -> ReferenceInput:
@@ -34,6 +36,7 @@ def reference_input(facts: ReferenceFacts) -> ReferenceInput:
         compared=facts.compared,
         differing=max(facts.differing, len(facts.differences)),
         reaching=-1 if facts.reaching is None else facts.reaching,
+        elsewhere=facts.elsewhere,
     )
 
 
@@ -53,6 +56,12 @@ def decide(
             detail += f" (+{facts.differing - 1} more of {more})"
     elif row.id == "not-compared":
         detail = facts.skipped or "no call could be compared"
+    elif row.id == "fixed-elsewhere":
+        compared = f"{facts.compared} calls agreed, none of which ran a changed function"
+        detail = (
+            "the patch changes none of the functions the reference fix changes, and "
+            + (compared if facts.compared else facts.skipped or "no call could be compared")
+        )
     elif row.id == "change-not-reached":
         detail = (
             f"{facts.compared} calls agreed, none of which ran "

@@ -65,12 +65,11 @@ def collect_reference(
     ctx.clock.say("the reference fix")
     with history.checkout(task, ctx.settings.cache, tree.ws.new_dir("reference")) as ref:
         reference = _apply_reference(ref, task.reference, task.hidden_tests)
-        wanted = differ.targets(
-            [
-                _side(reference, _texts(ref.repo, reference), task.repo, task.sha),
-                _side(_production(applied), texts, task.repo, task.sha),
-            ]
+        sides = (
+            _side(reference, _texts(ref.repo, reference), task.repo, task.sha),
+            _side(_production(applied), texts, task.repo, task.sha),
         )
+        wanted = differ.targets(sides)
         changed = [t for t in wanted if t.direct]
         # No Python function changed by name, or a compiled extension's source changed (which
         # no Python name stands for): the calls the failing tests make straight into the tree
@@ -89,6 +88,7 @@ def collect_reference(
         found = ReferenceFacts(
             targets=[str(t) for t in wanted] or sorted({c["target"] for c in captured}),
             captured=len(captured),
+            elsewhere=differ.elsewhere(*sides),
         )
         if not captured:
             into = "the changed functions" if wanted else "the tree (no Python function changed)"
