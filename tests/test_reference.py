@@ -1459,6 +1459,10 @@ def test_a_text_s_numerals_are_also_written_as_words_and_its_words_as_numerals()
     vary = driver()
     found = list(vary.variants("[a]\nx = 1\n", ["a", "b", "c", "d"]))[: vary.VARIANTS_PER_ARGUMENT]
     assert "[a]\nx = b\n" in found and "[0]\n3 = 1\n" in found
+    # red team round 49: a colon or a dot in a name, as tox's `[testenv:lint]` has one
+    found = list(vary.variants("[ab]\nxy = 1\n", ["a", "b", "c", "d"]))
+    assert "[a:b]\nx:y = 1\n" in found[: vary.VARIANTS_PER_ARGUMENT]
+    assert "[a.b]\nx.y = 1\n" in found[: vary.VARIANTS_PER_ARGUMENT]
 
 
 def test_a_text_of_several_lines_comes_as_files_come():
