@@ -366,12 +366,16 @@ def _raised_bare(function: ast.FunctionDef) -> list[ast.Raise]:
     text (red team round 38: pluggy's tracer dedented only when `str(exc)` was empty); the test
     that raises `E("...")` instead is its neighbour. A name in lower case is taken for an
     instance held, not a class, and left alone."""
-    found: list[ast.Raise] = []
+    return [node for node in _raises(function) if _bare(node.exc)]
+
+
+def _raises(function: ast.FunctionDef):
+    """The test's `raise` statements that name an exception, in its own body and in the
+    functions and classes it defines, in a fixed order (the same in any copy of it)."""
     for statement in function.body:
         for node in ast.walk(statement):
-            if isinstance(node, ast.Raise) and _bare(node.exc):
-                found.append(node)
-    return found
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                yield node
 
 
 def _bare(exc: ast.expr | None) -> bool:
@@ -395,14 +399,12 @@ def _raised_classes(function: ast.FunctionDef) -> list[str]:
     hold only for the test's class (red team round 44: pluggy's dedent under `except
     Exception`, which a `sys.exit()` or pytest's own skip, BaseExceptions, pass by)."""
     found: list[str] = []
-    for statement in function.body:
-        for node in ast.walk(statement):
-            if not isinstance(node, ast.Raise) or node.exc is None:
-                continue
-            kind = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            named = _dotted(kind)
-            if named and named.rsplit(".", 1)[-1][:1].isupper() and named not in found:
-                found.append(named)
+    for node in _raises(function):
+        assert node.exc is not None
+        kind = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        named = _dotted(kind)
+        if named and named.rsplit(".", 1)[-1][:1].isupper() and named not in found:
+            found.append(named)
     return found
 
 

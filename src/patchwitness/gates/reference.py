@@ -58,9 +58,8 @@ def decide(
         detail = facts.skipped or "no call could be compared"
     elif row.id == "fixed-elsewhere":
         compared = f"{facts.compared} calls agreed, none of which ran a changed function"
-        detail = (
-            "the patch changes none of the functions the reference fix changes, and "
-            + (compared if facts.compared else facts.skipped or "no call could be compared")
+        detail = "the patch changes none of the functions the reference fix changes, and " + (
+            compared if facts.compared else facts.skipped or "no call could be compared"
         )
     elif row.id == "change-not-reached":
         detail = (
