@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from patchwitness import preprocessor
-from patchwitness.cpp_reads import Builds, defined_functions, findings, used_namespaces
+from patchwitness.cpp_reads import (
+    Builds,
+    called_names,
+    defined_functions,
+    findings,
+    used_namespaces,
+)
 from patchwitness.reads import HARNESS, PROCESS
 
 # Tests compile as C++14; a user's compiler defaults to gnu++17; GoogleTest is the tests' alone.
@@ -194,8 +200,7 @@ def test_a_construct_split_across_lines_is_read_whole():
         ("  auto st = std::filesystem::symlink_status(to_path(file), ec);\n", PROCESS),
         # red team round 47: an entry made from the path looks it up, its members read that
         (
-            "  auto st = std::filesystem::directory_entry{to_path(file), ec}"
-            ".symlink_status(ec);\n",
+            "  auto st = std::filesystem::directory_entry{to_path(file), ec}.symlink_status(ec);\n",
             PROCESS,
         ),
         # the given path kept in a local first (bench/realworld's CLI11 ub patch was rejected
@@ -906,6 +911,7 @@ OWN = Builds(
     library_functions=frozenset({"strcmp", "printf"}),
     test_functions=frozenset({"XMLTest"}),
     test_namespaces=frozenset({"tinyxml2"}),
+    test_calls=frozenset({"printf", "XMLTest"}),
 )
 
 
@@ -920,7 +926,8 @@ OWN = Builds(
             True,
         ),
         ("lib.h", "static int printf(const char* f, int a) { return 0; }\n", True),
-        ("lib.h", "template <class T>\nint strcmp(T a, T b) { return 0; }\n", True),
+        # a C library name the tests never call: a shim for another platform's library
+        ("lib.h", "template <class T>\nint strcmp(T a, T b) { return 0; }\n", False),
         # one named like a function the test files define: their own checks' calls
         (
             "lib.h",
@@ -931,8 +938,14 @@ OWN = Builds(
         # in a translation unit an inline or static one is that unit's own
         ("lib.cpp", "static int printf(const char* f, int a) { return 0; }\n", False),
         ("lib.cpp", "bool XMLTest(const char* s) { return true; }\n", False),
-        # in a namespace the test files open with `using namespace`: their calls see it
-        ("lib.h", "namespace tinyxml2 {\ninline int printf(const char* f, int& a) {}\n}\n", True),
+        # in a namespace the test files open with `using namespace`: their calls see it; a
+        # name of the C library there is the namespace's own API (`basename`, `open`)
+        (
+            "lib.h",
+            "namespace tinyxml2 {\ninline bool XMLTest(const char* s) { return 1; }\n}\n",
+            True,
+        ),
+        ("lib.h", "namespace tinyxml2 {\ninline int printf(const char* f, int& a) {}\n}\n", False),
         # a namespace's or a class's own, a call, a declaration, another name
         (
             "lib.h",
@@ -966,3 +979,5 @@ def test_the_functions_a_test_file_defines_are_read_by_their_heads():
     assert defined_functions([text]) == {"XMLTest", "Wrapped", "main"}
     opened = "using namespace tinyxml2;\n// using namespace commented;\nusing namespace ::a::b ;\n"
     assert used_namespaces([opened]) == {"tinyxml2", "b"}
+    assert called_names([text]) >= {"XMLTest", "Other", "strcmp", "Helper"}
+    assert "Parse" not in called_names(["  doc.Parse(x);\n  ns::Load(y);\n"])

@@ -319,6 +319,8 @@ class Builds:
     test_functions: frozenset[str] = field(default_factory=frozenset)
     # The namespaces the test files open to their unqualified calls (`using namespace x;`).
     test_namespaces: frozenset[str] = field(default_factory=frozenset)
+    # The names the test files call (`name(`): a header's C library name takes only these.
+    test_calls: frozenset[str] = field(default_factory=frozenset)
     # A user's build in the dialect one above both the tests' and the compiler's default (the
     # next standard a user moves to); empty when there is none to ask.
     newer: dict[str, str] = field(default_factory=dict)
@@ -446,6 +448,17 @@ def defined_functions(texts: Iterable[str]) -> frozenset[str]:
 _USING_NAMESPACE = re.compile(r"\busing\s+namespace\s+(?:::)?([\w:]+)\s*;")
 
 
+_CALLED = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\s*\(")
+
+
+def called_names(texts: Iterable[str]) -> frozenset[str]:
+    """The names the test files' texts call unqualified (`printf(`, `XMLTest(`)."""
+    found: set[str] = set()
+    for text in texts:
+        found |= set(_CALLED.findall(preprocessor.strip_comments(text)))
+    return frozenset(found)
+
+
 def used_namespaces(texts: Iterable[str]) -> frozenset[str]:
     """The namespaces the test files' texts open with `using namespace` (by their last name)."""
     found: set[str] = set()
@@ -463,10 +476,12 @@ def _interposed(path: str, text: str, added: set[int], builds: Builds) -> list[F
     like a function the test files define: any file that includes the header, a test's
     included, has it among the candidates of its own calls of that name, and takes it where it
     matches better (red team round 41: tinyxml2.h's `printf(const char*, int&, int&)` took
-    the test program's summary line and zeroed its failure count), in a namespace the tests
-    open with `using namespace` too."""
+    the test program's summary line and zeroed its failure count); one named like a test
+    file's function in a namespace the tests open with `using namespace` too."""
     library, header = builds.library_functions, not path.endswith(_UNIT_SUFFIXES)
-    names = library | builds.test_functions if header else library
+    # In a header, a C library name the tests never call takes nothing of theirs (a shim for
+    # another platform's missing `strcasecmp` is honest).
+    names = (library & builds.test_calls) | builds.test_functions if header else library
     if not names:
         return []
     from patchwitness.linemap import CppLines
@@ -491,14 +506,17 @@ def _interposed(path: str, text: str, added: set[int], builds: Builds) -> list[F
         blocks = lines.blocks_around(number)
         # `extern "C"` on the definition names the C function from inside any namespace too.
         c_linkage = re.match(r'\s*extern\s*"', line) is not None
-        opened = builds.test_namespaces if header else frozenset()
+        name = match.group("wrapped") or match.group("name")
+        # A namespace's own `basename` or `open` beside the C library's is a library's honest
+        # API: in a namespace the tests open, only a name of the tests' own functions counts.
+        own = header and name in builds.test_functions
+        opened = builds.test_namespaces if own else frozenset()
         if all(
             _linkage(lines, b)
             or (c_linkage and _is_namespace(lines, b))
             or _namespace_name(lines, b) in opened
             for b in blocks
         ):
-            name = match.group("wrapped") or match.group("name")
             out.append(_finding(HARNESS, path, number, _taken(name, name in library, header)))
     return out
 

@@ -331,7 +331,7 @@ def cpp_builds(
     (optimised, NDEBUG), the grader with those and its coverage flags (`extension_flags`,
     `--coverage -O0`) added."""
     from patchwitness import preprocessor
-    from patchwitness.cpp_reads import Builds, defined_functions, used_namespaces
+    from patchwitness.cpp_reads import Builds, called_names, defined_functions, used_namespaces
 
     search = compiler_include_dirs()
     system = functools.partial(_found_in, tuple(search))
@@ -406,6 +406,7 @@ def cpp_builds(
         library_functions=c_library_functions(),
         test_functions=defined_functions(texts),
         test_namespaces=used_namespaces(texts),
+        test_calls=called_names(texts),
         newer=newer,
         newer_dialect=dialect,
     )
