@@ -855,6 +855,20 @@ def test_asking_for_a_standard_header_asks_nothing():
         ),
         ("int g() {\n  static int calls = 0;\n  calls += 1;\n  return calls;\n}\n", [3]),
         ("namespace {\nlong total;\n}\nvoid add(long n) {\n  total = total + n;\n}\n", [5]),
+        # red team round 49's notes: a class's static member, and a change made by a call
+        (
+            "struct S {\n  static inline unsigned char seen = 0;\n};\n"
+            "int f(int c) {\n  S::seen = 1;\n  return c;\n}\n",
+            [5],
+        ),
+        (
+            "static std::atomic<int> seen{0};\nint f(int c) {\n  seen.store(1);\n  return c;\n}\n",
+            [3],
+        ),
+        (
+            "static int seen = 0;\nint f(int c) {\n  return c + std::exchange(seen, 1);\n}\n",
+            [3],
+        ),
     ],
 )
 def test_state_the_patch_keeps_across_calls_and_changes_asks_for_review(text, lines):

@@ -652,8 +652,10 @@ def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
         in_function = any(b.kind != SCOPE for b in blocks)
         if in_function and not re.match(r"\s*static\b", raw[number - 1]):
             continue  # a local: made afresh on each call
-        if not in_function and blocks and _CLASS_HEAD.search(lines.head(blocks[-1]) or ""):
-            continue  # a member
+        static = re.search(r"\bstatic\b", raw[number - 1]) is not None
+        member = blocks and _CLASS_HEAD.search(lines.head(blocks[-1]) or "")
+        if not in_function and member and not static:
+            continue  # a member: each object's own (a class's static one is kept)
         kept.add(name)
         defined.add(number)
     out = []
@@ -663,13 +665,24 @@ def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
             continue
         for name in sorted(kept):
             changed = re.search(
-                rf"(?:\+\+|--)\s*\b{name}\b|\b{name}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=))", line
+                rf"(?:\+\+|--)\s*\b{name}\b|\b{name}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=))"
+                # or changed by a call (red team round 49's notes: `seen.store(1)`,
+                # `std::exchange(seen, 1)`)
+                rf"|\bexchange\s*\(\s*{name}\b|\b{name}\s*(?:\.|->)\s*{_CHANGING}\s*\(",
+                line,
             )
             if changed and any(b.kind != SCOPE for b in lines.blocks_around(number)):
                 said = f"changes {name}, kept across calls: what it answers depends on use"
                 out.append(_finding(PROCESS, path, number, said))
                 break
     return out
+
+
+# A member call that changes what it is called on (atomics, bitsets, containers).
+_CHANGING = (
+    r"(?:store|fetch_\w+|exchange|compare_exchange_\w+|set|reset|flip|push_back|emplace_back"
+    r"|insert|emplace|erase|clear|pop_back|assign|swap|append|resize)"
+)
 
 
 _PER_THREAD = re.compile(r"\b(?:thread_local|_Thread_local|__thread)\b")
