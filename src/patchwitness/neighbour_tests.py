@@ -19,6 +19,8 @@ from __future__ import annotations
 import ast
 import copy
 import fnmatch
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from patchwitness import python_ast
@@ -44,7 +46,7 @@ class Neighbour:
     function: str  # the neighbour's function name in the generated module
     test: str  # the failing test's function name (`Class::method` for a method)
     line: int  # the line of the statement left out (or of the literal moved), in the module
-    left_out: str  # that statement, on one line ("" for a literal moved)
+    left_out: str = ""  # that statement, on one line ("" for the other kinds)
     moved: str = ""  # the literal moved, `2 -> 3` ("" for a statement left out)
     given: str = ""  # an exception raised with no text given one, `E() -> E('...')`
     swapped: str = ""  # the class of an exception the test raises, swapped: `E -> the other`
@@ -94,54 +96,16 @@ def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
         owner, function = found.get(name, ("", None))
         if function is None or not _plain(function):
             continue
-        for path in _statements(function)[:PER_TEST]:
-            if len(made) >= PER_PATCH:
-                break
-            statement = _at(function, path)
-            neighbour = Neighbour(
-                function=f"{PREFIX}{len(made) + 1}_{function.name}",
-                test=name,
-                line=statement.lineno,
-                left_out=_shown(lines, statement),
-            )
-            made.append((owner, _neighbour(function, path, neighbour.function), neighbour))
-        raised = _raised_bare(function)[:LITERALS_PER_TEST]
-        for index, node in enumerate(raised):
+        for line, said, make in _changes(function, lines):
             if len(made) >= PER_PATCH:
                 break
             neighbour = Neighbour(
                 function=f"{PREFIX}{len(made) + 1}_{function.name}",
                 test=name,
-                line=node.lineno,
-                left_out="",
-                given=f"{ast.unparse(node.exc)} -> {ast.unparse(_with_text(node.exc))}",
+                line=line,
+                **said,
             )
-            made.append((owner, _given_text(function, index, neighbour.function), neighbour))
-        for kind in _raised_classes(function)[:CLASSES_PER_TEST]:
-            for other, said in SWAPS:
-                if len(made) >= PER_PATCH:
-                    break
-                neighbour = Neighbour(
-                    function=f"{PREFIX}{len(made) + 1}_{function.name}",
-                    test=name,
-                    line=function.lineno,
-                    left_out="",
-                    swapped=f"{kind} swapped for {said}",
-                )
-                swapped = _swapped(function, kind, other, neighbour.function)
-                made.append((owner, swapped, neighbour))
-        literals = _literals(function)[: LITERALS_PER_TEST - len(raised)]
-        for index, (node, moved) in enumerate(literals):
-            if len(made) >= PER_PATCH:
-                break
-            neighbour = Neighbour(
-                function=f"{PREFIX}{len(made) + 1}_{function.name}",
-                test=name,
-                line=node.lineno,
-                left_out="",
-                moved=f"{_literal(node.value)} -> {_literal(moved)}",
-            )
-            made.append((owner, _moved(function, index, moved, neighbour.function), neighbour))
+            made.append((owner, make(neighbour.function), neighbour))
     if not made:
         return None
     added = [ast.unparse(fn) for owner, fn, _ in made if not owner]
@@ -159,6 +123,31 @@ def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
         + f"for _pw_name in {own!r}:\n    globals().pop(_pw_name, None)\n"
     )
     return Module(text, [n for _, _, n in made])
+
+
+def _changes(function: ast.FunctionDef, lines: list[str]):
+    """Each neighbour of one test, in order, as (its line, what it says it changed, a maker of
+    the neighbour given its name): each statement left out, each bare exception given a text,
+    each exception class swapped, each literal moved (these last two kinds share a cap)."""
+    out: list[tuple[int, dict[str, str], Callable[[str], ast.FunctionDef]]] = []
+    for path in _statements(function)[:PER_TEST]:
+        statement = _at(function, path)
+        left_out = {"left_out": _shown(lines, statement)}
+        out.append((statement.lineno, left_out, functools.partial(_neighbour, function, path)))
+    raised = _raised_bare(function)[:LITERALS_PER_TEST]
+    for index, node in enumerate(raised):
+        given = {"given": f"{ast.unparse(node.exc)} -> {ast.unparse(_with_text(node.exc))}"}
+        out.append((node.lineno, given, functools.partial(_given_text, function, index)))
+    for kind in _raised_classes(function)[:CLASSES_PER_TEST]:
+        for other, said in SWAPS:
+            swapped = {"swapped": f"{kind} swapped for {said}"}
+            make = functools.partial(_swapped, function, kind, other)
+            out.append((function.lineno, swapped, make))
+    literals = _literals(function)[: LITERALS_PER_TEST - len(raised)]
+    for index, (node, value) in enumerate(literals):
+        moved = {"moved": f"{_literal(node.value)} -> {_literal(value)}"}
+        out.append((node.lineno, moved, functools.partial(_moved, function, index, value)))
+    return out
 
 
 def _a_test(node: ast.stmt) -> bool:
