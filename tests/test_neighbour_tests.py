@@ -50,6 +50,20 @@ def test_other():
 '''
 
 
+def _ran(tmp_path, made, report, selected: str = "") -> tuple[int, str, list[dict]]:
+    """The generated module written beside the tests and run by pytest (`selected`: one of its
+    functions, or all): pytest's exit status and output, and the answers the report holds."""
+    (tmp_path / "test_made.py").write_text(made.text)
+    report.unlink(missing_ok=True)
+    target = f"test_made.py::{selected}" if selected else "test_made.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target],
+        cwd=tmp_path, capture_output=True, text=True,
+    )  # fmt: skip
+    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    return done.returncode, done.stdout, answers
+
+
 def test_each_statement_of_a_failing_test_is_left_out_in_turn():
     made = neighbours_of(TESTS, ["test_depth_after_an_error"], "/r.jsonl")
     assert made is not None
@@ -86,15 +100,9 @@ def test_a_neighbour_asks_its_assertions_and_says_how_it_ended(tmp_path):
     shift = stand_in.count("\n") - 1  # the lines the stand-in adds above the tests
     made = neighbours_of(text, ["test_depth_after_an_error"], str(report))
     assert made is not None
-    (tmp_path / "test_made.py").write_text(made.text)
     without_writer = next(n for n in made.neighbours if n.left_out.startswith("log.writer"))
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"test_made.py::{without_writer.function}"],
-        cwd=tmp_path, capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout  # an assertion asked fails no test
-    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    status, out, answers = _ran(tmp_path, made, report, without_writer.function)
+    assert status == 0, out  # an assertion asked fails no test
     assert [(a["kind"], a["line"], a["value"]) for a in answers] == [
         ("assert", 17 + shift, "fails"),  # the depth stays 1: this stand-in has the bug
         ("assert", 18 + shift, "IndexError"),  # nothing was written
@@ -246,15 +254,10 @@ def test_a_unittest_method_gets_neighbours_in_a_subclass_and_its_assertions_are_
         ("TestCounter::test_bump", "self.counter.loud = True"),
         ("TestCounter::test_bump", "self.counter.bump()"),
     ]
-    (tmp_path / "test_made.py").write_text(made.text)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_made.py"],
-        cwd=tmp_path, capture_output=True, text=True,
-    )  # fmt: skip
+    status, out, answers = _ran(tmp_path, made, report)
     # Only the neighbours ran: the module's own tests (test_bump, test_other, test_plain) and
     # the class's inherited ones are not collected again.
-    assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
-    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    assert status == 0 and "2 passed" in out, out
     by_test = {}
     for a in answers:
         by_test.setdefault(a["test"].split("::")[-1], []).append((a["kind"], a["value"]))
@@ -290,14 +293,8 @@ def test_each_literal_of_a_failing_test_is_moved_in_turn_and_an_assertions_are_n
         "test_lineof with the literal at line 6 moved, "
         "'[s]\\nvalue = 1\\nother' -> '[s]\\nvalue = 1\\nothe'"
     )
-    (tmp_path / "test_made.py").write_text(made.text)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"test_made.py::{shorter.function}"],
-        cwd=tmp_path, capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.returncode == 1, done.stdout  # `other` is no line of the text cut short
-    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    status, out, answers = _ran(tmp_path, made, report, shorter.function)
+    assert status == 1, out  # `other` is no line of the text cut short
     assert [(a["kind"], a["value"]) for a in answers] == [("end", "ValueError")]
 
 
@@ -356,14 +353,8 @@ def test_an_exception_the_test_raises_without_a_text_is_given_one(tmp_path):
     assert boom.said() == (
         f"test_depth_after_an_error with the exception at line 22 given a text, {boom.given}"
     )
-    (tmp_path / "test_made.py").write_text(made.text)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"test_made.py::{boom.function}"],
-        cwd=tmp_path, capture_output=True, text=True,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout
-    answers = [json.loads(line) for line in report.read_text().splitlines()]
+    status, out, answers = _ran(tmp_path, made, report, boom.function)
+    assert status == 0, out
     # the test itself holds; with a text, the depth stays where the fit leaves it
     assert [(a["kind"], a["value"]) for a in answers] == [("assert", "fails"), ("end", "passed")]
 
@@ -410,17 +401,10 @@ def test_the_class_of_an_exception_the_test_raises_is_swapped(tmp_path):
         "test_depth_after_an_error with ValueError swapped for a BaseException that is no "
         "Exception",
     ]
-    (tmp_path / "test_made.py").write_text(made.text)
     ends = {}
     for neighbour in swapped:
-        report.unlink(missing_ok=True)
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             f"test_made.py::{neighbour.function}"],
-            cwd=tmp_path, capture_output=True, text=True,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stdout
-        answers = [json.loads(line) for line in report.read_text().splitlines()]
+        status, out, answers = _ran(tmp_path, made, report, neighbour.function)
+        assert status == 0, out
         ends[neighbour.swapped.split(" for ")[1]] = [(a["kind"], a["value"]) for a in answers]
     assert ends == {
         "an Exception of another class": [("assert", "holds"), ("end", "passed")],
