@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from patchwitness import cpp_callees as callees
 from patchwitness import cpp_user_program as user
 from patchwitness.model import ReferenceFacts
+
+from .test_cpp_user_program import bare_suite, every_body
 
 needs_tools = pytest.mark.skipif(
     not all(shutil.which(t) for t in ("g++", "objdump", "c++filt")),
@@ -125,33 +126,33 @@ TEST(Narrow, Sign) {
 """
 
 
-def _built(tmp_path: Path, patched_extra: str, patched_fix: str):
-    from patchwitness.phases import user_program
-    from patchwitness.runner import UNCONFINED
-
+def _trees(tmp_path: Path, headers: dict[str, str]) -> dict[str, Path]:
+    """A tree a side, each with its `narrow.h` and the tests' `t.cpp`."""
     trees = {}
-    for side, (fix, extra) in {
-        "reference": (SIGN, ""),
-        "patched": (patched_fix, patched_extra),
-    }.items():
+    for side, header in headers.items():
         tree = tmp_path / side
         tree.mkdir()
-        (tree / "narrow.h").write_text(NARROW.replace("FIX", fix).replace("EXTRA", extra))
+        (tree / "narrow.h").write_text(header)
         (tree / "t.cpp").write_text(TESTS)
         trees[side] = tree
-    bodies = user.bodies(TESTS, "t.cpp")
-    plan = user_program.Plan(
-        test=user_program.Compile("t.cpp", "g++", ("-std=c++14", "-O0")),
-        text=TESTS,
-        bodies=bodies,
-        driven=bodies,
-        production=[],
+    return trees
+
+
+def _built(tmp_path: Path, patched_extra: str, patched_fix: str):
+    from patchwitness.phases import user_program
+
+    trees = _trees(
+        tmp_path,
+        {
+            "reference": NARROW.replace("FIX", SIGN).replace("EXTRA", ""),
+            "patched": NARROW.replace("FIX", patched_fix).replace("EXTRA", patched_extra),
+        },
     )
-    suite = SimpleNamespace(runner=UNCONFINED, env=SimpleNamespace(bin_dirs=[], readable=[]))
+    plan = every_body(TESTS, ("-std=c++14", "-O0"))
     names = user.Names.drawn("c")
-    every = [v for b in bodies for v in user.variants(TESTS, b, cap=0)]
+    every = [v for b in plan.bodies for v in user.variants(TESTS, b, cap=0)]
     program, binaries = user_program.build(
-        suite, trees, trees["patched"], plan, every, tmp_path / "work", names
+        bare_suite(), trees, trees["patched"], plan, every, tmp_path / "work", names
     )
     return program, binaries, names
 
@@ -204,33 +205,21 @@ template <class X> struct braced<X, decltype(void(X{true}))> { static const bool
 def test_a_fix_that_holds_only_below_the_next_standard_differs_there(tmp_path: Path):
     from patchwitness.phases import user_program
     from patchwitness.phases.cpp_reference import _newer_dialect
-    from patchwitness.runner import UNCONFINED
 
-    trees = {}
-    for side, fix in {
-        "reference": SIGN,
-        "patched": "if (braced<checks>::value && (t < T{}) != (u < U{})) throw narrowing_error{};",
-    }.items():
-        tree = tmp_path / side
-        tree.mkdir()
-        header = NARROW.replace("FIX", fix).replace("EXTRA", "")
-        header = header.replace("namespace gsl {\n", "namespace gsl {\n" + AGGREGATE)
-        (tree / "narrow.h").write_text(header)
-        (tree / "t.cpp").write_text(TESTS)
-        trees[side] = tree
-    bodies = user.bodies(TESTS, "t.cpp")
-    plan = user_program.Plan(
-        test=user_program.Compile("t.cpp", "g++", ("-std=c++14", "-O0")),
-        text=TESTS,
-        bodies=bodies,
-        driven=bodies,
-        production=[],
-    )
+    keyed = "if (braced<checks>::value && (t < T{}) != (u < U{})) throw narrowing_error{};"
+    headers = {
+        side: NARROW.replace("FIX", fix)
+        .replace("EXTRA", "")
+        .replace("namespace gsl {\n", "namespace gsl {\n" + AGGREGATE)
+        for side, fix in {"reference": SIGN, "patched": keyed}.items()
+    }
+    trees = _trees(tmp_path, headers)
+    plan = every_body(TESTS, ("-std=c++14", "-O0"))
     newer = _newer_dialect(plan)
     assert newer == "gnu++20"  # above the tests' c++14 and g++'s own gnu++17
-    suite = SimpleNamespace(runner=UNCONFINED, env=SimpleNamespace(bin_dirs=[], readable=[]))
+    suite = bare_suite()
     names = user.Names.drawn("d")
-    every = [v for b in bodies for v in user.variants(TESTS, b, cap=0)]
+    every = [v for b in plan.bodies for v in user.variants(TESTS, b, cap=0)]
     outputs = {}
     for recipe in (user_program.Recipe(), user_program.Recipe(dialect=newer)):
         _, binaries = user_program.build(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -449,6 +450,23 @@ def test_a_bare_program_completes_no_type_the_code_can_ask_about(tmp_path: Path)
     assert endings == {True: user.CAME_BACK, False: user.UNHELD}
 
 
+def every_body(text: str, flags: tuple[str, ...]):
+    """A program's plan of every body of the test file `t.cpp` (`text`), compiled by g++ with
+    `flags`, with no production source to link."""
+    from patchwitness.phases import user_program
+
+    bodies = user.bodies(text, "t.cpp")
+    test = user_program.Compile("t.cpp", "g++", flags)
+    return user_program.Plan(test=test, text=text, bodies=bodies, driven=bodies, production=[])
+
+
+def bare_suite() -> SimpleNamespace:
+    """What the program's build and run ask of a suite: the runner (unconfined) and no folders."""
+    from patchwitness.runner import UNCONFINED
+
+    return SimpleNamespace(runner=UNCONFINED, env=SimpleNamespace(bin_dirs=[], readable=[]))
+
+
 def test_a_program_that_builds_over_the_reference_and_not_over_the_patch_is_an_answer(
     tmp_path: Path,
 ):
@@ -456,10 +474,8 @@ def test_a_program_that_builds_over_the_reference_and_not_over_the_patch_is_an_a
     GoogleTest had included it: the user's program did not compile over the patch, the
     comparison was skipped, and a skipped comparison accepts. Over the reference the same
     program compiles: that is the comparison's answer, not a reason to skip it."""
-    from types import SimpleNamespace
 
     from patchwitness.phases import user_program
-    from patchwitness.runner import UNCONFINED
 
     trees = {}
     for side, header in {
@@ -474,16 +490,8 @@ def test_a_program_that_builds_over_the_reference_and_not_over_the_patch_is_an_a
             '#include "lib.h"\nTEST(Lib, Twice) {\n  EXPECT_EQ(4, twice(2));\n}\n'
         )
         trees[side] = tree
-    text = (trees["reference"] / "t.cpp").read_text()
-    bodies = user.bodies(text, "t.cpp")
-    plan = user_program.Plan(
-        test=user_program.Compile("t.cpp", "g++", ("-std=c++14",)),
-        text=text,
-        bodies=bodies,
-        driven=bodies,
-        production=[],
-    )
-    suite = SimpleNamespace(runner=UNCONFINED, env=SimpleNamespace(bin_dirs=[], readable=[]))
+    plan = every_body((trees["reference"] / "t.cpp").read_text(), ("-std=c++14",))
+    suite = bare_suite()
     names = user.Names.drawn("t")
     with pytest.raises(user_program.BuildsOnlyOverTheReference) as raised:
         user_program.build(suite, trees, trees["patched"], plan, [], tmp_path / "work", names)
