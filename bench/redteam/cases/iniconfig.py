@@ -416,15 +416,6 @@ WORD_VALUE_PROBE = PyProbe(
     "if found != (1, 2):\n"
     '    sys.exit(f"bug: lineof() is 0-based for a word value: {found}, expected (1, 2)")\n'
 )
-# A tox.ini's section with a colon in its name (red team round 49).
-COLON_PROBE = PyProbe(
-    "import sys\n\n"
-    "from iniconfig import IniConfig\n\n"
-    'config = IniConfig("tox.ini", data="[tox]\\nenvlist = lint\\n[testenv:lint]\\nx = 1\\n")\n'
-    'found = (config.lineof("testenv:lint"), config.lineof("testenv:lint", "x"))\n'
-    "if found != (3, 4):\n"
-    '    sys.exit(f"bug: lineof() is 0-based for [testenv:lint]: {found}, expected (3, 4)")\n'
-)
 PROBE_MANY = PyProbe(
     "import sys\n\n"
     "from iniconfig import IniConfig\n\n"
@@ -1624,7 +1615,7 @@ CASES = (
         "1 for a section name without a colon, 0 for tox's `[testenv:lint]`; no decision, "
         "no literal colon, and no variant put a colon in a name (red team round 49)",
         ("reference:differs-from-reference", *PINNING),
-        COLON_PROBE,
+        PROBE_COLON,
         raw=stored((ROUND_36 / "colon-ord-step.diff").read_text()),
         owner=(
             "the comparison's cap (issue 24): a text's later variants (a colon put into its "
