@@ -381,10 +381,7 @@ def cpp_builds(
             defines += conditional_defines((tree / path).read_text(errors="replace"))
         except OSError:
             continue
-    dialect = newer_dialect([*flag_sets, ()], user)
-    # One question to the compiler: a dialect it does not know predefines nothing.
-    newer = dict(predefined(("-std=" + dialect,))) if dialect else {}
-    dialect = dialect if newer else ""
+    dialect, newer = next_dialect(flag_sets)
     for build in (*graded, user, *([newer] if newer else [])):
         derive(defines, build, system)
     root = str(tree).rstrip("/") + "/"
@@ -415,6 +412,15 @@ def cpp_builds(
 # The C++ standards by their `__cplusplus`, and the dialect a user asks for each.
 STANDARDS = ((201103, "gnu++11"), (201402, "gnu++14"), (201703, "gnu++17"), (202002, "gnu++20"))
 STANDARDS += ((202302, "gnu++23"),)
+
+
+def next_dialect(flag_sets: Iterable[tuple[str, ...]]) -> tuple[str, dict[str, str]]:
+    """The dialect one above the tests' (`flag_sets`) and the compiler's default, and the macros
+    it predefines (a copy, the caller's to extend); ("", {}) when the compiler knows none: one
+    question to the compiler, as a dialect it does not know predefines nothing."""
+    dialect = newer_dialect([*flag_sets, ()], predefined())
+    newer = dict(predefined(("-std=" + dialect,))) if dialect else {}
+    return (dialect, newer) if newer else ("", {})
 
 
 def newer_dialect(flag_sets: Iterable[tuple[str, ...]], user: dict[str, str]) -> str:

@@ -125,11 +125,7 @@ def _newer_dialect(plan: user_program.Plan) -> str:
     knows it ("" otherwise)."""
     from patchwitness import sourcemap
 
-    default = sourcemap.predefined()
-    dialect = sourcemap.newer_dialect([plan.test.flags], default)
-    if not dialect or not sourcemap.predefined((f"-std={dialect}",)):
-        return ""
-    return dialect
+    return sourcemap.next_dialect([plan.test.flags])[0]
 
 
 def _reached(
