@@ -5,8 +5,10 @@ extension). Pure: the hits are already read."""
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from patchwitness.census.cpp_lexer import match_close, strip_cpp
 from patchwitness.facts import Decision, FileLines, PinningCollected
@@ -73,7 +75,8 @@ def cpp_decisions(change: FileChange, lines: FileLines, text: str) -> list[Decis
     and `never` (taken by no test) per outcome; a line that never ran went no way."""
     stripped = strip_cpp(text, dead_if=False) if text else ""
     code = stripped.splitlines()
-    heads = _head_lines(stripped)
+    line_of = functools.partial(bisect.bisect_right, _line_starts(stripped))
+    heads = _head_lines(stripped, line_of)
     out = []
     for number in change.added_lines:
         source = code[number - 1] if 0 < number <= len(code) else ""
@@ -104,13 +107,15 @@ def cpp_decisions(change: FileChange, lines: FileLines, text: str) -> list[Decis
                 never=never if went else [],
             )
         )
-    return out + _tries(change, lines, text, stripped)
+    return out + _tries(change, lines, text, stripped, line_of)
 
 
 _TRY = re.compile(r"(?<![\w$])try\s*\{")
 
 
-def _tries(change: FileChange, lines: FileLines, text: str, code: str) -> list[Decision]:
+def _tries(
+    change: FileChange, lines: FileLines, text: str, code: str, line_of: Callable[[int], int]
+) -> list[Decision]:
     """Each `try` the patch adds decides by whether its block throws: a block that ran and
     whose calls never left by an exception went one way (red team rounds 33 and 43: a `+ 10`
     or a `return directory` kept only where `.at(...)` or `.substr(2)` did not throw, which
@@ -119,11 +124,11 @@ def _tries(change: FileChange, lines: FileLines, text: str, code: str) -> list[D
     out = []
     added = set(change.added_lines)
     for match in _TRY.finditer(code):
-        first = code.count("\n", 0, match.start()) + 1
+        first = line_of(match.start())
         close = match_close(code, match.end() - 1)
         if first not in added or close is None:
             continue
-        block = range(first, code.count("\n", 0, close) + 2)
+        block = range(first, line_of(close) + 1)
         edges = [lines.throws[n] for n in block if n in lines.throws]
         ran = any(lines.hits.get(n, 0) > 0 for n in block)  # `try {` alone is no code of gcov's
         if not ran or not edges or any(edges):
@@ -145,7 +150,11 @@ _SWITCH = re.compile(r"(?<![\w$])switch\s*\(")
 _HEAD = re.compile(r"(?<![\w$])(?:if|while|for)\s*\(")
 
 
-def _head_lines(code: str) -> set[int]:
+def _line_starts(code: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", code)]
+
+
+def _head_lines(code: str, line_of: Callable[[int], int]) -> set[int]:
     """The lines a decision's parenthesized head spans past its keyword's own: gcov puts a
     condition's branches on the condition's line (red team round 43: a `for` whose condition
     stood on the next line went one way unseen)."""
@@ -154,8 +163,7 @@ def _head_lines(code: str) -> set[int]:
         close = match_close(code, match.end() - 1)
         if close is None:
             continue
-        first = code.count("\n", 0, match.start()) + 1
-        out.update(range(first + 1, code.count("\n", 0, close) + 2))
+        out.update(range(line_of(match.start()) + 1, line_of(close) + 1))
     return out
 
 
