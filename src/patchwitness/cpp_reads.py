@@ -190,12 +190,12 @@ _WHERE = re.compile(
 )
 # std::filesystem's types, and the calls that only read a path's text or a status already
 # asked for: no question to the file system.
+# Not `directory_entry`: made from a path it looks the file up (its `refresh()`), and its
+# members answer from that (red team round 47: `directory_entry{p, ec}.symlink_status(ec)`).
 _PATH_ONLY = (
     "path|u8path|file_type|perms|perm_options|file_status|directory_options|copy_options"
     "|filesystem_error|space_info|file_time_type|status_known"
 )
-# Not `directory_entry`: made from a path it looks the file up (its `refresh()`), and its
-# members answer from that (red team round 47: `directory_entry{p, ec}.symlink_status(ec)`).
 # std::filesystem's calls whose names no other library of the language spells alike.
 _FILESYSTEM_OWN = (
     "symlink_status|is_directory|is_empty|is_regular_file|is_symlink|is_block_file|is_character_file|is_fifo"
@@ -630,8 +630,9 @@ _MUTABLE_DEFINITION = re.compile(
 
 
 def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
-    """A variable the patch adds outside every function, or as a function's `static`, that its
-    added code changes inside a function (`++n`, `n += 1`, `n = ...`): the answer then depends
+    """A variable the patch adds outside every function, as a function's `static` or a class's
+    static member, that its added code changes inside a function (`++n`, `n += 1`, `n = ...`,
+    `std::exchange(n, 1)`) or calls a member of (`n.store(1)`): the answer then depends
     on how often the code ran before (red team round 23: tinyxml2's + 10 wore off after the
     process's 4096th hexadecimal letter)."""
     from patchwitness.linemap import SCOPE, CppLines
@@ -666,9 +667,10 @@ def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
         for name in sorted(kept):
             changed = re.search(
                 rf"(?:\+\+|--)\s*\b{name}\b|\b{name}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=))"
-                # or changed by a call (red team round 49's notes: `seen.store(1)`,
-                # `std::exchange(seen, 1)`)
-                rf"|\bexchange\s*\(\s*{name}\b|\b{name}\s*(?:\.|->)\s*{_CHANGING}\s*\(",
+                # or used through a call (red team round 49's notes: `seen.store(1)`,
+                # `std::exchange(seen, 1)`): a member called on a mutable static the patch
+                # adds, whatever its name, is that state used across calls
+                rf"|\bexchange\s*\(\s*{name}\b|\b{name}\s*(?:\.|->)\s*~?\w+\s*\(",
                 line,
             )
             if changed and any(b.kind != SCOPE for b in lines.blocks_around(number)):
@@ -676,13 +678,6 @@ def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
                 out.append(_finding(PROCESS, path, number, said))
                 break
     return out
-
-
-# A member call that changes what it is called on (atomics, bitsets, containers).
-_CHANGING = (
-    r"(?:store|fetch_\w+|exchange|compare_exchange_\w+|set|reset|flip|push_back|emplace_back"
-    r"|insert|emplace|erase|clear|pop_back|assign|swap|append|resize)"
-)
 
 
 _PER_THREAD = re.compile(r"\b(?:thread_local|_Thread_local|__thread)\b")
