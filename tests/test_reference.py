@@ -1376,6 +1376,35 @@ def test_every_word_of_a_call_and_of_its_objects_making_is_renamed_one_way():
     assert vary.renamed({"qualname": "f"}, {"pos": [1, 2.5], "star": [], "kw": {}}) == []
 
 
+def test_a_mark_is_put_into_every_word_of_a_call_and_of_its_objects_making_alike():
+    """red team round 49: iniconfig's +1 taken back by `ord()` of a partition on a colon, for
+    a section name with a colon only. A colon put into the section argument alone asked for a
+    section the data did not hold (None either way); put into the data's names and the call's
+    alike, the call asks for `s:ection` of a config that holds it."""
+    made = base64.b64encode(
+        pickle.dumps({"pos": ["p.ini"], "star": [], "kw": {"data": "[section]\nvalue = 1\n"}})
+    ).decode()
+    call = {"pos": [object, "section", b"value"], "star": [], "kw": {}}
+    vary = driver()
+    marked = vary.renamed({"qualname": "IniConfig.lineof", "made": made}, call, vary._MARKINGS)
+    assert [varied for _, varied, _ in marked] == [
+        "every word of its strings marked with ':'",
+        "every word of its strings marked with '.'",
+    ]
+    (extra, _, changed), (dotted_extra, _, dotted) = marked
+    assert changed["pos"][1:] == ["s:ection", b"v:alue"]
+    rebuilt = pickle.loads(base64.b64decode(extra["made"]))
+    assert rebuilt["kw"]["data"] == "[s:ection]\nv:alue = 1\n"
+    assert dotted["pos"][1] == "s.ection"
+    assert pickle.loads(base64.b64decode(dotted_extra["made"]))["pos"] == ["p.i.ni"]
+    # the marked call is among a captured call's neighbours, well inside the cap
+    plain = {"pos": ["section"], "star": [], "kw": {}}
+    record = {"module": "builtins", "qualname": "len", "init": False, "target": "n.py::len"}
+    record["call"] = base64.b64encode(pickle.dumps(plain)).decode()
+    chosen = vary.vary({"calls": [record], "hints": [], "cap": 20})
+    assert any(r["varied"] == "every word of its strings marked with ':'" for r in chosen)
+
+
 SHAPES = """\
 class Config:
     def lineof(self, section, name=None, *, strict=False):
