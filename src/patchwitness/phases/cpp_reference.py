@@ -17,19 +17,21 @@ from __future__ import annotations
 import re
 import secrets
 import subprocess
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from patchwitness import cpp_callees as callees
 from patchwitness import cpp_user_program as user
-from patchwitness import reference as differ
 from patchwitness.model import Difference, ReferenceFacts
 from patchwitness.phases import user_program
+from patchwitness.phases.cpp_compared import SHOWN, fill
+from patchwitness.phases.cpp_plain_reference import compare_plain
 from patchwitness.phases.user_program import BuildsOnlyOverTheReference, NotComparable
 from patchwitness.runner import run_tool
 from patchwitness.suites import SuiteRun
 from patchwitness.suites.cpp import CppSuite
 
-SHOWN = 5
 USER_BUILDS = (
     user_program.Recipe(default_dialect=True, user_build=True),
     user_program.Recipe(user_build=True),
@@ -44,10 +46,13 @@ def compare_cpp(
     failing: list[str],
     work: Path,
     found: ReferenceFacts,
+    sha_checkout: Callable[[], AbstractContextManager[Path]] | None = None,
 ) -> None:
-    """Fill `found` with the comparison, or its `skipped` reason."""
+    """Fill `found` with the comparison, or its `skipped` reason. `sha_checkout`: a fresh
+    checkout of the SHA, for a test that is a plain program (its failing checks are the
+    statements that print otherwise there than with the reference fix)."""
     try:
-        _compare(suite, patched_tree, reference_tree, measured, failing, work, found)
+        _compare(suite, patched_tree, reference_tree, measured, failing, work, found, sha_checkout)
     except BuildsOnlyOverTheReference as broken:
         # Not a comparison skipped: the one answer it has is that a user's program of the
         # failing tests compiles with the reference's fix and not with the patch.
@@ -78,10 +83,25 @@ def _compare(
     failing: list[str],
     work: Path,
     found: ReferenceFacts,
+    sha_checkout: Callable[[], AbstractContextManager[Path]] | None = None,
 ) -> None:
     # The test file is read from the reference's tree: the grader's own copy of the tests,
     # with the hidden ones.
-    plan = user_program.plan(measured, failing, patched_tree, reference_tree)
+    try:
+        plan = user_program.plan(measured, failing, patched_tree, reference_tree)
+    except NotComparable as why:
+        if sha_checkout is None:
+            raise
+        # No GoogleTest case: a test program of its own, if the failing test is one.
+        try:
+            compare_plain(
+                suite, patched_tree, reference_tree, sha_checkout, measured, failing, work, found
+            )
+        except BuildsOnlyOverTheReference:
+            raise
+        except NotComparable as plain_why:
+            raise NotComparable(f"{why}; {plain_why}") from None
+        return
     every: list[user.Variant] = []
     for body in plan.driven:
         every.extend(user.variants(plan.text, body))
@@ -215,56 +235,8 @@ def _fill(
     """Add the comparison of `runs` to `found` (`recipe`: the user's build it was made in,
     None for the tests' own)."""
     where = f" in a user's build ({recipe.describe()})" if recipe is not None else ""
-    calls = []
-    reference: dict[str, dict] = {}
-    patched: dict[str, dict] = {}
-    first, second = runs["reference"]
-    for index, variant in enumerate(program.variants):
-        key = str(index)
-        calls.append(
-            {
-                "id": key,
-                "target": variant.test,
-                "shown": f"the body of {variant.test}{where} (case {index})",
-                "varied": variant.varied,
-                "test": variant.test,
-            }
-        )
-        if index in first:
-            ending, out = first[index]
-            steady = second.get(index) == first[index]
-            reference[key] = {"outcome": ending, "stdout": out, "steady": steady}
-        if index in runs["patched"][0]:
-            ending, out = runs["patched"][0][index]
-            patched[key] = {"outcome": ending, "stdout": out}
-    compared = differ.compare(calls, reference, patched)
-    found.compared += compared.compared
-    found.nondeterministic += compared.nondeterministic
-    found.unrunnable += compared.unrunnable
-    found.differing += len(compared.differing)
-    outputs = {
-        key: (reference[key]["stdout"], patched.get(key, {}).get("stdout", "")) for key in reference
-    }
-    found.differences += [_difference(w, outputs) for w in compared.differing[:SHOWN]]
-    if not found.compared:
-        found.skipped = (
-            f"no case of the user's program was compared: {compared.nondeterministic} answered "
-            f"otherwise twice under the reference, {compared.unrunnable} did not run there"
-        )
-
-
-def _difference(witness: differ.Witness, outputs: dict[str, tuple[str, str]]) -> Difference:
-    """The witness, its outputs cut to the first observation on which they differ."""
-    ref, pat = dict(witness.reference), dict(witness.patch)
-    key = witness.call.rsplit("(case ", 1)[-1].rstrip(")")
-    if "stdout" in witness.fields and key in outputs:
-        ref["stdout"], pat["stdout"] = user.first_difference(*outputs[key])
-    return Difference(
-        target=witness.target,
-        call=witness.call,
-        varied=witness.varied,
-        test=witness.test,
-        fields=list(witness.fields),
-        reference=ref,
-        patch=pat,
-    )
+    cases = [
+        (variant.test, f"the body of {variant.test}{where}", variant.varied, variant.test)
+        for variant in program.variants
+    ]
+    fill(found, cases, runs, "case")

@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 from patchwitness import atomic, history, jsonlines, languages
@@ -180,7 +181,15 @@ def _collect_cpp(
         else:
             ctx.clock.say("the reference fix: a user's program of the failing tests")
             work = ref.new_dir("user-program")
-            compare_cpp(ctx.suite, tree.ws.repo, ref.repo, measured, failing, work, found)
+
+            @contextlib.contextmanager
+            def sha_checkout() -> Iterator[Path]:
+                with history.checkout(task, ctx.settings.cache, ref.new_dir("sha")) as sha:
+                    yield sha.repo
+
+            compare_cpp(
+                ctx.suite, tree.ws.repo, ref.repo, measured, failing, work, found, sha_checkout
+            )
     ctx.clock.lap("reference")
     return found
 

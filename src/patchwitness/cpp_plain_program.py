@@ -1,0 +1,383 @@
+"""A test program without a framework, as a user's program: the reference comparison's C++ side
+for a suite whose test is a plain program (its own `main`, its own checks that print).
+
+A GoogleTest case is a body the grader can lift into a program of its own
+(cpp_user_program.py). A plain test program has no such unit: its checks are statements of one
+`main`, each printing what it found. So the program is taken as it is, and two things are added
+to it. A mark printed before each top-level statement of `main` cuts the program's output into
+one piece per statement: the statements whose piece differs between the SHA and the reference
+fix are the failing checks. And those statements are then written again with one literal
+moved (a number one up, a character of a string one letter on), each copy selected at run time
+through a `switch` on a variable of a name drawn per grade, so one compile serves every
+neighbour. The program runs once per neighbour over the patched tree and twice over the
+reference's; where the two print otherwise, the patch behaves unlike the reference on an input
+next to the tests' own.
+
+Pure: this module writes the program's text and reads its output; phases/cpp_plain_reference.py
+builds and runs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from patchwitness import cpp_user_program as user
+from patchwitness.census.cpp_lexer import strip_cpp
+
+STATEMENTS_VARIED = 4  # failing statements of main whose literals move, at most
+VARIANTS = 96  # neighbours in one program, at most
+LITERAL_CHARACTERS = 80  # the characters of a longer string literal are not moved one by one
+
+_MAIN = re.compile(r"(?m)^[ \t]*(?:int|auto)\s+main\s*\(")
+_DIRECTIVE_LINE = re.compile(r"[ \t]*#[^\n]*(?:\n|$)")
+_KEYWORD_STATEMENT = re.compile(r"(?:if|for|while|switch|do)\b")
+_CALL_STATEMENT = re.compile(r"(?:::)?[A-Za-z_][\w:]*\s*\(")
+_NOT_CALLS = frozenset({"return", "sizeof", "alignof", "decltype", "static_assert", "throw"})
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A top-level statement of `main`: its offsets in the file, and whether its copies can be
+    selected by a `switch` (a block, a call, a loop or a choice; never a declaration, whose
+    names the statements after it use)."""
+
+    index: int
+    start: int
+    end: int
+    variable: bool
+
+
+@dataclass(frozen=True)
+class PlainVariant:
+    """One way the program runs: as written (`statement` -1), or with one literal of one
+    statement moved."""
+
+    statement: int
+    varied: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PlainProgram:
+    """The program's text; its variants (the first as written), selected by number; and the
+    lines each variant's copy takes in the text (1-based, inclusive; (0, 0) for the first)."""
+
+    text: str
+    variants: tuple[PlainVariant, ...]
+    lines: tuple[tuple[int, int], ...]
+
+
+def main_statements(text: str) -> list[Statement]:
+    """The top-level statements of the file's `main` ([] when it has none)."""
+    code = strip_cpp(text, dead_if=False)
+    match = _MAIN.search(code)
+    if match is None:
+        return []
+    closing_paren = _close(code, code.index("(", match.start()), "(", ")")
+    if closing_paren is None:
+        return []
+    opening = code.find("{", closing_paren)
+    if opening < 0 or code[closing_paren + 1 : opening].strip():
+        return []
+    closing = _close(code, opening, "{", "}")
+    if closing is None:
+        return []
+    spans: list[tuple[int, int]] = []
+    for start, end in user._statements(code[opening : closing + 1]):
+        start, end = _skip_directives(code, opening + start, opening + end)
+        if start >= end:
+            continue
+        if spans and re.match(r"else\b", code[start:end]):
+            spans[-1] = (spans[-1][0], end)  # `else` goes on with the statement before it
+            continue
+        spans.append((start, end))
+    return [
+        Statement(index, start, end, _variable(code[start:end]))
+        for index, (start, end) in enumerate(spans)
+    ]
+
+
+def _skip_directives(code: str, start: int, end: int) -> tuple[int, int]:
+    """`start` moved past blanks and whole preprocessor lines."""
+    while start < end:
+        rest = code[start:end]
+        stripped = rest.lstrip(" \t\n\r")
+        start += len(rest) - len(stripped)
+        directive = _DIRECTIVE_LINE.match(code, start)
+        if directive is None or not code[start:end].startswith("#"):
+            break
+        start = directive.end()
+    return start, end
+
+
+def _variable(code: str) -> bool:
+    if re.search(r"(?m)^[ \t]*#", code):
+        return False  # a copy would split a preprocessor conditional
+    if code.startswith("{") or _KEYWORD_STATEMENT.match(code):
+        return True
+    call = _CALL_STATEMENT.match(code)
+    return call is not None and call.group().rstrip("( \t\n").lstrip(":") not in _NOT_CALLS
+
+
+def _close(code: str, opening: int, open_: str, close: str) -> int | None:
+    depth = 0
+    for index in range(opening, len(code)):
+        if code[index] == open_:
+            depth += 1
+        elif code[index] == close:
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def mark(token: str, index: int) -> str:
+    """The line printed before statement `index`."""
+    return f"<<{token} {index}>>"
+
+
+def pieces(output: str, token: str) -> dict[int, str]:
+    """The program's output cut at its marks: statement index -> what it printed (-1: before
+    the first statement)."""
+    out: dict[int, str] = {}
+    current, last = -1, 0
+    for found in re.finditer(r"\n<<" + re.escape(token) + r" (\d+)>>\n", output):
+        out[current] = out.get(current, "") + output[last : found.start()]
+        current, last = int(found.group(1)), found.end()
+    out[current] = out.get(current, "") + output[last:]
+    return out
+
+
+def differing_statements(sha: str, reference: str, again: str, token: str) -> list[int]:
+    """The statements that printed otherwise at the SHA than with the reference fix (and alike
+    in the reference's two runs: a time it prints is no check): the failing checks, in the
+    order they ran."""
+    before, after, steady = pieces(sha, token), pieces(reference, token), pieces(again, token)
+    return [
+        i
+        for i in sorted(set(before) | set(after))
+        if i >= 0 and before.get(i) != after.get(i) and after.get(i) == steady.get(i)
+    ]
+
+
+def comparable(reference: str, again: str, patched: str, token: str) -> tuple[str, str, str]:
+    """The three outputs of one run each, cut to the statements the reference's two runs
+    printed alike: what a statement prints that changes from run to run (a time, an address)
+    is no answer, and the rest of the run still is."""
+    first, second, other = (pieces(out, token) for out in (reference, again, patched))
+    kept = sorted(i for i in set(first) | set(second) if first.get(i) == second.get(i))
+
+    def shown(found: dict[int, str]) -> str:
+        return "".join(
+            f"[statement {i + 1}]\n{found[i]}" if i >= 0 else found[i] for i in kept if i in found
+        )
+
+    return shown(first), shown(second), shown(other)
+
+
+def program(
+    text: str,
+    statements: Sequence[Statement],
+    token: str,
+    variable: str,
+    varied: Mapping[int, Sequence[tuple[str, str]]] | None = None,
+) -> PlainProgram:
+    """The file with a mark printed before each statement of `main`, and each statement of
+    `varied` (index -> its copies: what moved, the statement's new text) selected at run time by
+    the number in the environment variable `variable` (0: as written)."""
+    varied = varied or {}
+    variants: list[PlainVariant] = [PlainVariant(-1, "", "")]
+    where: list[tuple[int, int, int]] = []  # (variant, offset in the body's text, length)
+    last = 0
+    pieces_: list[str] = []
+    for statement in statements:
+        pieces_.append(text[last : statement.start])
+        pieces_.append(
+            f'\n{{ std::fputs("\\n{mark(token, statement.index)}\\n", stdout); '
+            "std::fflush(stdout); }\n"
+        )
+        original = text[statement.start : statement.end]
+        copies = varied.get(statement.index, ()) if statement.variable else ()
+        if not copies:
+            pieces_.append(original)
+        else:
+            pieces_.append(f"switch ({_chooser(token)}()) {{\n")
+            for said, copy in copies:
+                variants.append(PlainVariant(statement.index, said, copy))
+                number = len(variants) - 1
+                pieces_.append(f"case {number}: {{\n")
+                where.append((number, sum(map(len, pieces_)), len(copy)))
+                pieces_.append(copy + "\n} break;\n")
+            pieces_.append("default: {\n" + original + "\n} break;\n}\n")
+        last = statement.end
+    pieces_.append(text[last:])
+    body = "".join(pieces_)
+    prelude = _prelude(token, variable)
+    at = _after_includes(body)
+    full = body[:at] + prelude + body[at:]
+    lines = [(0, 0)] * len(variants)
+    for number, offset, length in where:
+        offset += len(prelude) if offset >= at else 0
+        first = full.count("\n", 0, offset) + 1
+        lines[number] = (first, first + full.count("\n", offset, offset + length))
+    return PlainProgram(full, tuple(variants), tuple(lines))
+
+
+def _chooser(token: str) -> str:
+    return f"pw_variant_{token}"
+
+
+def _prelude(token: str, variable: str) -> str:
+    return (
+        "\n#include <cstdio>\n#include <cstdlib>\n"
+        f"static int {_chooser(token)}() {{\n"
+        f'  const char* chosen = std::getenv("{variable}");\n'
+        "  return chosen ? std::atoi(chosen) : 0;\n}\n"
+    )
+
+
+def _after_includes(text: str) -> int:
+    """Where the grader's prelude goes: after the line of the file's last `#include` outside
+    every preprocessor conditional, or at the start."""
+    depth, at = 0, 0
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        if re.match(r"#\s*if", stripped):
+            depth += 1
+        elif re.match(r"#\s*endif", stripped):
+            depth -= 1
+        elif depth == 0 and re.match(r"#\s*include\b", stripped):
+            at = offset + len(line)
+        offset += len(line)
+    return at
+
+
+def failing_variants(program_: PlainProgram, lines: Iterable[int]) -> set[int]:
+    """The variants whose copies the compiler's error lines fall in."""
+    return {
+        number
+        for line in lines
+        for number, (first, last) in enumerate(program_.lines)
+        if number and first <= line <= last
+    }
+
+
+# --- the neighbours of a statement -------------------------------------------------------------
+
+
+def moves(
+    text: str, statement: Statement, own_functions: frozenset[str], cap: int
+) -> list[tuple[str, str]]:
+    """The statement with one literal moved, at most `cap`: (what moved, the new text). The
+    literals handed to the test file's own functions (a check's label, its expected value) come
+    after the rest, which are what the code under test is given; within each, a move of every
+    literal before a second of any."""
+    inner = text[statement.start : statement.end]
+    code = strip_cpp(inner, dead_if=False)
+    by_literal: dict[int, list[tuple[int, int, str]]] = {}
+    for start, end, new in [*user._literal_moves(inner, code), *_character_moves(inner, code)]:
+        by_literal.setdefault(start, []).append((start, end, new))
+    given, checked = [], []
+    for start, found in sorted(by_literal.items()):
+        (checked if _called(code, start) in own_functions else given).append(found)
+    out: list[tuple[str, str]] = []
+    for group in (given, checked):
+        for start, end, new in _round_robin(group):
+            if len(out) >= cap:
+                return out
+            line = inner[:start].count("\n") + 1
+            said = (
+                f"{inner[start:end]} -> {new} (main's statement {statement.index + 1}, line {line})"
+            )
+            out.append((said, inner[:start] + new + inner[end:]))
+    return out
+
+
+def _round_robin(groups: list[list[tuple[int, int, str]]]) -> list[tuple[int, int, str]]:
+    out, depth = [], 0
+    while any(depth < len(g) for g in groups):
+        out.extend(g[depth] for g in groups if depth < len(g))
+        depth += 1
+    return out
+
+
+def _called(code: str, pos: int) -> str:
+    """The name of the innermost call whose parentheses hold `pos` ("" for none)."""
+    depth = 0
+    for index in range(pos - 1, -1, -1):
+        char = code[index]
+        if char in ")]":
+            depth += 1
+        elif char in "([":
+            if depth == 0:
+                if char == "[":
+                    return ""
+                name = re.search(r"([A-Za-z_]\w*)\s*$", code[:index])
+                return name.group(1) if name else ""
+            depth -= 1
+        elif char in "{};" and depth == 0:
+            return ""
+    return ""
+
+
+_CYCLES = ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _character_moves(inner: str, code: str) -> list[tuple[int, int, str]]:
+    """Each letter and digit of a string literal moved one on and one back in its class (`e` to
+    `f` and `d`, `0` to `1` and `9`), the literal written whole: the same input one character
+    away (a fix for the one letter or digit the tests use answers otherwise)."""
+    out: list[tuple[int, int, str]] = []
+    for start in user._quotes(code, '""'):
+        end = user._literal_end(inner, start, '"')
+        if end is None or (start > 0 and (code[start - 1].isalnum() or code[start - 1] == "_")):
+            continue
+        content = inner[start + 1 : end - 1]
+        if len(content) > LITERAL_CHARACTERS:
+            continue
+        # A word the literal holds twice is a name that must match (a tag's opening and its
+        # closing): its characters go after those of the words it holds once, its data.
+        words = [w.group() for w in re.finditer(r"[A-Za-z0-9]+", content)]
+        repeated = {w for w in words if words.count(w) > 1}
+        plain = _plain_characters(content)
+        plain.sort(key=lambda at: _word_at(content, at) in repeated)
+        for at in plain:
+            for new in _neighbours(content[at]):
+                out.append((start, end, f'"{content[:at]}{new}{content[at + 1 :]}"'))
+    return out
+
+
+def _word_at(content: str, at: int) -> str:
+    start = at
+    while start > 0 and content[start - 1].isascii() and content[start - 1].isalnum():
+        start -= 1
+    found = re.match(r"[A-Za-z0-9]+", content[start:])
+    return found.group() if found else ""
+
+
+def _plain_characters(content: str) -> list[int]:
+    """Where a letter or digit stands for itself (not inside an escape sequence)."""
+    out, index = [], 0
+    while index < len(content):
+        char = content[index]
+        if char == "\\":
+            escape = re.match(
+                r"\\(?:x[0-9a-fA-F]+|[0-7]{1,3}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", content[index:]
+            )
+            index += len(escape.group()) if escape else 2
+            continue
+        if char.isascii() and char.isalnum():
+            out.append(index)
+        index += 1
+    return out
+
+
+def _neighbours(char: str) -> list[str]:
+    for cycle in _CYCLES:
+        at = cycle.find(char)
+        if at >= 0:
+            return list(dict.fromkeys([cycle[(at + 1) % len(cycle)], cycle[at - 1]]))
+    return []

@@ -1,0 +1,362 @@
+"""The C++ patch beside the reference fix where the failing test is a plain program: its own
+`main`, its own checks that print, no framework (cpp_plain_program.py writes the program).
+
+First the failing checks: the program as it is, a mark printed before each statement of
+`main`, built over the SHA's tree and over the reference's and run once each from a copy of the
+test's working folder; the statements that print otherwise are the checks the reference fixed.
+Then their neighbours: each of those statements copied with one literal moved, all in one
+program that a variable selects from, built over the patched tree and the reference's (the
+production sources compiled as the tests' build compiled them, into an archive per tree) and
+run once per neighbour over the patched tree and twice over the reference's. The pure
+comparison (reference.py) keeps the neighbours on which the two trees disagree.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from patchwitness import cpp_plain_program as plain
+from patchwitness import cpp_user_program as user
+from patchwitness.cpp_reads import defined_functions
+from patchwitness.model import ReferenceFacts
+from patchwitness.phases import user_program
+from patchwitness.phases.cpp_compared import fill
+from patchwitness.phases.user_program import Compile, NotComparable
+from patchwitness.runner import Limits, Request
+from patchwitness.suites import SuiteRun
+from patchwitness.suites.cpp import CppSuite
+
+RUN_SECONDS = 10  # one run of the program, then it is killed
+OUTPUT_BYTES = 1 << 16  # what is kept of one run's output
+FOLDER_BYTES = 64 << 20  # a working folder larger than this is not copied for the program
+
+
+def compare_plain(
+    suite: CppSuite,
+    patched_tree: Path,
+    reference_tree: Path,
+    sha_checkout: Callable[[], AbstractContextManager[Path]],
+    measured: SuiteRun,
+    failing: list[str],
+    work: Path,
+    found: ReferenceFacts,
+) -> None:
+    """Fill `found` with the comparison of the plain test program, or raise NotComparable."""
+    compiled = user_program.compiles(measured, patched_tree)
+    test = _test_program(reference_tree, compiled, measured, failing)
+    text = (reference_tree / test.source).read_text(errors="replace")
+    statements = plain.main_statements(text)
+    if not statements:
+        raise NotComparable(f"{test.source}'s main has no statement the grader can read")
+    production = [
+        c
+        for c in compiled.values()
+        if c.source != test.source
+        and user_program._is_source(c)
+        and not user_program._defines_tests(patched_tree / c.source)
+    ]
+    token = secrets.token_hex(4)
+    variable = f"PW_VARIANT_{token.upper()}"
+    folder = _working_folder(measured, failing, patched_tree, reference_tree)
+    as_written = plain.program(text, statements, token, variable)
+    with sha_checkout() as sha_tree:
+        sides = {"sha": sha_tree, "reference": reference_tree}
+        binaries = _build(suite, sides, patched_tree, test, production, as_written, work / "focus")
+    printed = {
+        run: _run(suite, binaries[side], [0], folder, work / f"focus-{run}").get(0, ("", ""))[1]
+        for side, run in (("sha", 0), ("reference", 1), ("reference", 2))
+    }
+    checks = plain.differing_statements(printed[0], printed[1], printed[2], token)
+    if not checks:
+        raise NotComparable(
+            f"no statement of {test.source}'s main printed otherwise at the SHA than with the "
+            "reference fix: the failing checks are not known"
+        )
+    own = defined_functions([text])
+    chosen = [s for s in checks if statements[s].variable][: plain.STATEMENTS_VARIED]
+    cap = plain.VARIANTS // max(1, len(chosen))
+    varied = {s: plain.moves(text, statements[s], own, cap) for s in chosen}
+    found.targets = [f"{test.source}: main's statement {s + 1}" for s in chosen]
+    found.captured = len(chosen)
+    sides = {"patched": patched_tree, "reference": reference_tree}
+    program, binaries = _build_dropping(
+        suite,
+        sides,
+        patched_tree,
+        test,
+        production,
+        text,
+        statements,
+        token,
+        variable,
+        varied,
+        work / "compare",
+    )
+    numbers = list(range(len(program.variants)))
+    patched = _run(suite, binaries["patched"], numbers, folder, work / "run-0", variable)
+    first, second = (
+        _run(suite, binaries["reference"], numbers, folder, work / f"run-{n}", variable)
+        for n in (1, 2)
+    )
+    # Each run's output cut to the statements the reference printed alike twice.
+    for number in set(first) & set(second):
+        theirs = patched.get(number, ("", ""))
+        kept = plain.comparable(first[number][1], second[number][1], theirs[1], token)
+        first[number] = (first[number][0], kept[0])
+        second[number] = (second[number][0], kept[1])
+        if number in patched:
+            patched[number] = (theirs[0], kept[2])
+    _fill(found, test.source, program, {"patched": [patched], "reference": [first, second]})
+
+
+def _test_program(
+    tree: Path, compiled: dict[str, Compile], measured: SuiteRun, failing: list[str]
+) -> Compile:
+    """The compiled source with a `main` of its own that the failing tests' program is built
+    from: the one named as the program, else the only one."""
+    cases = measured.run.cases
+    programs = {cases.executables.get(t, t) for t in failing} if cases is not None else set()
+    with_main = []
+    for compile_ in compiled.values():
+        if not user_program._is_source(compile_):
+            continue
+        try:
+            source_text = (tree / compile_.source).read_text(errors="replace")
+        except OSError:
+            continue
+        if user_program._MAIN.search(source_text) and not user.bodies(source_text, ""):
+            with_main.append(compile_)
+    named = [c for c in with_main if Path(c.source).stem in programs]
+    if len(named) == 1:
+        return named[0]
+    if len(with_main) == 1 and len(programs) == 1:
+        return with_main[0]
+    raise NotComparable(
+        "no failing test is a plain program of one compiled source with a main of its own"
+    )
+
+
+_PROPERTIES = re.compile(
+    r"set_tests_properties\(\s*(?:\[=\[(?P<bracketed>.*?)\]=\]|(?P<plain>\S+))\s+PROPERTIES\b"
+    r"(?P<rest>[^\n]*)"
+)
+_WORKING_DIRECTORY = re.compile(r'\bWORKING_DIRECTORY\s+"([^"]*)"')
+
+
+def _working_folder(
+    measured: SuiteRun, failing: list[str], patched_tree: Path, reference_tree: Path
+) -> Path:
+    """The folder the failing test ran from (its WORKING_DIRECTORY, else the build folder of
+    the CMake directory that registered it), as the reference's tree has it: the grader's copy
+    of the tests' data. A folder of the build is taken from the patched build."""
+    built = measured.built
+    if built is None:
+        raise NotComparable("the patched run left no build tree")
+    for testfile in sorted(built.rglob("CTestTestfile.cmake")):
+        text = testfile.read_text(errors="replace")
+        if not any(_registers(text, name) for name in failing):
+            continue
+        folder = testfile.parent
+        for match in _PROPERTIES.finditer(text):
+            if (match.group("bracketed") or match.group("plain")) in failing:
+                said = _WORKING_DIRECTORY.search(match.group("rest"))
+                if said:
+                    folder = Path(said.group(1))
+        root = str(patched_tree).rstrip("/") + "/"
+        if str(folder).startswith(root) or folder == patched_tree:
+            return reference_tree / str(folder)[len(root) :]
+        return folder
+    raise NotComparable("the build registers none of the failing tests with ctest")
+
+
+def _registers(text: str, name: str) -> bool:
+    return f"add_test([=[{name}]=]" in text or re.search(rf"add_test\(\s*{re.escape(name)}\s", text)
+
+
+def _build(
+    suite: CppSuite,
+    sides: dict[str, Path],
+    patched_tree: Path,
+    test: Compile,
+    production: list[Compile],
+    program: plain.PlainProgram,
+    work: Path,
+) -> dict[str, Path]:
+    binaries, errors = _compiled(suite, sides, patched_tree, test, production, program, work)
+    if errors:
+        raise NotComparable(
+            f"{test.source} does not build as a program of its own: " + next(iter(errors.values()))
+        )
+    return binaries
+
+
+def _build_dropping(
+    suite: CppSuite,
+    sides: dict[str, Path],
+    patched_tree: Path,
+    test: Compile,
+    production: list[Compile],
+    text: str,
+    statements: list[plain.Statement],
+    token: str,
+    variable: str,
+    varied: dict[int, list[tuple[str, str]]],
+    work: Path,
+) -> tuple[plain.PlainProgram, dict[str, Path]]:
+    """The program with its neighbours, built over each tree; a neighbour a compile error
+    points at (a literal moved out of its type's range) is dropped on both sides alike."""
+    for _ in range(user_program.ERROR_ROUNDS + 1):
+        program = plain.program(text, statements, token, variable, varied)
+        binaries, errors = _compiled(suite, sides, patched_tree, test, production, program, work)
+        if not errors:
+            return program, binaries
+        if set(errors) == {"patched"}:
+            raise user_program.BuildsOnlyOverTheReference(next(iter(errors.values())))
+        lines = set().union(*(user.error_lines(e, "test_program.cpp") for e in errors.values()))
+        hit = plain.failing_variants(program, lines)
+        if not hit:
+            break
+        dropped = {(program.variants[n].statement, program.variants[n].varied) for n in hit}
+        varied = {
+            index: [(said, copy) for said, copy in copies if (index, said) not in dropped]
+            for index, copies in varied.items()
+        }
+    raise NotComparable(f"{test.source} with its literals moved does not build")
+
+
+def _compiled(
+    suite: CppSuite,
+    sides: dict[str, Path],
+    patched_tree: Path,
+    test: Compile,
+    production: list[Compile],
+    program: plain.PlainProgram,
+    work: Path,
+) -> tuple[dict[str, Path], dict[str, str]]:
+    """The program compiled and linked over each tree: (binaries, errors by side). The test's
+    source is compiled from the tree's root, so its own includes resolve as the tests' build
+    resolved them."""
+    binaries: dict[str, Path] = {}
+    errors: dict[str, str] = {}
+    recipe = user_program.Recipe()
+    for side, tree in sides.items():
+        archive = user_program._archive(
+            suite, tree, patched_tree, production, work / f"lib-{side}", recipe
+        )
+        folder = work / f"program-{side}"
+        folder.mkdir(parents=True, exist_ok=True)
+        source = folder / "test_program.cpp"
+        source.write_text(program.text)
+        flags = user_program._moved(test.flags, patched_tree, tree, recipe)
+        binary = folder / "test_program"
+        include = str(Path(test.source).parent)
+        argv = [test.compiler, *flags, "-w", "-iquote", include, "-c", str(source)]
+        argv += ["-o", str(folder / "test_program.o")]
+        readable = [tree, *user_program._build_dirs(flags)]
+        done = suite.runner.run(user_program._request(suite, argv, folder, readable, cwd=tree))
+        if not done.ok:
+            errors[side] = (done.stdout + done.stderr).decode("utf-8", "replace")
+            continue
+        argv = [test.compiler, str(folder / "test_program.o")]
+        argv += [*([str(archive)] if archive else []), "-pthread", "-o", str(binary)]
+        readable = [tree, *([archive.parent] if archive else [])]
+        done = suite.runner.run(user_program._request(suite, argv, folder, readable))
+        if not done.ok:
+            said = (done.stdout + done.stderr).decode("utf-8", "replace").strip().splitlines()
+            raise NotComparable(f"{test.source} does not link: " + (said[0][:200] if said else ""))
+        binaries[side] = binary
+    return binaries, errors
+
+
+def _run(
+    suite: CppSuite,
+    binary: Path,
+    numbers: list[int],
+    folder: Path,
+    work: Path,
+    variable: str = "",
+) -> dict[int, tuple[str, str]]:
+    """The program run once per variant number, one after another, from a fresh copy of the
+    test's working folder (every side's runs in the same order, so what one run leaves there
+    for the next is alike): number -> (how it ended, what it printed)."""
+    work.mkdir(parents=True, exist_ok=True)
+    here = work / "folder"
+    _copy(folder, here)
+    program = work / "bin" / "test_program"
+    program.parent.mkdir(exist_ok=True)
+    shutil.copy2(binary, program)
+    out = work / "out"
+    out.mkdir(exist_ok=True)
+    script = "".join(
+        f"{variable or 'PW_UNUSED'}={n} timeout -s KILL {RUN_SECONDS} {program} "
+        f">{out}/{n}.out 2>/dev/null; echo $? >{out}/{n}.status\n"
+        for n in numbers
+    )
+    suite.runner.run(
+        Request(
+            command=["sh", "-c", script],
+            cwd=here,
+            timeout=user_program.RUN_TIME,
+            path_prepend=suite.env.bin_dirs,
+            writable=[work],
+            readable=list(suite.env.readable),
+            home=work,
+            limits=Limits(),
+        )
+    )
+    found: dict[int, tuple[str, str]] = {}
+    for n in numbers:
+        try:
+            status = (out / f"{n}.status").read_text().strip()
+            printed = (out / f"{n}.out").read_bytes()[:OUTPUT_BYTES]
+        except OSError:
+            continue
+        found[n] = (f"exit {status}", printed.decode("utf-8", "replace"))
+    return found
+
+
+def _copy(folder: Path, to: Path) -> None:
+    """A copy of the working folder, without version control or build trees; refused past
+    FOLDER_BYTES."""
+    if to.exists():
+        shutil.rmtree(to)
+    total = 0
+
+    def ignore(where: str, names: list[str]) -> list[str]:
+        nonlocal total
+        skipped = [n for n in names if n == ".git" or (Path(where) / n / "CMakeCache.txt").exists()]
+        for name in names:
+            path = Path(where) / name
+            if name not in skipped and path.is_file() and not path.is_symlink():
+                total += path.stat().st_size
+        if total > FOLDER_BYTES:
+            raise NotComparable(f"the test's working folder is larger than {FOLDER_BYTES >> 20} MB")
+        return skipped
+
+    if not folder.is_dir():
+        to.mkdir(parents=True)
+        return
+    shutil.copytree(folder, to, symlinks=True, ignore=ignore)
+
+
+def _fill(
+    found: ReferenceFacts,
+    source: str,
+    program: plain.PlainProgram,
+    runs: dict[str, list[dict[int, tuple[str, str]]]],
+) -> None:
+    cases = [
+        (
+            f"{source}: main's statement {v.statement + 1}" if v.statement >= 0 else source,
+            f"{source} as a user's program",
+            v.varied,
+            source,
+        )
+        for v in program.variants
+    ]
+    fill(found, cases, runs, "run")
