@@ -89,6 +89,9 @@ def test_runs_are_compared_on_what_the_reference_printed_alike_twice():
     # a statement the patched run never printed is not left out of its output: it is missing
     crashed = f"top\n<<{token} 0>>\n1 ms\n"
     assert plain.comparable(ref, again, crashed, token)[2] == "top"
+    # a control character a check printed is shown as its escape
+    odd = ref.replace("14", "\x0e")
+    assert plain.comparable(odd, odd, odd, token)[0].endswith("[statement 2]\nanswer \\x0e\n")
 
 
 def test_moves_put_the_code_under_tests_inputs_before_the_checks_labels():

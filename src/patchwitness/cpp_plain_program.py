@@ -171,10 +171,20 @@ def comparable(reference: str, again: str, patched: str, token: str) -> tuple[st
 
     def shown(found: dict[int, str]) -> str:
         return "".join(
-            f"[statement {i + 1}]\n{found[i]}" if i >= 0 else found[i] for i in kept if i in found
+            _visible(f"[statement {i + 1}]\n{found[i]}" if i >= 0 else found[i])
+            for i in kept
+            if i in found
         )
 
     return shown(first), shown(second), shown(other)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _visible(text: str) -> str:
+    """Control characters written as escapes: a witness shows the byte a check printed."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def program(
