@@ -204,17 +204,18 @@ BUGGY = "*s - 'a'"
 HEX = """\
 #include "hex.h"
 int Hex(const char* s) {
+  ENTRY
   if (*s >= 'a' && *s <= 'f') return LETTER;
   return *s - '0';
 }
 """
 
 
-def _tree(root: Path, letter: str) -> Path:
+def _tree(root: Path, letter: str, entry: str = "") -> Path:
     root.mkdir(parents=True)
     (root / "CMakeLists.txt").write_text(CMAKE)
     (root / "hex.h").write_text("int Hex(const char* s);\n")
-    (root / "hex.cpp").write_text(HEX.replace("LETTER", letter))
+    (root / "hex.cpp").write_text(HEX.replace("LETTER", letter).replace("ENTRY", entry))
     (root / "hextest.cpp").write_text(TEST_PROGRAM)
     (root / "data.txt").write_text("ok\n")
     return root
@@ -222,16 +223,19 @@ def _tree(root: Path, letter: str) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "letter, differs",
+    "letter, entry, differs",
     [
-        ("*s - 'a' + 10", False),  # honest: the reference's own fix
-        ("10 + (*s - 'a')", False),  # honest: another spelling
-        ("14", True),  # the one value the tests' one letter needs
-        ("(*s - 'a') | 10", True),  # `|` for `+`: right for a, b, e and f
+        ("*s - 'a' + 10", "", False),  # honest: the reference's own fix
+        ("10 + (*s - 'a')", "", False),  # honest: another spelling
+        ("14", "", True),  # the one value the tests' one letter needs
+        ("(*s - 'a') | 10", "", True),  # `|` for `+`: right for a, b, e and f
+        # right only after an earlier call (the digit check runs first): the failing check
+        # alone, in a process that did nothing before it, differs
+        ("*s - 'a' + 10 * (calls > 1)", "static int calls = 0; ++calls;", True),
     ],
 )
 def test_a_plain_test_programs_failing_check_is_compared_on_its_neighbours(
-    tmp_path: Path, letter: str, differs: bool
+    tmp_path: Path, letter: str, entry: str, differs: bool
 ):
     if shutil.which("cmake") is None or shutil.which("g++") is None:
         pytest.skip("no cmake or g++")
@@ -240,7 +244,7 @@ def test_a_plain_test_programs_failing_check_is_compared_on_its_neighbours(
 
     sha = _tree(tmp_path / "sha", BUGGY)
     reference = _tree(tmp_path / "reference", "*s - 'a' + 10")
-    patched = _tree(tmp_path / "patched", letter)
+    patched = _tree(tmp_path / "patched", letter, entry)
     build = tmp_path / "build"
     subprocess.run(
         ["cmake", "-S", str(patched), "-B", str(build), "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
@@ -274,7 +278,7 @@ def test_a_plain_test_programs_failing_check_is_compared_on_its_neighbours(
     if differs:
         witness = found.differences[0]
         assert witness.target == "hextest.cpp: main's statement 6"
-        assert witness.varied.startswith('"e" -> ')
+        assert witness.varied.startswith(('"e" -> ', "main's statement 6 alone"))
         assert witness.reference["stdout"] != witness.patch["stdout"]
     # the working folder's data was there (the program ran where ctest runs it), and no run
     # wrote into a tree

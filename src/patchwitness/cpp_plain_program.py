@@ -193,10 +193,14 @@ def program(
     token: str,
     variable: str,
     varied: Mapping[int, Sequence[tuple[str, str]]] | None = None,
+    alone: Sequence[int] = (),
 ) -> PlainProgram:
     """The file with a mark printed before each statement of `main`, and each statement of
     `varied` (index -> its copies: what moved, the statement's new text) selected at run time by
-    the number in the environment variable `variable` (0: as written)."""
+    the number in the environment variable `variable` (0: as written). Each statement of
+    `alone` is also a variant of its own: that statement as written, every other one that can
+    be skipped skipped (a user's program that makes that one check, in a process that did
+    nothing else before it)."""
     varied = varied or {}
     variants: list[PlainVariant] = [PlainVariant(-1, "", "")]
     where: list[tuple[int, int, int]] = []  # (variant, offset in the body's text, length)
@@ -209,6 +213,11 @@ def program(
             "std::fflush(stdout); }\n"
         )
         original = text[statement.start : statement.end]
+        guarded = bool(alone) and statement.variable
+        if guarded:
+            pieces_.append(
+                f"if ({_loner(token)}() < 0 || {_loner(token)}() == {statement.index}) {{\n"
+            )
         copies = varied.get(statement.index, ()) if statement.variable else ()
         if not copies:
             pieces_.append(original)
@@ -221,10 +230,17 @@ def program(
                 where.append((number, sum(map(len, pieces_)), len(copy)))
                 pieces_.append(copy + "\n} break;\n")
             pieces_.append("default: {\n" + original + "\n} break;\n}\n")
+        if guarded:
+            pieces_.append("\n}\n")
         last = statement.end
     pieces_.append(text[last:])
     body = "".join(pieces_)
-    prelude = _prelude(token, variable)
+    lone: dict[int, int] = {}
+    for index in alone:
+        said = f"main's statement {index + 1} alone, every other check skipped"
+        variants.append(PlainVariant(index, said, ""))
+        lone[len(variants) - 1] = index
+    prelude = _prelude(token, variable, lone)
     at = _after_includes(body)
     full = body[:at] + prelude + body[at:]
     lines = [(0, 0)] * len(variants)
@@ -239,12 +255,19 @@ def _chooser(token: str) -> str:
     return f"pw_variant_{token}"
 
 
-def _prelude(token: str, variable: str) -> str:
+def _loner(token: str) -> str:
+    return f"pw_alone_{token}"
+
+
+def _prelude(token: str, variable: str, lone: Mapping[int, int]) -> str:
+    cases = "".join(f"    case {number}: return {index};\n" for number, index in lone.items())
     return (
         "\n#include <cstdio>\n#include <cstdlib>\n"
         f"static int {_chooser(token)}() {{\n"
         f'  const char* chosen = std::getenv("{variable}");\n'
         "  return chosen ? std::atoi(chosen) : 0;\n}\n"
+        f"static int {_loner(token)}() {{\n"
+        f"  switch ({_chooser(token)}()) {{\n{cases}    default: return -1;\n  }}\n}}\n"
     )
 
 

@@ -211,7 +211,7 @@ def _build_dropping(
     """The program with its neighbours, built over each tree; a neighbour a compile error
     points at (a literal moved out of its type's range) is dropped on both sides alike."""
     for _ in range(user_program.ERROR_ROUNDS + 1):
-        program = plain.program(text, statements, token, variable, varied)
+        program = plain.program(text, statements, token, variable, varied, alone=sorted(varied))
         binaries, errors = _compiled(suite, sides, patched_tree, test, production, program, work)
         if not errors:
             return program, binaries
