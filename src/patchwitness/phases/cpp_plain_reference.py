@@ -18,6 +18,7 @@ import secrets
 import shutil
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 
 from patchwitness import cpp_plain_program as plain
@@ -34,6 +35,21 @@ from patchwitness.suites.cpp import CppSuite
 RUN_SECONDS = 10  # one run of the program, then it is killed
 OUTPUT_BYTES = 1 << 16  # what is kept of one run's output
 FOLDER_BYTES = 64 << 20  # a working folder larger than this is not copied for the program
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What every build and run of the program shares."""
+
+    suite: CppSuite
+    patched_tree: Path
+    test: Compile
+    production: list[Compile]
+    text: str
+    statements: list[plain.Statement]
+    token: str
+    variable: str
+    folder: Path  # the test's working folder, copied for each run
 
 
 def compare_plain(
@@ -61,22 +77,19 @@ def compare_plain(
         and not user_program._defines_tests(patched_tree / c.source)
     ]
     token = secrets.token_hex(4)
-    variable = f"PW_VARIANT_{token.upper()}"
-    folder = _working_folder(measured, failing, patched_tree, reference_tree)
-    as_written = plain.program(text, statements, token, variable)
+    setting = _Setting(
+        suite,
+        patched_tree,
+        test,
+        production,
+        text,
+        statements,
+        token,
+        f"PW_VARIANT_{token.upper()}",
+        _working_folder(measured, failing, patched_tree, reference_tree),
+    )
     with sha_checkout() as sha_tree:
-        sides = {"sha": sha_tree, "reference": reference_tree}
-        binaries = _build(suite, sides, patched_tree, test, production, as_written, work / "focus")
-    printed = {
-        run: _run(suite, binaries[side], [0], folder, work / f"focus-{run}").get(0, ("", ""))[1]
-        for side, run in (("sha", 0), ("reference", 1), ("reference", 2))
-    }
-    checks = plain.differing_statements(printed[0], printed[1], printed[2], token)
-    if not checks:
-        raise NotComparable(
-            f"no statement of {test.source}'s main printed otherwise at the SHA than with the "
-            "reference fix: the failing checks are not known"
-        )
+        checks = _failing_checks(setting, sha_tree, reference_tree, work / "focus")
     own = defined_functions([text])
     chosen = [s for s in checks if statements[s].variable][: plain.STATEMENTS_VARIED]
     cap = plain.VARIANTS // max(1, len(chosen))
@@ -84,34 +97,86 @@ def compare_plain(
     found.targets = [f"{test.source}: main's statement {s + 1}" for s in chosen]
     found.captured = len(chosen)
     sides = {"patched": patched_tree, "reference": reference_tree}
-    program, binaries = _build_dropping(
-        suite,
-        sides,
-        patched_tree,
-        test,
-        production,
-        text,
-        statements,
-        token,
-        variable,
-        varied,
-        work / "compare",
-    )
+    _compare(setting, sides, varied, work / "project", found)
+    if found.differing:
+        return
+    # As a user's release build may be, when the tests' own build agrees (the first that
+    # builds): the GoogleTest program's user builds.
+    for recipe in user_program.USER_BUILDS:
+        try:
+            _compare(setting, sides, varied, work / recipe.tag, found, recipe)
+        except user_program.BuildsOnlyOverTheReference:
+            raise
+        except NotComparable:
+            continue
+        return
+
+
+def _failing_checks(
+    setting: _Setting, sha_tree: Path, reference_tree: Path, work: Path
+) -> list[int]:
+    """The statements of main that print otherwise at the SHA than with the reference fix."""
+    as_written = plain.program(setting.text, setting.statements, setting.token, setting.variable)
+    sides = {"sha": sha_tree, "reference": reference_tree}
+    binaries, errors = _compiled(setting, sides, as_written, work)
+    if errors:
+        raise NotComparable(
+            f"{setting.test.source} does not build as a program of its own: "
+            + next(iter(errors.values()))[:300]
+        )
+    printed = [
+        _run(setting, binaries[side], [0], work / f"run-{n}").get(0, ("", ""))[1]
+        for n, side in enumerate(("sha", "reference", "reference"))
+    ]
+    checks = plain.differing_statements(*printed, setting.token)
+    if not checks:
+        raise NotComparable(
+            f"no statement of {setting.test.source}'s main printed otherwise at the SHA than "
+            "with the reference fix: the failing checks are not known"
+        )
+    return checks
+
+
+def _compare(
+    setting: _Setting,
+    sides: dict[str, Path],
+    varied: dict[int, list[tuple[str, str]]],
+    work: Path,
+    found: ReferenceFacts,
+    recipe: user_program.Recipe = user_program.TESTS_BUILD,
+) -> None:
+    """The program with its neighbours built in `recipe` over both trees, run, compared into
+    `found`."""
+    program, binaries = _build_dropping(setting, sides, varied, work, recipe)
     numbers = list(range(len(program.variants)))
-    patched = _run(suite, binaries["patched"], numbers, folder, work / "run-0", variable)
+    variable = setting.variable
+    patched = _run(setting, binaries["patched"], numbers, work / "run-0", variable)
     first, second = (
-        _run(suite, binaries["reference"], numbers, folder, work / f"run-{n}", variable)
-        for n in (1, 2)
+        _run(setting, binaries["reference"], numbers, work / f"run-{n}", variable) for n in (1, 2)
     )
     # Each run's output cut to the statements the reference printed alike twice.
     for number in set(first) & set(second):
         theirs = patched.get(number, ("", ""))
-        kept = plain.comparable(first[number][1], second[number][1], theirs[1], token)
+        kept = plain.comparable(first[number][1], second[number][1], theirs[1], setting.token)
         first[number] = (first[number][0], kept[0])
         second[number] = (second[number][0], kept[1])
         if number in patched:
             patched[number] = (theirs[0], kept[2])
-    _fill(found, test.source, program, {"patched": [patched], "reference": [first, second]})
+    where = (
+        "" if recipe == user_program.TESTS_BUILD else f" in a user's build ({recipe.describe()})"
+    )
+    cases = [
+        (
+            f"{setting.test.source}: main's statement {v.statement + 1}"
+            if v.statement >= 0
+            else setting.test.source,
+            f"{setting.test.source} as a user's program{where}",
+            v.varied,
+            setting.test.source,
+        )
+        for v in program.variants
+    ]
+    fill(found, cases, {"patched": [patched], "reference": [first, second]}, "run")
 
 
 def _test_program(
@@ -178,45 +243,30 @@ def _registers(text: str, name: str) -> bool:
     return f"add_test([=[{name}]=]" in text or re.search(rf"add_test\(\s*{re.escape(name)}\s", text)
 
 
-def _build(
-    suite: CppSuite,
-    sides: dict[str, Path],
-    patched_tree: Path,
-    test: Compile,
-    production: list[Compile],
-    program: plain.PlainProgram,
-    work: Path,
-) -> dict[str, Path]:
-    binaries, errors = _compiled(suite, sides, patched_tree, test, production, program, work)
-    if errors:
-        raise NotComparable(
-            f"{test.source} does not build as a program of its own: " + next(iter(errors.values()))
-        )
-    return binaries
-
-
 def _build_dropping(
-    suite: CppSuite,
+    setting: _Setting,
     sides: dict[str, Path],
-    patched_tree: Path,
-    test: Compile,
-    production: list[Compile],
-    text: str,
-    statements: list[plain.Statement],
-    token: str,
-    variable: str,
     varied: dict[int, list[tuple[str, str]]],
     work: Path,
+    recipe: user_program.Recipe,
 ) -> tuple[plain.PlainProgram, dict[str, Path]]:
-    """The program with its neighbours, built over each tree; a neighbour a compile error
-    points at (a literal moved out of its type's range) is dropped on both sides alike."""
+    """The program with its neighbours, and each check alone, built over each tree; a
+    neighbour a compile error points at (a literal moved out of its type's range) is dropped
+    on both sides alike."""
     for _ in range(user_program.ERROR_ROUNDS + 1):
-        program = plain.program(text, statements, token, variable, varied, alone=sorted(varied))
-        binaries, errors = _compiled(suite, sides, patched_tree, test, production, program, work)
+        program = plain.program(
+            setting.text,
+            setting.statements,
+            setting.token,
+            setting.variable,
+            varied,
+            alone=sorted(varied),
+        )
+        binaries, errors = _compiled(setting, sides, program, work, recipe)
         if not errors:
             return program, binaries
         if set(errors) == {"patched"}:
-            raise user_program.BuildsOnlyOverTheReference(next(iter(errors.values())))
+            raise user_program.BuildsOnlyOverTheReference(next(iter(errors.values()))[:300])
         lines = set().union(*(user.error_lines(e, "test_program.cpp") for e in errors.values()))
         hit = plain.failing_variants(program, lines)
         if not hit:
@@ -226,27 +276,25 @@ def _build_dropping(
             index: [(said, copy) for said, copy in copies if (index, said) not in dropped]
             for index, copies in varied.items()
         }
-    raise NotComparable(f"{test.source} with its literals moved does not build")
+    raise NotComparable(f"{setting.test.source} with its literals moved does not build")
 
 
 def _compiled(
-    suite: CppSuite,
+    setting: _Setting,
     sides: dict[str, Path],
-    patched_tree: Path,
-    test: Compile,
-    production: list[Compile],
     program: plain.PlainProgram,
     work: Path,
+    recipe: user_program.Recipe = user_program.TESTS_BUILD,
 ) -> tuple[dict[str, Path], dict[str, str]]:
     """The program compiled and linked over each tree: (binaries, errors by side). The test's
     source is compiled from the tree's root, so its own includes resolve as the tests' build
     resolved them."""
+    suite, test, patched_tree = setting.suite, setting.test, setting.patched_tree
     binaries: dict[str, Path] = {}
     errors: dict[str, str] = {}
-    recipe = user_program.Recipe()
     for side, tree in sides.items():
         archive = user_program._archive(
-            suite, tree, patched_tree, production, work / f"lib-{side}", recipe
+            suite, tree, patched_tree, setting.production, work / f"lib-{side}", recipe
         )
         folder = work / f"program-{side}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -274,19 +322,15 @@ def _compiled(
 
 
 def _run(
-    suite: CppSuite,
-    binary: Path,
-    numbers: list[int],
-    folder: Path,
-    work: Path,
-    variable: str = "",
+    setting: _Setting, binary: Path, numbers: list[int], work: Path, variable: str = ""
 ) -> dict[int, tuple[str, str]]:
     """The program run once per variant number, one after another, from a fresh copy of the
     test's working folder (every side's runs in the same order, so what one run leaves there
     for the next is alike): number -> (how it ended, what it printed)."""
+    suite = setting.suite
     work.mkdir(parents=True, exist_ok=True)
     here = work / "folder"
-    _copy(folder, here)
+    _copy(setting.folder, here)
     program = work / "bin" / "test_program"
     program.parent.mkdir(exist_ok=True)
     shutil.copy2(binary, program)
@@ -342,21 +386,3 @@ def _copy(folder: Path, to: Path) -> None:
         to.mkdir(parents=True)
         return
     shutil.copytree(folder, to, symlinks=True, ignore=ignore)
-
-
-def _fill(
-    found: ReferenceFacts,
-    source: str,
-    program: plain.PlainProgram,
-    runs: dict[str, list[dict[int, tuple[str, str]]]],
-) -> None:
-    cases = [
-        (
-            f"{source}: main's statement {v.statement + 1}" if v.statement >= 0 else source,
-            f"{source} as a user's program",
-            v.varied,
-            source,
-        )
-        for v in program.variants
-    ]
-    fill(found, cases, runs, "run")

@@ -7,9 +7,9 @@ answer the same way twice is left out), and the pure comparison (reference.py) k
 on which the two disagree.
 
 The program is built first as the tests build (their dialect, their flags); when the two agree
-there, again as a user's release build may be (USER_BUILDS: the compiler's default dialect, -O2,
-plain char unsigned; the tests' dialect when the default one does not build): a fix that holds
-only in the tests' dialect, at -O0 or where char is signed differs there.
+there, again as a user's release build may be (user_program.USER_BUILDS: the compiler's default
+dialect, -O2, plain char unsigned; the tests' dialect when the default one does not build): a
+fix that holds only in the tests' dialect, at -O0 or where char is signed differs there.
 """
 
 from __future__ import annotations
@@ -31,11 +31,6 @@ from patchwitness.phases.user_program import BuildsOnlyOverTheReference, NotComp
 from patchwitness.runner import run_tool
 from patchwitness.suites import SuiteRun
 from patchwitness.suites.cpp import CppSuite
-
-USER_BUILDS = (
-    user_program.Recipe(default_dialect=True, user_build=True),
-    user_program.Recipe(user_build=True),
-)
 
 
 def compare_cpp(
@@ -115,7 +110,7 @@ def _compare(
     _reached(found, program, binaries, names, work)
     if found.differing or not found.compared:
         return
-    for recipe in USER_BUILDS:
+    for recipe in user_program.USER_BUILDS:
         try:
             program, binaries = user_program.build(
                 suite, sides, patched_tree, plan, every, work, names, recipe

@@ -146,6 +146,14 @@ class Recipe:
         return out
 
 
+# The user's release builds a comparison is made again in when the tests' own build agrees, the
+# first that builds: the compiler's default dialect (the tests' when that one does not build),
+# -O2, plain char unsigned, undefined behaviour trapped.
+USER_BUILDS = (
+    Recipe(default_dialect=True, user_build=True),
+    Recipe(user_build=True),
+)
+TESTS_BUILD = Recipe()  # as the tests' build compiled the test file
 _LEVEL = re.compile(r"-O([0-3sgz]|fast)?$")
 # What the tests' build may add that makes defined what the standard leaves undefined: a user's
 # release build of a header-only library has none of them (red team round 25 read GSL's sign
