@@ -89,6 +89,12 @@ def test_runs_are_compared_on_what_the_reference_printed_alike_twice():
     # a statement the patched run never printed is not left out of its output: it is missing
     crashed = f"top\n<<{token} 0>>\n1 ms\n"
     assert plain.comparable(ref, again, crashed, token)[2] == "top"
+    # a statement unsteady in any variant's two runs is left out of every run, even where
+    # its two prints agreed (a time that came out the same twice)
+    pairs = [(ref, again), (ref, ref)]
+    assert plain.unsteady(pairs, token) == {0}
+    kept = plain.comparable(ref, ref, patched, token, plain.unsteady(pairs, token))
+    assert kept[0] == "top[statement 2]\nanswer 14\n"
     # a control character a check printed is shown as its escape
     odd = ref.replace("14", "\x0e")
     assert plain.comparable(odd, odd, odd, token)[0].endswith("[statement 2]\nanswer \\x0e\n")

@@ -162,12 +162,28 @@ def differing_statements(sha: str, reference: str, again: str, token: str) -> li
     ]
 
 
-def comparable(reference: str, again: str, patched: str, token: str) -> tuple[str, str, str]:
+def unsteady(pairs: Iterable[tuple[str, str]], token: str) -> set[int]:
+    """The statements that printed otherwise in the two runs of any pair (the reference's two
+    runs of each variant): what such a statement prints (a time, an address) is no answer in
+    any run, even where its two prints happened to agree."""
+    out: set[int] = set()
+    for first, second in pairs:
+        one, two = pieces(first, token), pieces(second, token)
+        out |= {i for i in set(one) & set(two) if one[i] != two[i]}
+    return out
+
+
+def comparable(
+    reference: str, again: str, patched: str, token: str, dropped: Iterable[int] = ()
+) -> tuple[str, str, str]:
     """The three outputs of one run each, cut to the statements the reference's two runs
-    printed alike: what a statement prints that changes from run to run (a time, an address)
-    is no answer, and the rest of the run still is."""
+    printed alike and that are not `dropped` (unsteady anywhere): the rest of the run is
+    still an answer."""
     first, second, other = (pieces(out, token) for out in (reference, again, patched))
-    kept = sorted(i for i in set(first) | set(second) if first.get(i) == second.get(i))
+    left_out = set(dropped)
+    kept = sorted(
+        i for i in set(first) | set(second) if first.get(i) == second.get(i) and i not in left_out
+    )
 
     def shown(found: dict[int, str]) -> str:
         return "".join(

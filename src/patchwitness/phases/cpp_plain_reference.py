@@ -154,10 +154,14 @@ def _compare(
     first, second = (
         _run(setting, binaries["reference"], numbers, work / f"run-{n}", variable) for n in (1, 2)
     )
-    # Each run's output cut to the statements the reference printed alike twice.
-    for number in set(first) & set(second):
+    # Each run's output cut to the statements the reference printed alike twice in every run.
+    both = set(first) & set(second)
+    dropped = plain.unsteady(((first[n][1], second[n][1]) for n in both), setting.token)
+    for number in both:
         theirs = patched.get(number, ("", ""))
-        kept = plain.comparable(first[number][1], second[number][1], theirs[1], setting.token)
+        kept = plain.comparable(
+            first[number][1], second[number][1], theirs[1], setting.token, dropped
+        )
         first[number] = (first[number][0], kept[0])
         second[number] = (second[number][0], kept[1])
         if number in patched:
