@@ -87,6 +87,25 @@ def test_variants_are_capped_and_reproducible():
     assert len(first) == 5 and first == again
 
 
+def test_a_call_that_names_some_template_arguments_is_also_spelled_with_every_one_named():
+    """Red team round 46 (GSL): `narrow<T, class... Source, U>` checked the sign only when no
+    source type was named; the tests call `narrow<unsigned>(n)`, a user may write
+    `narrow<unsigned, int>(n)`."""
+    text = (
+        "TEST(N, A) {\n  int n = -42;\n"
+        "  EXPECT_THROW(gsl::narrow<unsigned>(n), gsl::narrowing_error);\n"
+        "  EXPECT_EQ(static_cast<int>(3), f<char>(g(1, 2)));\n"
+        "  EXPECT_EQ(1, h<int>(1, 2));\n}\n"
+    )
+    body = user.bodies(text, "t.cpp")[0]
+    named = [v for v in user.variants(text, body) if "every template argument named" in v.varied]
+    assert [v.varied.split(" (")[0] for v in named] == [
+        "gsl::narrow<unsigned>(n) -> gsl::narrow<unsigned, decltype(n)>(n)",
+        "f<char>(g(1, 2)) -> f<char, decltype(g(1, 2))>(g(1, 2))",
+    ]  # not a cast's brackets, not a call of two arguments
+    assert "gsl::narrow<unsigned, decltype(n)>(n), gsl::narrowing_error" in named[0].text
+
+
 def test_number_string_and_char_neighbours():
     # one more, one less, zero, and one, two and three orders up (red team round 31: a check
     # off only between the tests' magnitude and its thousandfold)
@@ -281,9 +300,10 @@ def test_every_integer_type_of_a_body_moves_at_once():
     )
     assert f"narrow<{unsigned_long}>({long_long}(-1))" in ranks.text
     assert f"{long_long} n = -42;" in ranks.text
-    # the body and the eighteen whole-body moves, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 19
-    assert len(user.variants(body, found, cap=19)) == 20
+    # the body, the eighteen whole-body moves and its two calls with every template argument
+    # named, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 21
+    assert len(user.variants(body, found, cap=21)) == 22
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)

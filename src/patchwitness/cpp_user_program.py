@@ -176,11 +176,57 @@ def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY)
         moved = _every_type_moved(inner, code, move)
         if moved is not None:
             out.append(Variant(body.name, said, moved, body.fixture, moved=True))
+    for start, end, new in _named_template_calls(inner, code)[:NAMED_CALLS]:
+        said = f"{inner[start:end]} -> {new} (every template argument named)"
+        moved = inner[:start] + new + inner[end:]
+        out.append(Variant(body.name, said, moved, body.fixture, moved=True))
     chosen = sorted(moves[: max(0, cap - (len(out) - 1))])
     for start, end, new, said in chosen:
         moved = inner[:start] + new + inner[end:]
         out.append(Variant(body.name, said, moved, body.fixture, moved=True))
     return out
+
+
+NAMED_CALLS = 8  # calls of one body spelled with every template argument named, at most
+# A call that names some template arguments and lets the rest be deduced from its one argument:
+# `narrow<unsigned>(n)`. Not a cast, whose angle brackets are no template's.
+_TEMPLATE_CALL = re.compile(r"(?<![\w:])((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)\s*<([^<>;(){}]*)>\s*\(")
+_CASTS = frozenset({"static_cast", "dynamic_cast", "reinterpret_cast", "const_cast"})
+
+
+def _named_template_calls(inner: str, code: str) -> list[tuple[int, int, str]]:
+    """Each call of the body with one argument and explicit template arguments, written with
+    the argument's type named as one more: `narrow<unsigned>(n)` as `narrow<unsigned,
+    decltype(n)>(n)`. A user's call spelled otherwise (red team round 46: a template that
+    checked the sign only when no source type was named, right for the tests' spelling); a
+    call whose template takes no such argument does not compile, and is dropped."""
+    out = []
+    for match in _TEMPLATE_CALL.finditer(code):
+        if match.group(1).rsplit("::", 1)[-1] in _CASTS or not match.group(2).strip():
+            continue
+        opening = match.end() - 1
+        end = _close_paren(code, opening)  # after the closing parenthesis
+        if end is None:
+            continue
+        argument = inner[opening + 1 : end - 1].strip()
+        if not argument or _top_level_comma(code[opening + 1 : end - 1]):
+            continue
+        name, given = inner[match.start(1) : match.end(1)], inner[match.start(2) : match.end(2)]
+        new = f"{name}<{given.strip()}, decltype({argument})>({argument})"
+        out.append((match.start(), end, new))
+    return out
+
+
+def _top_level_comma(code: str) -> bool:
+    depth = 0
+    for char in code:
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return True
+    return False
 
 
 _ASSERTION = re.compile(r"\b(?:EXPECT|ASSERT)_[A-Z_]+\s*\(|\b(?:FAIL|ADD_FAILURE|SUCCEED)\s*\(")
