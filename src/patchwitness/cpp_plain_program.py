@@ -27,7 +27,7 @@ from patchwitness import cpp_user_program as user
 from patchwitness.census.cpp_lexer import strip_cpp
 
 STATEMENTS_VARIED = 4  # failing statements of main whose literals move, at most
-VARIANTS = 96  # neighbours in one program, at most
+VARIANTS = 64  # neighbours in one program, at most
 LITERAL_CHARACTERS = 80  # the characters of a longer string literal are not moved one by one
 
 _MAIN = re.compile(r"(?m)^[ \t]*(?:int|auto)\s+main\s*\(")

@@ -17,6 +17,7 @@ import re
 import secrets
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,10 +125,8 @@ def _failing_checks(
             f"{setting.test.source} does not build as a program of its own: "
             + next(iter(errors.values()))[:300]
         )
-    printed = [
-        _run(setting, binaries[side], [0], work / f"run-{n}").get(0, ("", ""))[1]
-        for n, side in enumerate(("sha", "reference", "reference"))
-    ]
+    runs = _runs(setting, [binaries["sha"], *[binaries["reference"]] * 2], [0], work, "")
+    printed = [run.get(0, ("", ""))[1] for run in runs]
     checks = plain.differing_statements(*printed, setting.token)
     if not checks:
         raise NotComparable(
@@ -149,10 +148,12 @@ def _compare(
     `found`."""
     program, binaries = _build_dropping(setting, sides, varied, work, recipe)
     numbers = list(range(len(program.variants)))
-    variable = setting.variable
-    patched = _run(setting, binaries["patched"], numbers, work / "run-0", variable)
-    first, second = (
-        _run(setting, binaries["reference"], numbers, work / f"run-{n}", variable) for n in (1, 2)
+    patched, first, second = _runs(
+        setting,
+        [binaries["patched"], *[binaries["reference"]] * 2],
+        numbers,
+        work,
+        setting.variable,
     )
     # Each run's output cut to the statements the reference printed alike twice in every run.
     both = set(first) & set(second)
@@ -323,6 +324,20 @@ def _compiled(
             raise NotComparable(f"{test.source} does not link: " + (said[0][:200] if said else ""))
         binaries[side] = binary
     return binaries, errors
+
+
+def _runs(
+    setting: _Setting, binaries: list[Path], numbers: list[int], work: Path, variable: str
+) -> list[dict[int, tuple[str, str]]]:
+    """Each binary's runs (`_run`), side by side: each is one process at a time, and the
+    programs' runs are most of the comparison's time. Folders `run-0`, `run-1` ... of one
+    name length, so where a program's stack starts is alike."""
+    with ThreadPoolExecutor(max_workers=len(binaries)) as pool:
+        started = [
+            pool.submit(_run, setting, binary, numbers, work / f"run-{n}", variable)
+            for n, binary in enumerate(binaries)
+        ]
+        return [future.result() for future in started]
 
 
 def _run(
