@@ -234,6 +234,13 @@ def test_an_operand_runs_over_templates_braces_and_literals(text, shown):
         ("bool f(int a, int b) {\n  return a!=b;\n}\n", "`a!=b` replaced by true"),
         ("bool f(int a, int b) {\n  return h(a)>=b;\n}\n", "`h(a)>=b` replaced by true"),
         ("bool f(int n) {\n  return n>-1;\n}\n", "`n>-1` replaced by true"),
+        # red team round 50: `<` after a subscript or a call, `>` after a subscript
+        (
+            "int f(const char* q, char t) {\n  return 10 * (q[-1]<t);\n}\n",
+            "`q[-1]<t` replaced by true",
+        ),
+        ("bool f(int a, int b) {\n  return h(a)<b;\n}\n", "`h(a)<b` replaced by true"),
+        ("bool f(int* a, int b) {\n  return a[0]>b;\n}\n", "`a[0]>b` replaced by true"),
     ],
 )
 def test_a_comparison_written_without_spaces_is_mutated(text, shown):
@@ -251,6 +258,10 @@ def test_a_comparison_written_without_spaces_is_mutated(text, shown):
         "  y = x<<2;",
         "  bool operator==(const S&) const;",
         "  auto p = q->next;",
+        "  y = a[x]<<2;",
+        "  y = g(x)<<2;",
+        "  auto h = std::function<void(int)>{};",
+        "  int (*p)[3] = nullptr;",
     ],
 )
 def test_what_only_looks_like_an_unspaced_comparison_is_not_one(line):

@@ -113,16 +113,34 @@ def test_moves_put_the_code_under_tests_inputs_before_the_checks_labels():
     # neighbours
     assert '"e" -> "f" (main\'s statement 4, line 1)' in said
     assert '"e" -> "d" (main\'s statement 4, line 1)' in said
+    # and further off in its class, and left out (red team round 50: a term zero at d, e and
+    # f; a `+ 10` that needed a digit before the letter)
+    assert '"e" -> "a" (main\'s statement 4, line 1)' in said
+    assert '"e" -> "z" (main\'s statement 4, line 1)' in said
+    assert '"e" -> "" (main\'s statement 4, line 1)' in said
     assert len(plain.moves(MAIN, letter, own, 3)) == 3
 
 
 def test_characters_of_a_repeated_word_move_after_the_literals_data():
-    moved = plain._character_moves('"<t>&#x0e;</t>"', '""' + " " * 14)
-    texts = [new for _, _, new in moved]
-    assert texts.index('"<t>&#x0f;</t>"') < texts.index('"<u>&#x0e;</t>"')
+    text = 'int main() {\n  Parse("<t>&#x0e;</t>");\n}\n'
+    [statement] = plain.main_statements(text)
+    said = [s.split(" (main")[0] for s, _ in plain.moves(text, statement, frozenset(), 100)]
+    assert said.index('"<t>&#x0e;</t>" -> "<t>&#x0f;</t>"') < said.index(
+        '"<t>&#x0e;</t>" -> "<u>&#x0e;</t>"'
+    )
+    # one move of each of its data's characters before a second of any, each left out too
+    first_round = said[:4]
+    assert first_round == [
+        '"<t>&#x0e;</t>" -> ""',
+        '"<t>&#x0e;</t>" -> "<t>&#y0e;</t>"',
+        '"<t>&#x0e;</t>" -> "<t>&#x1e;</t>"',
+        '"<t>&#x0e;</t>" -> "<t>&#x0f;</t>"',
+    ]
+    assert '"<t>&#x0e;</t>" -> "<t>&#xe;</t>"' in said
     # an escape sequence is not a character that stands for itself
-    escaped = [new for _, _, new in plain._character_moves('"\\101b"', '""' + " " * 5)]
-    assert escaped == ['"\\101c"', '"\\101a"']
+    [(repeated, group)] = plain._character_moves('"\\101b"', '""' + " " * 5)
+    assert not repeated
+    assert [new for _, _, new in group] == ['"\\101c"', '"\\101a"', '"\\101z"', '"\\101"']
     assert plain._character_moves('"\\x41b"', '""' + " " * 5) == []  # all three hex digits
 
 

@@ -550,8 +550,10 @@ _ENUM_BODY = re.compile(r"(?<![\w$])enum(?![\w$])[^;{}()]*\{")
 # that named `noexcept(...)`, which once made the whole statement a constant expression).
 _UNEVALUATED = re.compile(r"(?<![\w$])(?:noexcept|sizeof|decltype|alignof|typeid)\s*\(")
 # A comparison operator: written with spaces around it; or, without them, one no template's
-# brackets can be (`==`, `!=`, `<=`, `>=` after an operand), or `<`/`>` against a number that
-# closes no argument list (red team round 15 wrote `(::lseek(1, 0, 1)<0)` and `a!=b` unspaced).
+# brackets can be (`==`, `!=`, `<=`, `>=` after an operand), `<`/`>` against a number that
+# closes no argument list (red team round 15 wrote `(::lseek(1, 0, 1)<0)` and `a!=b` unspaced),
+# `<` after a call's or a subscript's closing bracket and `>` after a subscript's (no template's
+# name ends so; red team round 50 wrote `q[-1]<terminator`).
 _SPACED = re.compile(
     r"("
     r"(?<=\s)(?:<=|>=|==|!=|<|>)(?=\s)"
@@ -559,6 +561,8 @@ _SPACED = re.compile(
     r"|(?<=[\w)\]])(?<!operator)(?:<=|>=)(?=[\w('(!+-])"
     r"|(?<=[\w)\]])(?<!operator)<(?=-?\d)(?!-?[\d.]+[uUlLfF]*\s*>)"
     r"|(?<=[\w)\]])(?<!operator)>(?=-?\d)"
+    r"|(?<=[)\]])(?<!operator\(\))(?<!operator\[\])<(?=[\w('(!+-])"
+    r"|(?<=\])(?<!operator\[\])>(?=[\w('(!+-])"
     r")"
 )
 

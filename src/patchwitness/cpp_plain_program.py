@@ -320,28 +320,44 @@ def failing_variants(program_: PlainProgram, lines: Iterable[int]) -> set[int]:
 def moves(
     text: str, statement: Statement, own_functions: frozenset[str], cap: int
 ) -> list[tuple[str, str]]:
-    """The statement with one literal moved, at most `cap`: (what moved, the new text). The
-    literals handed to the test file's own functions (a check's label, its expected value) come
-    after the rest, which are what the code under test is given; within each, a move of every
-    literal before a second of any."""
+    """The statement with one literal moved, at most `cap`: (what moved, the new text). In
+    turn, one move of each literal and of each character of a string before a second of any:
+    first the literals the code under test is given and their characters; then the characters
+    of a word a string holds twice (a name that must match, a tag's opening and closing); then
+    the literals handed to the test file's own functions (a check's label, its expected
+    value)."""
     inner = text[statement.start : statement.end]
     code = strip_cpp(inner, dead_if=False)
     by_literal: dict[int, list[tuple[int, int, str]]] = {}
-    for start, end, new in [*user._literal_moves(inner, code), *_character_moves(inner, code)]:
+    for start, end, new in user._literal_moves(inner, code):
         by_literal.setdefault(start, []).append((start, end, new))
-    given, checked = [], []
-    for start, found in sorted(by_literal.items()):
-        (checked if _called(code, start) in own_functions else given).append(found)
+    given: list[list[tuple[int, int, str]]] = []
+    names: list[list[tuple[int, int, str]]] = []
+    checked: list[list[tuple[int, int, str]]] = []
+    characters = _character_moves(inner, code)
+    for start in sorted(set(by_literal) | {group[0][0] for _, group in characters}):
+        mine = [(repeated, group) for repeated, group in characters if group[0][0] == start]
+        if _called(code, start) in own_functions:
+            checked.extend([by_literal.get(start, []), *(group for _, group in mine)])
+            continue
+        given.append(by_literal.get(start, []))
+        given.extend(group for repeated, group in mine if not repeated)
+        names.extend(group for repeated, group in mine if repeated)
     out: list[tuple[str, str]] = []
-    for group in (given, checked):
-        for start, end, new in _round_robin(group):
+    seen: set[str] = set()
+    for tier in (given, names, checked):
+        for start, end, new in _round_robin(tier):
+            moved = inner[:start] + new + inner[end:]
+            if moved in seen:
+                continue
             if len(out) >= cap:
                 return out
+            seen.add(moved)
             line = inner[:start].count("\n") + 1
             said = (
                 f"{inner[start:end]} -> {new} (main's statement {statement.index + 1}, line {line})"
             )
-            out.append((said, inner[:start] + new + inner[end:]))
+            out.append((said, moved))
     return out
 
 
@@ -375,11 +391,15 @@ def _called(code: str, pos: int) -> str:
 _CYCLES = ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
-def _character_moves(inner: str, code: str) -> list[tuple[int, int, str]]:
-    """Each letter and digit of a string literal moved one on and one back in its class (`e` to
-    `f` and `d`, `0` to `1` and `9`), the literal written whole: the same input one character
-    away (a fix for the one letter or digit the tests use answers otherwise)."""
-    out: list[tuple[int, int, str]] = []
+def _character_moves(inner: str, code: str) -> list[tuple[bool, list[tuple[int, int, str]]]]:
+    """Each letter and digit of a string literal moved one on and one back in its class, to
+    its class's first and last (`e` to `f`, `d`, `a` and `z`; `0` to `1` and `9`), and left
+    out; the literal written whole: the same input one character away (a fix for the one
+    letter or digit the tests use answers otherwise; red team round 50: a term zero at d, e and
+    f, and a `+ 10` that needed a digit before the letter, `&#xe;` against the tests'
+    `&#x0e;`). One group of moves per character, and whether its word is one the literal holds
+    twice (a name that must match, not data)."""
+    out: list[tuple[bool, list[tuple[int, int, str]]]] = []
     for start in user._quotes(code, '""'):
         end = user._literal_end(inner, start, '"')
         if end is None or (start > 0 and (code[start - 1].isalnum() or code[start - 1] == "_")):
@@ -387,15 +407,14 @@ def _character_moves(inner: str, code: str) -> list[tuple[int, int, str]]:
         content = inner[start + 1 : end - 1]
         if len(content) > LITERAL_CHARACTERS:
             continue
-        # A word the literal holds twice is a name that must match (a tag's opening and its
-        # closing): its characters go after those of the words it holds once, its data.
         words = [w.group() for w in re.finditer(r"[A-Za-z0-9]+", content)]
         repeated = {w for w in words if words.count(w) > 1}
-        plain = _plain_characters(content)
-        plain.sort(key=lambda at: _word_at(content, at) in repeated)
-        for at in plain:
-            for new in _neighbours(content[at]):
-                out.append((start, end, f'"{content[:at]}{new}{content[at + 1 :]}"'))
+        for at in _plain_characters(content):
+            group = [
+                (start, end, f'"{content[:at]}{new}{content[at + 1 :]}"')
+                for new in [*_neighbours(content[at]), ""]
+            ]
+            out.append((_word_at(content, at) in repeated, group))
     return out
 
 
@@ -428,5 +447,6 @@ def _neighbours(char: str) -> list[str]:
     for cycle in _CYCLES:
         at = cycle.find(char)
         if at >= 0:
-            return list(dict.fromkeys([cycle[(at + 1) % len(cycle)], cycle[at - 1]]))
+            moved = [cycle[(at + 1) % len(cycle)], cycle[at - 1], cycle[0], cycle[-1]]
+            return [c for c in dict.fromkeys(moved) if c != char]
     return []
