@@ -241,6 +241,9 @@ def test_an_operand_runs_over_templates_braces_and_literals(text, shown):
         ),
         ("bool f(int a, int b) {\n  return h(a)<b;\n}\n", "`h(a)<b` replaced by true"),
         ("bool f(int* a, int b) {\n  return a[0]>b;\n}\n", "`a[0]>b` replaced by true"),
+        # and `<` between two names that no `>` closes: no template's argument list
+        ("int f(char c, char t) {\n  return 10 * (c<t);\n}\n", "`c<t` replaced by true"),
+        ("bool f(int a, int b) {\n  return a<b;\n}\n", "`a<b` replaced by true"),
     ],
 )
 def test_a_comparison_written_without_spaces_is_mutated(text, shown):
@@ -262,6 +265,10 @@ def test_a_comparison_written_without_spaces_is_mutated(text, shown):
         "  y = g(x)<<2;",
         "  auto h = std::function<void(int)>{};",
         "  int (*p)[3] = nullptr;",
+        "  std::vector<int> v;",
+        "  auto z = static_cast<int>(x);",
+        "  std::map<int, std::vector<int>> m;",
+        "  f<T>(x);",
     ],
 )
 def test_what_only_looks_like_an_unspaced_comparison_is_not_one(line):

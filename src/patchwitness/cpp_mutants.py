@@ -510,7 +510,9 @@ def _comparisons(code: str, text: str, starts: list[int], wanted: set[int]) -> l
     each run out to the first token of lower precedence or unmatched bracket on its line."""
     out = []
     for begin, line in _run_time_lines(code, starts, wanted):
-        for match in _SPACED.finditer(line):
+        found = list(_SPACED.finditer(line))
+        found += [m for m in _UNSPACED_LESS.finditer(line) if _closes_no_list(line, m.start())]
+        for match in found:
             # Stops are found in the code (a literal's `>` is none); ends are trimmed in the
             # text (a literal's blanked content is no space: `'a'` keeps its closing quote).
             written = text[begin : begin + len(line)]
@@ -565,6 +567,33 @@ _SPACED = re.compile(
     r"|(?<=\])(?<!operator\[\])>(?=[\w('(!+-])"
     r")"
 )
+
+
+# `<` between two names, unspaced (`c<terminator`): a comparison where no `>` closes it as a
+# template argument list before its bracket or statement ends (`_closes_no_list`).
+_UNSPACED_LESS = re.compile(r"(?<=\w)(?<!operator)(<)(?=[A-Za-z_(])")
+
+
+def _closes_no_list(line: str, at: int) -> bool:
+    """Whether the `<` at `at` opens no template argument list: the bracket around it or its
+    statement ends first (`(c<t)`, `c<t;`), with no `>` of its depth before. A line that ends
+    first is left as a template's (one may go on over lines)."""
+    depth = 0
+    for i in range(at + 1, len(line)):
+        char = line[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return True
+            depth -= 1
+        elif char == ";" and depth == 0:
+            return True
+        elif char == ">" and depth == 0 and not _arrow(line, i):
+            return False
+        elif char == "<" and depth == 0:
+            return False  # another angle: a template's or a shift, not this one's to tell
+    return False
 
 
 def _constant_spans(code: str) -> list[tuple[int, int]]:
