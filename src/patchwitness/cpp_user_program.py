@@ -196,8 +196,8 @@ _CASTS = frozenset({"static_cast", "dynamic_cast", "reinterpret_cast", "const_ca
 
 def _named_template_calls(inner: str, code: str) -> list[tuple[int, int, str]]:
     """Each call of the body with one argument and explicit template arguments, written with
-    the argument's type named as one more: `narrow<unsigned>(n)` as `narrow<unsigned,
-    decltype(n)>(n)`. A user's call spelled otherwise (red team round 46: a template that
+    the argument's type named as one more: `narrow<unsigned>(n)` as `(narrow<unsigned,
+    decltype(n)>)(n)`. A user's call spelled otherwise (red team round 46: a template that
     checked the sign only when no source type was named, right for the tests' spelling); a
     call whose template takes no such argument does not compile, and is dropped."""
     out = []
@@ -212,7 +212,9 @@ def _named_template_calls(inner: str, code: str) -> list[tuple[int, int, str]]:
         if not argument or _top_level_comma(code[opening + 1 : end - 1]):
             continue
         name, given = inner[match.start(1) : match.end(1)], inner[match.start(2) : match.end(2)]
-        new = f"{name}<{given.strip()}, decltype({argument})>({argument})"
+        # The name in parentheses: the comma it gains stays inside a macro's one argument
+        # (`EXPECT_THROW(narrow<unsigned>(n), ...)`).
+        new = f"({name}<{given.strip()}, decltype({argument})>)({argument})"
         out.append((match.start(), end, new))
     return out
 
