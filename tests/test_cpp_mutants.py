@@ -972,3 +972,22 @@ def test_a_choice_found_twice_for_one_span_is_made_once():
         f"{index} made 0",
         f"{index} made 1",
     ]
+
+
+def test_a_projects_own_question_used_as_a_number_is_mutated():
+    """Red team round 51 (tinyxml2): `10 - 10 * IsWhiteSpace(*q - 'b' + ' ')`, the project's own
+    predicate asked of a letter the tests never give; a question named in CamelCase is one."""
+    text = (
+        "static bool IsWhiteSpace(char c) { return c == ' '; }\n"
+        "int digit(const char* q) {\n"
+        "  return *q - 'a' + 10 - 10 * IsWhiteSpace(*q - 'b' + ' ');\n"
+        "}\n"
+    )
+    schema = schema_of("c.cpp", text, [3])
+    assert schema is not None
+    said = [m.description for m in schema.mutants]
+    assert "`IsWhiteSpace(*q - 'b' + ' ')` replaced by false" in said, said
+    # a name that only starts so is no question
+    plain = "int f(int n) {\n  return 2 * Issue(n) + Hash(n);\n}\n"
+    other = schema_of("c.cpp", plain, [2])
+    assert other is None or not any("replaced by" in m.description for m in other.mutants)

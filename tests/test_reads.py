@@ -802,6 +802,20 @@ def test_a_data_model_method_that_keeps_to_its_own_object_reads_nothing(source):
             "    return int((time.perf_counter() - loaded) * 5000)\n",
             HARNESS,
         ),
+        # red team round 51 (python-ulid): a counter made once by a parameter's default, and
+        # a new descriptor's number (the lowest free: the grader's runs hold their own)
+        (
+            "import itertools\ndef f(v, _made=itertools.count()):\n"
+            "    return v + (next(_made) > 200)\n",
+            PROCESS,
+        ),
+        ("def f(v, seen=[]):\n    seen.append(v)\n    return v + len(seen)\n", PROCESS),
+        (
+            "import select\ndef f(v):\n    with select.epoll() as p:\n"
+            "        spare = p.fileno() - 3\n    return v * spare\n",
+            PROCESS,
+        ),
+        ("import os\ndef f(v):\n    fd = os.open('/dev/null', 0)\n    return v + fd\n", PROCESS),
     ],
 )
 def test_what_the_graders_environment_answers_otherwise_than_a_users(source, kind):
@@ -815,6 +829,7 @@ def test_what_the_graders_environment_answers_otherwise_than_a_users(source, kin
         "x = config.read(path)\n",
         "x = parser.parse('1.2.3')\n",  # a version, no folder
         "import time\ndef f(timeout=time.monotonic):\n    return timeout()\n",  # no reading taken
+        "def f(v, sep=', ', n=3):\n    return sep.join([v] * n)\n",  # defaults made of constants
     ],
 )
 def test_readers_given_what_the_caller_gives_read_nothing(source):

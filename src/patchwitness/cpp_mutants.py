@@ -1322,11 +1322,13 @@ def _spans(comparisons: list[_Comparison], found: _Index) -> bool:
 
 
 # Not `bool(x)`: `bool(int)` is as often a function's type (`std::function<bool(int)>`).
-# A call named as a question (`is_empty`, C's `isdigit`, the standard algorithms that answer yes
-# or no: red team round 33 added `10 * std::equal(q - 1, q, "0")`), and the operators that make
-# its answer a number.
+# A call named as a question (`is_empty`, a project's own `IsWhiteSpace` or `hasValue`, C's
+# `isdigit`, the standard algorithms that answer yes or no: red team round 33 added
+# `10 * std::equal(q - 1, q, "0")`, round 51 `10 * IsWhiteSpace(*q - 'b' + ' ')`), and the
+# operators that make its answer a number.
 _QUESTION_CALL = re.compile(
-    r"(?<![\w$])(?:(?:is|has)_\w+|is(?:alnum|alpha|blank|cntrl|digit|graph|lower|print|punct"
+    r"(?<![\w$])(?:(?:is|has)_\w+|(?:[Ii]s|[Hh]as|[Cc]an|[Ss]hould)[A-Z]\w*"
+    r"|is(?:alnum|alpha|blank|cntrl|digit|graph|lower|print|punct"
     r"|space|upper|xdigit)|equal|all_of|any_of|none_of|binary_search|includes)\s*\("
 )
 _ARITHMETIC = frozenset("+-*/%^")

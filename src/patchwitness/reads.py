@@ -117,6 +117,18 @@ FD_CALLS = {
     "os.read",
     "fcntl.fcntl",
 }
+# Calls whose answer is a new file descriptor's number (the lowest the process has free).
+FD_MADE = {
+    "os.open",
+    "os.pipe",
+    "os.pipe2",
+    "os.dup",
+    "os.dup2",
+    "os.eventfd",
+    "os.memfd_create",
+    "os.openpty",
+    "pty.openpty",
+}
 # The modules whose members the resolver must name to follow a read.
 RESOLVED_MODULES = {"sys", "os", "builtins", "posix"}
 GETENV = {"os.getenv", "os.getenvb", "posix.getenv"}
@@ -1087,6 +1099,13 @@ def _kept_state(
         if taken and _on_lines(function, added):
             why = "when the module was imported"
             out += _reads_of(path, function, added, taken, set(), HARNESS, why)
+        # An object made once, when the def ran, and handed to every call: a counter in a
+        # default (`_made=itertools.count()`, red team round 51) or a container is state
+        # kept across calls, as one at module level is.
+        made_once = _made_defaults(function, added) - taken
+        if made_once:
+            why = "an object its parameter's default made once, what ran before decides"
+            out += _reads_of(path, function, added, made_once, set(), PROCESS, why)
     out += _reads_of(path, tree, added, counters, set(), UNFOLLOWED, "how often it ran before")
     closures = _closure_state(tree, added)
     for inner, _, counted in closures:
@@ -1102,17 +1121,33 @@ def _kept_state(
     return out
 
 
-def _clock_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, module) -> set[str]:
-    """The parameters whose default value is a clock's reading."""
+def _defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.AST]]:
+    """Each parameter with a default, and its default."""
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
     defaulted = positional[len(positional) - len(arguments.defaults) :]
     pairs = list(zip(defaulted, arguments.defaults, strict=True))
     keywords = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
-    pairs += [(a, d) for a, d in keywords if d is not None]
+    return pairs + [(a, d) for a, d in keywords if d is not None]
+
+
+def _made_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, added: set[int]) -> set[str]:
+    """The parameters an added default gives an object made when the def runs: a call's
+    result, or a list, dict or set written out (what a call may change and the next one
+    read)."""
+    made = (ast.Call, ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
     return {
         argument.arg
-        for argument, default in pairs
+        for argument, default in _defaults(function)
+        if isinstance(default, made) and _on_lines(default, added)
+    }
+
+
+def _clock_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, module) -> set[str]:
+    """The parameters whose default value is a clock's reading."""
+    return {
+        argument.arg
+        for argument, default in _defaults(function)
         if any(
             isinstance(n, ast.Call) and module.resolve(n.func) in CLOCKS for n in ast.walk(default)
         )
@@ -1599,6 +1634,13 @@ class _Reader(ast.NodeVisitor):
             self._say(
                 node, PROCESS, "reads source text: a frozen or bytecode-only install has none"
             )
+        elif called in FD_MADE or (
+            isinstance(node.func, ast.Attribute) and node.func.attr == "fileno"
+        ):
+            # The number a new or open descriptor gets is the lowest the process has free:
+            # what else is open decides it (red team round 51: `epoll().fileno() - 3`, 0 in
+            # every grader run, which holds descriptors of its own, and not in a script).
+            self._say(node, PROCESS, "asks a file descriptor's number: the process's open files")
         if _is_getattr(node):
             self._escapes(node, self.module.resolve(node))
             self._unresolved_member(node)

@@ -38,7 +38,7 @@ import types
 import warnings
 
 CALL_TIMEOUT = 5.0
-VARIANTS_PER_ARGUMENT = 44  # a text beyond ASCII has 30 (round 20), a datetime 40 (round 35)
+VARIANTS_PER_ARGUMENT = 48  # a text beyond ASCII has 30 (round 20), a datetime 44 (round 51)
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 LINE_NUMBER = re.compile(r"\bline \d+")
@@ -740,6 +740,11 @@ _ZONES = (
     datetime.timezone(datetime.timedelta(hours=2)),
     datetime.timezone(datetime.timedelta(hours=-5)),
     datetime.timezone(datetime.timedelta(hours=5, minutes=30)),
+    # Offsets no whole half hour divides: Chatham's +12:45, and Dublin's mean time of 1916,
+    # -00:25:21 (red team round 51: a weight zero at every multiple of 30 minutes, where each
+    # zone above sat).
+    datetime.timezone(datetime.timedelta(hours=12, minutes=45)),
+    datetime.timezone(-datetime.timedelta(minutes=25, seconds=21)),
 )
 
 
