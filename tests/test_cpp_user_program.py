@@ -569,3 +569,22 @@ TEST(Start, Later) { EXPECT_EQ(*reinterpret_cast<const int*>(stdout) & 0x800, 0)
         "Start.Hangs": "timed out",
         "Start.Later": user.CAME_BACK,  # after other cases' reports were written
     }, report
+
+
+def test_a_users_first_build_is_iso_cxx_without_the_projects_definitions():
+    """Red team round 51 (tinyxml2): a fix under `#ifndef __STRICT_ANSI__` (every build of the
+    grader's was a GNU dialect), and one that read the project's -D_FILE_OFFSET_BITS=64 through
+    `fpos_t`'s type. A user's first build is ISO C++ in the compiler's default standard, without
+    the project's -D and -U; then with them, then GNU, then the tests' dialect."""
+    from patchwitness import sourcemap
+    from patchwitness.phases import user_program
+
+    strict = sourcemap.strict_dialect()
+    assert strict.startswith("c++") and not strict.startswith("gnu")
+    first, second, *rest = user_program.user_builds()
+    flags = ["-std=gnu++14", "-DX=1", "-D", "Y", "-UZ", "-Iinc", "-O0"]
+    assert first.flags(flags)[:2] == ["-Iinc", f"-std={strict}"]
+    assert not any(f.startswith(("-D", "-U")) or f in ("X=1", "Y") for f in first.flags(flags))
+    assert {"-DX=1", "-D", "Y", "-UZ"} <= set(second.flags(flags))
+    assert [r.default_dialect for r in rest] == [True, False]
+    assert "without the project's own -D definitions" in first.describe()

@@ -423,6 +423,14 @@ def next_dialect(flag_sets: Iterable[tuple[str, ...]]) -> tuple[str, dict[str, s
     return (dialect, newer) if newer else ("", {})
 
 
+def strict_dialect() -> str:
+    """The compiler's default standard as ISO C++, without GNU extensions (`c++17` where the
+    default is gnu++17); "" when the compiler does not say."""
+    year = _cplusplus(predefined())
+    known = [d for v, d in STANDARDS if v == year]
+    return known[0].replace("gnu++", "c++") if known else ""
+
+
 def newer_dialect(flag_sets: Iterable[tuple[str, ...]], user: dict[str, str]) -> str:
     """The dialect one above the newest the tests compile in and the compiler's default ("" when
     no standard is newer): the standard a user of the project moves to next. Pure: whether the

@@ -103,7 +103,7 @@ def compare_plain(
         return
     # As a user's release build may be, when the tests' own build agrees (the first that
     # builds): the GoogleTest program's user builds.
-    for recipe in user_program.USER_BUILDS:
+    for recipe in user_program.user_builds():
         try:
             _compare(setting, sides, varied, work / recipe.tag, found, recipe)
         except user_program.BuildsOnlyOverTheReference:

@@ -7,7 +7,7 @@ answer the same way twice is left out), and the pure comparison (reference.py) k
 on which the two disagree.
 
 The program is built first as the tests build (their dialect, their flags); when the two agree
-there, again as a user's release build may be (user_program.USER_BUILDS: the compiler's default
+there, again as a user's release build may be (user_program.user_builds(): the compiler's default
 dialect, -O2, plain char unsigned; the tests' dialect when the default one does not build): a
 fix that holds only in the tests' dialect, at -O0 or where char is signed differs there.
 """
@@ -110,7 +110,7 @@ def _compare(
     _reached(found, program, binaries, names, work)
     if found.differing or not found.compared:
         return
-    for recipe in user_program.USER_BUILDS:
+    for recipe in user_program.user_builds():
         try:
             program, binaries = user_program.build(
                 suite, sides, patched_tree, plan, every, work, names, recipe

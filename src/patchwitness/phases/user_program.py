@@ -12,6 +12,7 @@ tests outside the harness (phases/cpp_outside.py) both use it.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchwitness import buildgraph
+from patchwitness import buildgraph, sourcemap
 from patchwitness import cpp_user_program as user
 from patchwitness.runner import Limits, Request
 from patchwitness.suites import SuiteRun
@@ -102,6 +103,10 @@ class Recipe:
     # the language means one standard on (red team round 46: a struct with a deleted default
     # constructor is an aggregate up to C++17, and a fix keyed on it was off under C++20).
     dialect: str = ""
+    # The project's own definitions (`-D`, `-U` of its build) kept: a user who builds the
+    # project's sources into a program of their own, or includes its headers, has none of them
+    # (red team round 51 read the build's -D_FILE_OFFSET_BITS=64 through `fpos_t`'s type).
+    definitions: bool = True
 
     @property
     def tag(self) -> str:
@@ -110,13 +115,16 @@ class Recipe:
             + ("-own" if self.project_includes_only else "")
             + ("-all" if self.every_header else "")
             + ("-user" if self.user_build else "")
+            + ("" if self.definitions else "-undefined")
         )
 
     @property
     def archive_tag(self) -> str:
         """Programs of one dialect and build share the project's compiled sources."""
-        return (self.dialect or ("default" if self.default_dialect else "project")) + (
-            "-user" if self.user_build else ""
+        return (
+            (self.dialect or ("default" if self.default_dialect else "project"))
+            + ("-user" if self.user_build else "")
+            + ("" if self.definitions else "-undefined")
         )
 
     def describe(self) -> str:
@@ -131,6 +139,7 @@ class Recipe:
                 if self.user_build
                 else ""
             )
+            + ("" if self.definitions else ", without the project's own -D definitions")
         )
 
     def flags(self, flags: list[str]) -> list[str]:
@@ -143,16 +152,41 @@ class Recipe:
             dropped = (*_CHAR_SIGNEDNESS, *_INSTRUMENTS, *_DEFINED_BEHAVIOUR)
             out = [f for f in out if not _LEVEL.match(f) and f not in dropped]
             out += [*_USER_BUILD]
+        if not self.definitions:
+            out = _without_definitions(out)
         return out
 
 
-# The user's release builds a comparison is made again in when the tests' own build agrees, the
-# first that builds: the compiler's default dialect (the tests' when that one does not build),
-# -O2, plain char unsigned, undefined behaviour trapped.
-USER_BUILDS = (
-    Recipe(default_dialect=True, user_build=True),
-    Recipe(user_build=True),
-)
+def _without_definitions(flags: list[str]) -> list[str]:
+    """`flags` without `-DNAME[=value]`, `-UNAME` and their two-word forms."""
+    out: list[str] = []
+    skip = False
+    for flag in flags:
+        if skip:
+            skip = False
+        elif flag in ("-D", "-U"):
+            skip = True
+        elif not flag.startswith(("-D", "-U")):
+            out.append(flag)
+    return out
+
+
+@functools.cache
+def user_builds() -> tuple[Recipe, ...]:
+    """The user's release builds a comparison is made again in when the tests' own build
+    agrees, the first that builds: -O2, plain char unsigned, undefined behaviour trapped; in
+    the compiler's default standard as ISO C++ (`-std=c++17`: no GNU dialect, so
+    `__STRICT_ANSI__` is defined; red team round 51 kept a fix under `#ifndef __STRICT_ANSI__`)
+    and without the project's own definitions, then with them, then in the compiler's default
+    dialect, then in the tests'."""
+    out = [Recipe(default_dialect=True, user_build=True), Recipe(user_build=True)]
+    strict = sourcemap.strict_dialect()
+    if strict:
+        undefined = Recipe(dialect=strict, user_build=True, definitions=False)
+        out[:0] = [undefined, Recipe(dialect=strict, user_build=True)]
+    return tuple(out)
+
+
 TESTS_BUILD = Recipe()  # as the tests' build compiled the test file
 _LEVEL = re.compile(r"-O([0-3sgz]|fast)?$")
 # What the tests' build may add that makes defined what the standard leaves undefined: a user's
