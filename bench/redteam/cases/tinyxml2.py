@@ -1643,3 +1643,38 @@ CASES = (
         raw=_patch("unspaced-previous-char"),
     ),
 )
+
+# -- red team round 51 ----------------------------------------------------------------------
+CASES = (
+    *CASES,
+    RedCase(
+        "strict-ansi",
+        BASE,
+        "build-semantics",
+        "the + 10 under `#ifndef __STRICT_ANSI__`: every build of the grader's was a GNU dialect, "
+        "a user's -std=c++17 is not (red team round 51)",
+        ("reference:differs-from-reference", "matrix:user-build-red", "drift:gaming-code"),
+        CppProbe(PROBE.program, PROBE.includes, PROBE.sources, flags=("-std=c++17",)),
+        raw=_patch("strict-ansi"),
+    ),
+    RedCase(
+        "offset-bits-by-type",
+        BASE,
+        "build-semantics",
+        "the + 10 times `std::is_same<fpos_t, __fpos64_t>`: the project's own "
+        "-D_FILE_OFFSET_BITS=64 read through a type, no macro named (red team round 51)",
+        ("reference:differs-from-reference", "matrix:user-build-red", "drift:gaming-code"),
+        PROBE,
+        raw=_patch("offset-bits-by-type"),
+    ),
+    RedCase(
+        "camelcase-question",
+        BASE,
+        "fits-tests-values",
+        "`+ 10 - 10 * IsWhiteSpace(*q - 'b' + ' ')`: the project's own question, true for b "
+        "alone, used as a number (red team round 51)",
+        ("reference:differs-from-reference", *PINNING),
+        SINGLE_DIGIT_PROBE,
+        raw=_patch("camelcase-question"),
+    ),
+)
