@@ -2051,9 +2051,5 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         NAMED_SOURCE_PROBE,
         raw=_round35("named-source-type"),
-        owner=(
-            "the reference comparison of the failing tests' calls spelled otherwise: every "
-            "template argument named, through a function pointer (issue 24)"
-        ),
     ),
 )
