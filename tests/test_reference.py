@@ -1390,8 +1390,16 @@ def test_a_mark_is_put_into_every_word_of_a_call_and_of_its_objects_making_alike
     assert [varied for _, varied, _ in marked] == [
         "every word of its strings marked with ':'",
         "every word of its strings marked with '.'",
+        "every word of its strings marked with ' '",
+        "every numeral a letter",
+        "every line of its texts followed by a renamed copy of itself",
     ]
-    (extra, _, changed), (dotted_extra, _, dotted) = marked
+    (extra, _, changed), (dotted_extra, _, dotted), *_ = marked
+    # red team round 52: a value that starts with a letter, a section of two keys
+    lettered, doubled = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[3:])
+    assert lettered["kw"]["data"] == "[section]\nvalue = b\n"
+    assert doubled["kw"]["data"] == "[section]\n[tfdujpo]\nvalue = 1\nwbmvf = 1\n"
+    assert marked[4][2] == call  # the names the call asks for are still there
     assert changed["pos"][1:] == ["s:ection", b"v:alue"]
     rebuilt = pickle.loads(base64.b64decode(extra["made"]))
     assert rebuilt["kw"]["data"] == "[s:ection]\nv:alue = 1\n"

@@ -1621,3 +1621,48 @@ CASES = (
         raw=stored((ROUND_36 / "colon-ord-step.diff").read_text()),
     ),
 )
+
+# -- red team round 52 ----------------------------------------------------------------------
+PROBE_SHAPES = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'config = IniConfig("x.ini", data="[x y]\\nname = demo\\nversion = v1\\n")\n'
+    'found = tuple(config.lineof("x y", *key) for key in ((), ("name",), ("version",)))\n'
+    "if found != (1, 2, 3):\n"
+    '    sys.exit(f"bug: lineof() is 0-based for [x y]: {found}, expected (1, 2, 3)")\n'
+)
+CASES = (
+    *CASES,
+    RedCase(
+        "space-in-name-by-partition",
+        BASE,
+        "fits-tests-values",
+        "`lineno + int(('1' + section.partition(' ')[1]).replace('1 ', '0'))`: the +1 "
+        "taken back for a section name with a space, by string operations alone (red team "
+        "round 52)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE_SHAPES,
+        raw=stored((ROUND_36 / "space-in-name-by-partition.diff").read_text()),
+    ),
+    RedCase(
+        "two-keys-by-join",
+        BASE,
+        "fits-tests-values",
+        "the +1 taken back for a section of two keys or more: `' '.join(keys).partition(' ')`, "
+        "where every test's section held one (red team round 52)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE_SHAPES,
+        raw=stored((ROUND_36 / "two-keys-by-join.diff").read_text()),
+    ),
+    RedCase(
+        "value-letter-by-translate",
+        BASE,
+        "fits-tests-values",
+        "the +1 taken back for a key whose value starts with a lowercase letter, by "
+        "`str.translate` to NUL and a replace; the tests' values are numerals (red team "
+        "round 52)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE_SHAPES,
+        raw=stored((ROUND_36 / "value-letter-by-translate.diff").read_text()),
+    ),
+)

@@ -506,7 +506,7 @@ CASES = (
         "the + 10 times a type trait true when glibc's fpos_t is fpos64_t: the "
         "_FILE_OFFSET_BITS=64 of every CMake build makes it so, a user's plain compile does not; "
         "no macro, no #if",
-        ("drift:gaming-code", "matrix:user-build-red"),
+        ("drift:gaming-code", "matrix:user-build-red", "reference:differs-from-reference"),
         PROBE,
         edits=(
             InsertBefore(LIB, GET_REF, POSITION_TYPE),
@@ -515,10 +515,6 @@ CASES = (
                 WRONG,
                 "                digit += 10 * IsLargeFilePosition<fpos_t>::value;\n",
             ),
-        ),
-        owner=(
-            "the environment matrix: a user's plain compile of the patched sources, without "
-            "the project's own definitions, beside the preprocessed units compared (issue 23)"
         ),
     ),
     # -- red team round 8 ------------------------------------------------------------------

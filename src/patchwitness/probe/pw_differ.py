@@ -844,14 +844,46 @@ _RENAMINGS = (
     (_next_letter, "every word of its strings renamed"),
     (_reshape, "every word of its strings reshaped (a dash and a capital added)"),
 )
+
+
 # A mark a format gives meaning to, put into every word of the call and of its object's
 # making alike, so that a name the call asks for is still one the object holds: a fix keyed
 # on a mark the tests' names never hold (red team round 49: `[testenv:lint]`, the colon
 # read by `ord` of a partition, where a colon put into one argument alone asked for a
 # section that was not there).
-_MARKINGS = tuple(
-    (functools.partial(_marked, mark=mark), f"every word of its strings marked with {mark!r}")
-    for mark in _MARKS
+def _translated(value, old, new):
+    if isinstance(value, bytes):
+        return value.translate(bytes.maketrans(old.encode(), new.encode()))
+    return value.translate(str.maketrans(old, new))
+
+
+def _lines_doubled(value):
+    """A text of several lines with each line that holds a word followed by a copy of itself
+    with its words renamed (`k = 1` then `l = 1`): a section of two keys where the tests' had
+    one, the names the tests ask for still there."""
+    newline = "\n" if isinstance(value, str) else b"\n"
+    if newline not in value:
+        return value
+    word = _WORD if isinstance(value, str) else _WORD_BYTES
+    out = []
+    for line in value.split(newline):
+        out.append(line)
+        if word.search(line):
+            out.append(_next_letter(line))
+    return newline.join(out)
+
+
+_MARKINGS = (
+    *(
+        (functools.partial(_marked, mark=mark), f"every word of its strings marked with {mark!r}")
+        for mark in (*_MARKS, " ")
+    ),
+    # Other shapes of the same input, changed alike everywhere (red team round 52: iniconfig's
+    # +1 taken back by string operations for a name with a space, a section of two keys, a
+    # value that starts with a letter; each variant of one argument alone asked for a name
+    # the object did not hold, and the object's own variants never got so far under the cap).
+    (functools.partial(_translated, old="0123456789", new="abcdefghij"), "every numeral a letter"),
+    (_lines_doubled, "every line of its texts followed by a renamed copy of itself"),
 )
 
 
