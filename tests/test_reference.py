@@ -1717,3 +1717,50 @@ def test_the_answers_of_a_call_made_again_are_compared_with_its_value():
     pat = {"outcome": "returned", "value": "2", "answers": "1-12: 2; 13-31: 1"}
     assert differ.differing_fields(ref, pat) == ("answers",)
     assert differ.differing_fields(ref, dict(ref)) == ()
+
+
+BOXES = """\
+class Box:
+    def __init__(self, path, data):
+        self.data = data
+
+    def first(self, key):
+        return self.data.find(key)
+
+    def second(self, key):
+        return self.data.rfind(key)
+"""
+
+
+def test_each_variant_of_a_shared_object_is_made_once_before_any_twice(tmp_path, monkeypatch):
+    """Red team round 52 (iniconfig): the failing test's many calls on one object took the cap
+    with the same first variants of its text, and the later ones (a path given as a
+    pathlib.Path) were never made. Within the cap, no variant of the shared object is made for
+    a second call while one not yet made is left."""
+    (tmp_path / "pw_boxes.py").write_text(BOXES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    made = base64.b64encode(
+        pickle.dumps({"pos": ["box.ini", "[section]\nkey = 1\nother = 2\n"], "star": [], "kw": {}})
+    ).decode()
+    records = []
+    for n, method in enumerate(("first", "second", "first")):
+        call = {"pos": [object(), f"key{n}"], "star": [], "kw": {}}
+        records.append(
+            {
+                "module": "pw_boxes",
+                "qualname": f"Box.{method}",
+                "init": False,
+                "target": f"pw_boxes.py::Box.{method}",
+                "made": made,
+                "call": base64.b64encode(pickle.dumps(call)).decode(),
+            }
+        )
+    vary = driver()
+    chosen = vary.vary({"calls": records, "hints": [], "cap": 120})
+    objects = [r["made"] for r in chosen if r.get("shared")]
+    # under the cap, no variant of the object twice, and more of them than one call's share
+    assert len(objects) == len(set(objects)) > 12
+    # with room to spare, the repeats come too: each call on each variant
+    roomy = vary.vary({"calls": records, "hints": [], "cap": 3000})
+    again = [r["made"] for r in roomy if r.get("shared")]
+    assert len(again) > len(set(again)) >= len(set(objects))

@@ -126,20 +126,34 @@ def vary(spec):
     # must not crowd the changed function's telling neighbours out (red team round 14).
     wide = set(spec.get("wide", []))
     direct = [made for made in per_call if made[0][0].get("target") not in wide]
-    _round_robin(direct, chosen, seen, cap * 3 // 4)
-    _round_robin(per_call, chosen, seen, cap)
+    deferred: list = []
+    _round_robin(direct, chosen, seen, cap * 3 // 4, deferred)
+    _round_robin(per_call, chosen, seen, cap, deferred)
+    # The object variants deferred as repeats, where the cap still has room.
+    _round_robin([[pair] for pair in deferred], chosen, seen, cap)
     rng.shuffle(chosen)  # no order of the calls matters: each runs in a process of its own
     chosen.sort(key=lambda r: r["id"].count("."))  # the tests' own calls first
     return chosen
 
 
-def _round_robin(per_call, chosen, seen, cap):
-    """Every captured call gets its neighbours before any gets many, until `chosen` holds cap."""
+def _round_robin(per_call, chosen, seen, cap, deferred=None):
+    """Every captured call gets its neighbours before any gets many, until `chosen` holds cap.
+    With `deferred`, an object varied one way that another call has already been made on is
+    put there instead: each variant of an object the calls share is tried once before any is
+    tried twice (red team round 52: calls on one object of the failing test's took the cap
+    with the same first variants of its text, and the later ones were never made)."""
     depth = 0
     while len(chosen) < cap and any(depth < len(made) for made in per_call):
         for made in per_call:
             if depth < len(made) and len(chosen) < cap:
                 record, call = made[depth]
+                if deferred is not None and record.get("shared"):
+                    shared = ("made", record["made"], record.get("made_by"))
+                    if shared in seen:
+                        if (record, call) not in deferred:
+                            deferred.append((record, call))
+                        continue
+                    seen.add(shared)
                 try:
                     data = pickle.dumps(call, protocol=4)
                 except Exception:
@@ -233,7 +247,8 @@ def made_neighbours(captured, hints):
         except Exception:
             continue
         call = pickle.loads(base64.b64decode(captured["call"]))
-        yield {"made": data}, f"the object made with {varied}", call
+        # `shared`: the same variant of the object may be made for another call on it.
+        yield {"made": data, "shared": True}, f"the object made with {varied}", call
 
 
 def renamed(captured, call, ways=None):
