@@ -555,7 +555,7 @@ def test_a_variable_named_for_the_test_runner_is_the_runners():
     assert found('  if (getenv("CTEST_INTERACTIVE_DEBUG_MODE")) digit += 10;\n') == [(HARNESS, 1)]
 
 
-LIBC = Builds(library_functions=frozenset({"strcmp", "index", "printf"}))
+LIBC = Builds(library_functions=frozenset({"strcmp", "index", "printf", "__towupper_l"}))
 
 
 @pytest.mark.parametrize(
@@ -591,6 +591,11 @@ LIBC = Builds(library_functions=frozenset({"strcmp", "index", "printf"}))
         ),
         ('extern "C" int strcmp(const char*, const char*) __attribute__((ifunc("pick")));\n', True),
         ('extern "C" int strcmp(const char*, const char*) [[gnu::alias("mine")]];\n', True),
+        # red team round 53: a reserved name the C library exports, which libstdc++ calls
+        (
+            'extern "C" wint_t __towupper_l(wint_t c, locale_t) noexcept { return c; }\n',
+            True,
+        ),
         # a declaration alone is no definition
         ('extern "C" int strcmp(const char*, const char*) noexcept;\n', False),
         # a name of its own: in a namespace, a class, with internal linkage, or a call

@@ -114,6 +114,14 @@ def test_a_function_without_any_data_is_suspicious_even_when_others_have_some():
     assert all(s.suspicious for s in scored.values())
 
 
+def test_a_body_behind_digraph_braces_is_code():
+    """Red team round 53: `inline int example_1() <% return 10; %>` read as a declaration at
+    namespace scope with no code, and no test ran it."""
+    text = "int used() {\n  return 1;\n}\n\ninline int unused() <% return 10; %>\n"
+    scored = map_lines(text, [5], {2})[5]
+    assert scored.suspicious and scored.line is None
+
+
 BRACES = """\
 namespace lib {
 struct S : Base<int> {

@@ -93,6 +93,11 @@ def test_python_unparseable_file_keeps_line_findings():
         ("  unsigned f = stdout->_flags;", ["reads-test-runner"]),
         ('  std::fprintf((FILE*)stdout, "%d", x);', []),
         ("  FILE* out = quiet ? stderr : stdout;", []),
+        # red team round 53: lines re-labelled, a function the tests never ran moved onto a
+        # comment
+        ("#line 1", ["touches-coverage"]),
+        ('# 160 "tinyxml2.cpp"', ["touches-coverage"]),
+        ("#include <line>", []),
     ],
 )
 def test_cpp(line, expected):

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from patchwitness.census.cpp_lexer import strip_cpp
+from patchwitness.census.cpp_lexer import digraphs_spelled, strip_cpp
 
 SCOPE, CODE, INIT = "scope", "code", "init"
 
@@ -79,7 +79,9 @@ class CppLines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.raw_lines = text.split("\n")
-        self.code = _blank_directives(strip_cpp(text, dead_if=False))
+        # Digraphs spelled as the braces they are (red team round 53 hid a function's body
+        # behind `<% %>`, and its line read as a declaration with no code).
+        self.code = _blank_directives(strip_cpp(digraphs_spelled(text), dead_if=False))
         self.starts = [0] + [i + 1 for i, ch in enumerate(self.code) if ch == "\n"]
         self.blocks = _brace_tree(self.code)
         self.brace_kind: dict[int, str] = {}

@@ -315,6 +315,10 @@ def _constant_comparisons(tree: ast.Module, path: str, lines: set[int]) -> list[
     ]
 
 
+# `#line 12`, `#line 12 "file"`, and GNU's line marker `# 12 "file"`.
+CPP_LINE_DIRECTIVE = re.compile(r"\s*#\s*(?:line\b|\d)")
+
+
 def cpp_findings(
     path: str,
     added: list[tuple[int, str]],
@@ -338,6 +342,18 @@ def cpp_findings(
                     number,
                     f"production code redefines {redefined.group(1)} for every file that "
                     f"includes it: {_quote(text)}",
+                )
+            )
+        if CPP_LINE_DIRECTIVE.match(code):
+            # Red team round 53 moved a function the tests never run onto the licence comment:
+            # gcov, the compiler and the grader's line map read every line after it as another.
+            out.append(
+                _finding(
+                    "touches-coverage",
+                    path,
+                    number,
+                    f"production code re-labels its own lines (#line): what the compiler and "
+                    f"the coverage report for them is another line's: {_quote(text)}",
                 )
             )
         if asks_a_stream(code):
