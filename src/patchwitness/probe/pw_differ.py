@@ -148,12 +148,23 @@ def _round_robin(per_call, chosen, seen, cap, deferred=None):
             if depth < len(made) and len(chosen) < cap:
                 record, call = made[depth]
                 if deferred is not None and record.get("shared"):
-                    shared = ("made", record["made"], record.get("made_by"))
-                    if shared in seen:
-                        if (record, call) not in deferred:
-                            deferred.append((record, call))
-                        continue
-                    seen.add(shared)
+                    if _object_key(record) in seen:
+                        # This call's next variant of the object not yet made takes the turn.
+                        later = next(
+                            (
+                                j
+                                for j in range(depth + 1, len(made))
+                                if made[j][0].get("shared") and _object_key(made[j][0]) not in seen
+                            ),
+                            None,
+                        )
+                        if later is None:
+                            if (record, call) not in deferred:
+                                deferred.append((record, call))
+                            continue
+                        made[depth], made[later] = made[later], made[depth]
+                        record, call = made[depth]
+                    seen.add(_object_key(record))
                 try:
                     data = pickle.dumps(call, protocol=4)
                 except Exception:
@@ -175,6 +186,10 @@ def _round_robin(per_call, chosen, seen, cap, deferred=None):
                 record["shown"] = shown(record, call)
                 chosen.append(record)
         depth += 1
+
+
+def _object_key(record):
+    return ("made", record["made"], record.get("made_by"))
 
 
 def peer_values(loaded):
