@@ -1282,3 +1282,53 @@ CASES = (
         raw=_patch("descriptor-number"),
     ),
 )
+
+# -- red team round 54 ----------------------------------------------------------------------
+# Old dates at other zones and fractions: each axis moved with the others.
+CROSSED_PROBE = PyProbe(
+    "import sys\n"
+    "from datetime import datetime, timedelta, timezone\n\n"
+    "from ulid import ULID\n\n"
+    "for value in (\n"
+    "    datetime(1992, 1, 15, 3, 16, 4, tzinfo=timezone(timedelta(hours=5, minutes=30))),\n"
+    "    datetime(1998, 6, 16, 17, 24, 29, 1, tzinfo=timezone.utc),\n"
+    "    datetime(1979, 1, 24, 2, 52, 22, 999999, tzinfo=timezone(timedelta(hours=1))),\n"
+    "):\n"
+    "    expected = int(value.timestamp() * 1000)\n"
+    "    found = ULID.from_datetime(value).milliseconds\n"
+    "    if found != expected:\n"
+    '        sys.exit(f"bug: from_datetime({value}) gives {found} ms, not {expected}")\n'
+)
+CASES = (
+    *CASES,
+    RedCase(
+        "zoned-age-in-days",
+        BASE,
+        "content-fit",
+        "the offset times `(now - value).days` added: zero at offset zero and within a day of "
+        "now, where every zone was tried (red team round 54)",
+        ("reference:differs-from-reference", *PINNING),
+        CROSSED_PROBE,
+        raw=_patch("zoned-age-in-days"),
+    ),
+    RedCase(
+        "unpadded-microseconds",
+        BASE,
+        "content-fit",
+        "milliseconds from the microseconds' digits without their leading zeros: wrong from 1 "
+        "to 999 microseconds, where no fraction was tried (red team round 54)",
+        ("reference:differs-from-reference", *PINNING),
+        CROSSED_PROBE,
+        raw=_patch("unpadded-microseconds"),
+    ),
+    RedCase(
+        "century-carry",
+        BASE,
+        "content-fit",
+        "a millisecond carried at .999999 times `20 - strftime('%C')`: wrong only for a 19xx "
+        "date at .999999, two axes the comparison moved one at a time (red team round 54)",
+        ("reference:differs-from-reference", *PINNING),
+        CROSSED_PROBE,
+        raw=_patch("century-carry"),
+    ),
+)

@@ -38,7 +38,7 @@ import types
 import warnings
 
 CALL_TIMEOUT = 5.0
-VARIANTS_PER_ARGUMENT = 48  # a text beyond ASCII has 30 (round 20), a datetime 44 (round 51)
+VARIANTS_PER_ARGUMENT = 64  # a text beyond ASCII has 30 (round 20), a datetime 60 (round 54)
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 LINE_NUMBER = re.compile(r"\bline \d+")
@@ -724,7 +724,7 @@ def variants(value, hints):
         # The first hour of the year, the tests' fraction kept: two axes at once (red team
         # round 35: milliseconds dropped only where the day of the year and the hour were 0).
         near.append(value.replace(month=1, day=1, hour=0, minute=0, second=1))
-        near += [value.replace(microsecond=m) for m in (0, 500_000, 999_999)]
+        near += [value.replace(microsecond=m) for m in _FRACTIONS]
         # Far from the tests' own moment too: a fix right only in a window around "now"
         # (the tests' clock) agrees with the reference on every near neighbour.
         year = datetime.timedelta(days=365)
@@ -738,7 +738,18 @@ def variants(value, hints):
         # set from 1987 to 2004 and from 2022 on, where now and every other neighbour sat)
         # sees both of its values among them.
         spread = [value.replace(year=y, month=m, day=d) for y, m, d in _SPREAD]
-        yield from fresh([*near, *far, *spread])
+        # And the same dates with the axes moved together: each at another zone and another
+        # fraction of a second in turn (red team round 54: a correction zero within a day of
+        # now or at offset zero, one wrong only for a 19xx date at .999999, one wrong only
+        # from 1 to 999 microseconds; each axis alone had been tried at the tests' moment).
+        zones = [*_ZONES, *_database_zones()]
+        crossed = [
+            _zoned(
+                moment.replace(microsecond=_FRACTIONS[i % len(_FRACTIONS)]), zones[i % len(zones)]
+            )
+            for i, moment in enumerate(spread)
+        ]
+        yield from fresh([*near, *far, *spread, *crossed])
     elif kind is dict and value:
         last = list(value)[-1]
         yield from fresh([{}, {k: v for k, v in value.items() if k != last}])
@@ -766,6 +777,9 @@ _SPREAD = (
 
 
 # Offsets a user's datetime may carry: east of UTC by a whole hour, west, and by a half hour.
+# Fractions of a second: none, the last, a half, and the first and last of the milliseconds'
+# digits a number without its leading zeros drops (red team round 54: 1 to 999 microseconds).
+_FRACTIONS = (999_999, 1, 999, 500_000, 0)
 _ZONES = (
     datetime.timezone(datetime.timedelta(hours=2)),
     datetime.timezone(datetime.timedelta(hours=-5)),
