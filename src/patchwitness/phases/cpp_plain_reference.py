@@ -245,7 +245,9 @@ def _working_folder(
 
 
 def _registers(text: str, name: str) -> bool:
-    return f"add_test([=[{name}]=]" in text or re.search(rf"add_test\(\s*{re.escape(name)}\s", text)
+    """Whether a CTestTestfile registers the test `name` (CMake 3.19's bracket form, or plain)."""
+    plain = re.search(rf"add_test\(\s*{re.escape(name)}\s", text) is not None
+    return f"add_test([=[{name}]=]" in text or plain
 
 
 def _build_dropping(
