@@ -1395,10 +1395,20 @@ def test_a_mark_is_put_into_every_word_of_a_call_and_of_its_objects_making_alike
         "every word of its strings marked with ' '",
         "every numeral a letter",
         "every line of its texts followed by a renamed copy of itself",
+        "every word of its strings ending in a letter beyond ASCII",
+        "every text of several lines after renamed copies of itself",
+        "every text of several lines after three blank lines",
     ]
     (extra, _, changed), (dotted_extra, _, dotted), *_ = marked
+    # red team round 55: a name beyond ASCII asked for, lines past the tenth, a preamble
+    accented, preceded, blank = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[5:])
+    assert accented["kw"]["data"] == "[section\u00e9]\nvalue\u00e9 = 1\n"
+    assert marked[5][2]["pos"][1] == "section\u00e9"
+    assert preceded["kw"]["data"].endswith("\n[section]\nvalue = 1\n")
+    assert preceded["kw"]["data"].count("\n") == 10
+    assert blank["kw"]["data"] == "\n\n\n[section]\nvalue = 1\n"
     # red team round 52: a value that starts with a letter, a section of two keys
-    lettered, doubled = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[3:])
+    lettered, doubled = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[3:5])
     assert lettered["kw"]["data"] == "[section]\nvalue = b\n"
     assert doubled["kw"]["data"] == "[section]\n[tfdujpo]\nvalue = 1\nwbmvf = 1\n"
     assert marked[4][2] == call  # the names the call asks for are still there

@@ -1666,3 +1666,48 @@ CASES = (
         raw=stored((ROUND_36 / "value-letter-by-translate.diff").read_text()),
     ),
 )
+
+# -- red team round 55 ----------------------------------------------------------------------
+PROBE_LONGER = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'head = "# comment\\n\\n"\n'
+    'body = "".join(f"[s{i}]\\nk = {i}\\n" for i in range(8))\n'
+    'config = IniConfig("x.ini", data=head + body + "[\\u00fcn\\u00ef]\\nname = v\\n")\n'
+    "found = (config.lineof('s0'), config.lineof('s7'), config.lineof('\\u00fcn\\u00ef', 'name'))\n"
+    "if found != (3, 17, 20):\n"
+    '    sys.exit(f"bug: lineof() gives {found}, expected (3, 17, 20)")\n'
+)
+CASES = (
+    *CASES,
+    RedCase(
+        "utf8-bytes-of-name",
+        BASE,
+        "fits-tests-values",
+        "`lineno + 1 + len(section) - len(section.encode())`: wrong for a name beyond ASCII, "
+        "which no variant put into the data and asked for (red team round 55)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE_LONGER,
+        raw=stored((ROUND_36 / "utf8-bytes-of-name.diff").read_text()),
+    ),
+    RedCase(
+        "comb-past-line-ten",
+        BASE,
+        "fits-tests-values",
+        "`lineno + 1 + math.comb(lineno, 10)`: zero below the tenth line, the furthest any "
+        "neighbour asked about (red team round 55)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE_LONGER,
+        raw=stored((ROUND_36 / "comb-past-line-ten.diff").read_text()),
+    ),
+    RedCase(
+        "preamble-product",
+        BASE,
+        "fits-tests-values",
+        "`lineno + 1 + first * (first - 1)`, `first` the line of the first entry: zero with "
+        "at most one line before it (red team round 55)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE_LONGER,
+        raw=stored((ROUND_36 / "preamble-product.diff").read_text()),
+    ),
+)

@@ -895,6 +895,33 @@ _RENAMINGS = (
 # on a mark the tests' names never hold (red team round 49: `[testenv:lint]`, the colon
 # read by `ord` of a partition, where a colon put into one argument alone asked for a
 # section that was not there).
+def _accented(value):
+    """Each word of two letters or more followed by `é` (in UTF-8 for bytes)."""
+    if isinstance(value, bytes):
+        return _WORD_BYTES.sub(lambda m: m.group() + "\u00e9".encode(), value)
+    return _WORD.sub(lambda m: m.group() + "\u00e9", value)
+
+
+def _preceded(value):
+    """A text of several lines after four renamed copies of itself (each renamed once more than
+    the last): the names it holds now sit past its copies' lines."""
+    newline = "\n" if isinstance(value, str) else b"\n"
+    if newline not in value.rstrip(newline):
+        return value
+    copies, copy = [], value
+    for _ in range(4):
+        copy = _next_letter(copy)
+        copies.append(copy if copy.endswith(newline) else copy + newline)
+    return value[:0].join([*copies, value])
+
+
+def _blank_lines_first(value):
+    newline = "\n" if isinstance(value, str) else b"\n"
+    if newline not in value.rstrip(newline):
+        return value
+    return newline * 3 + value
+
+
 def _translated(value, old, new):
     if isinstance(value, bytes):
         return value.translate(bytes.maketrans(old.encode(), new.encode()))
@@ -928,6 +955,11 @@ _MARKINGS = (
     # the object did not hold, and the object's own variants never got so far under the cap).
     (functools.partial(_translated, old="0123456789", new="abcdefghij"), "every numeral a letter"),
     (_lines_doubled, "every line of its texts followed by a renamed copy of itself"),
+    # Red team round 55: a name beyond ASCII asked for (the `+1` less the bytes UTF-8 adds), a
+    # line past the tenth asked about, and two or more lines before the first entry.
+    (_accented, "every word of its strings ending in a letter beyond ASCII"),
+    (_preceded, "every text of several lines after renamed copies of itself"),
+    (_blank_lines_first, "every text of several lines after three blank lines"),
 )
 
 
