@@ -164,7 +164,7 @@ def test_the_program_marks_each_statement_and_selects_a_copy_at_run_time(tmp_pat
         text=True,
     )
     assert first.returncode != 0
-    broken = plain.failing_variants(built, user.error_lines(first.stderr, "t.cpp"))
+    broken = user.failing_variants(built.lines, user.error_lines(first.stderr, "t.cpp"))[0]
     assert [built.variants[n].varied for n in broken] == ["broken"]
     built = plain.program(MAIN, statements, "tok", "PW_TEST_VARIANT", {letter.index: copies[:-1]})
     source.write_text(built.text)

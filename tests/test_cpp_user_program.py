@@ -150,8 +150,8 @@ def test_compile_errors_drop_the_variants_they_point_at():
     )
     lines = user.error_lines(output, "user_program.cpp")
     assert lines == {a + 1, b + 2}
-    assert user.failing_variants(program, lines) == ({1, 2}, False)
-    assert user.failing_variants(program, {3}) == (set(), True)
+    assert user.failing_variants(program.lines, lines) == ({1, 2}, False)
+    assert user.failing_variants(program.lines, {3}) == (set(), True)
 
 
 def test_the_report_is_read_by_lengths_and_a_short_one_stops_cleanly():

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from patchwitness import cpp_user_program as user
-from patchwitness.census.cpp_lexer import strip_cpp
+from patchwitness.census.cpp_lexer import match_close, strip_cpp
 
 STATEMENTS_VARIED = 4  # failing statements of main whose literals move, at most
 VARIANTS = 64  # neighbours in one program, at most
@@ -75,13 +75,13 @@ def main_statements(text: str) -> list[Statement]:
     match = _MAIN.search(code)
     if match is None:
         return []
-    closing_paren = _close(code, code.index("(", match.start()), "(", ")")
+    closing_paren = match_close(code, code.index("(", match.start()))
     if closing_paren is None:
         return []
     opening = code.find("{", closing_paren)
     if opening < 0 or code[closing_paren + 1 : opening].strip():
         return []
-    closing = _close(code, opening, "{", "}")
+    closing = match_close(code, opening)
     if closing is None:
         return []
     spans: list[tuple[int, int]] = []
@@ -119,18 +119,6 @@ def _variable(code: str) -> bool:
         return True
     call = _CALL_STATEMENT.match(code)
     return call is not None and call.group().rstrip("( \t\n").lstrip(":") not in _NOT_CALLS
-
-
-def _close(code: str, opening: int, open_: str, close: str) -> int | None:
-    depth = 0
-    for index in range(opening, len(code)):
-        if code[index] == open_:
-            depth += 1
-        elif code[index] == close:
-            depth -= 1
-            if depth == 0:
-                return index
-    return None
 
 
 def mark(token: str, index: int) -> str:
@@ -302,16 +290,6 @@ def _after_includes(text: str) -> int:
             at = offset + len(line)
         offset += len(line)
     return at
-
-
-def failing_variants(program_: PlainProgram, lines: Iterable[int]) -> set[int]:
-    """The variants whose copies the compiler's error lines fall in."""
-    return {
-        number
-        for line in lines
-        for number, (first, last) in enumerate(program_.lines)
-        if number and first <= line <= last
-    }
 
 
 # --- the neighbours of a statement -------------------------------------------------------------

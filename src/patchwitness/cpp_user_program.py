@@ -733,13 +733,15 @@ def error_lines(output: str, filename: str) -> set[int]:
     return {int(m.group(1)) for m in pattern.finditer(output)}
 
 
-def failing_variants(program_: Program, lines: set[int]) -> tuple[set[int], bool]:
-    """The variants the error lines fall in, and whether any falls outside every variant (the
-    file's own code or the support: no variant dropped mends that)."""
+def failing_variants(spans: Sequence[tuple[int, int]], lines: set[int]) -> tuple[set[int], bool]:
+    """The variants whose lines (`spans`: each variant's first and last line in the program, a
+    `Program`'s or a `cpp_plain_program.PlainProgram`'s `lines`) the error lines fall in, and
+    whether any falls outside every variant (the file's own code or the support: no variant
+    dropped mends that)."""
     hit: set[int] = set()
     outside = False
     for line in lines:
-        found = [i for i, (a, b) in enumerate(program_.lines) if a <= line <= b]
+        found = [i for i, (a, b) in enumerate(spans) if a <= line <= b]
         if found:
             hit.update(found)
         else:

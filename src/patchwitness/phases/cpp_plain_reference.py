@@ -51,6 +51,9 @@ class _Setting:
     token: str
     variable: str
     folder: Path  # the test's working folder, copied for each run
+    # Where each tree's production archive is kept, per build: the failing checks' program and
+    # the neighbours' link the same reference archive.
+    libraries: Path
 
 
 def compare_plain(
@@ -88,6 +91,7 @@ def compare_plain(
         token,
         f"PW_VARIANT_{token.upper()}",
         _working_folder(measured, failing, patched_tree, reference_tree),
+        work / "lib",
     )
     with sha_checkout() as sha_tree:
         checks = _failing_checks(setting, sha_tree, reference_tree, work / "focus")
@@ -275,7 +279,7 @@ def _build_dropping(
         if set(errors) == {"patched"}:
             raise user_program.BuildsOnlyOverTheReference(next(iter(errors.values()))[:300])
         lines = set().union(*(user.error_lines(e, "test_program.cpp") for e in errors.values()))
-        hit = plain.failing_variants(program, lines)
+        hit, _ = user.failing_variants(program.lines, lines)
         if not hit:
             break
         dropped = {(program.variants[n].statement, program.variants[n].varied) for n in hit}
@@ -300,9 +304,8 @@ def _compiled(
     binaries: dict[str, Path] = {}
     errors: dict[str, str] = {}
     for side, tree in sides.items():
-        archive = user_program._archive(
-            suite, tree, patched_tree, setting.production, work / f"lib-{side}", recipe
-        )
+        kept = setting.libraries / f"{side}-{recipe.archive_tag}"
+        archive = user_program._archive(suite, tree, patched_tree, setting.production, kept, recipe)
         folder = work / f"program-{side}"
         folder.mkdir(parents=True, exist_ok=True)
         source = folder / "test_program.cpp"

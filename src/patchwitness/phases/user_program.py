@@ -429,7 +429,7 @@ def build(
         lines = set().union(*(user.error_lines(e, "user_program.cpp") for e in errors.values()))
         # An error in the support or a header is an instantiation one of the variants asked
         # for: the variants named go first; an error that names none fails the program.
-        hit, _ = user.failing_variants(program, lines)
+        hit, _ = user.failing_variants(program.lines, lines)
         if not hit:
             first = next(iter(errors.values())).strip().splitlines()[:1]
             raise NotComparable(
