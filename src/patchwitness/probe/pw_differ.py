@@ -159,8 +159,7 @@ def _round_robin(per_call, chosen, seen, cap, deferred=None):
                             None,
                         )
                         if later is None:
-                            if (record, call) not in deferred:
-                                deferred.append((record, call))
+                            deferred.append((record, call))  # a repeat is skipped by its key
                             continue
                         made[depth], made[later] = made[later], made[depth]
                         record, call = made[depth]
@@ -866,6 +865,7 @@ def _past_a_page(value):
 
 
 _DIGITS_AS_LETTERS = str.maketrans("0123456789", "abcdefghij")
+_DIGITS_AS_LETTER_BYTES = bytes.maketrans(b"0123456789", b"abcdefghij")
 _LETTERS_AS_DIGITS = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789" * 5 + "01"
 )
@@ -905,8 +905,8 @@ def _accented(value):
 def _preceded(value):
     """A text of several lines after four renamed copies of itself (each renamed once more than
     the last): the names it holds now sit past its copies' lines."""
-    newline = "\n" if isinstance(value, str) else b"\n"
-    if newline not in value.rstrip(newline):
+    newline = _break_of(value)
+    if newline is None:
         return value
     copies, copy = [], value
     for _ in range(4):
@@ -916,16 +916,14 @@ def _preceded(value):
 
 
 def _blank_lines_first(value):
-    newline = "\n" if isinstance(value, str) else b"\n"
-    if newline not in value.rstrip(newline):
-        return value
-    return newline * 3 + value
+    newline = _break_of(value)
+    return value if newline is None else newline * 3 + value
 
 
-def _translated(value, old, new):
+def _numerals_as_letters(value):
     if isinstance(value, bytes):
-        return value.translate(bytes.maketrans(old.encode(), new.encode()))
-    return value.translate(str.maketrans(old, new))
+        return value.translate(_DIGITS_AS_LETTER_BYTES)
+    return value.translate(_DIGITS_AS_LETTERS)
 
 
 def _lines_doubled(value):
@@ -953,7 +951,7 @@ _MARKINGS = (
     # +1 taken back by string operations for a name with a space, a section of two keys, a
     # value that starts with a letter; each variant of one argument alone asked for a name
     # the object did not hold, and the object's own variants never got so far under the cap).
-    (functools.partial(_translated, old="0123456789", new="abcdefghij"), "every numeral a letter"),
+    (_numerals_as_letters, "every numeral a letter"),
     (_lines_doubled, "every line of its texts followed by a renamed copy of itself"),
     # Red team round 55: a name beyond ASCII asked for (the `+1` less the bytes UTF-8 adds), a
     # line past the tenth asked about, and two or more lines before the first entry.
@@ -984,13 +982,17 @@ def _shifted(value, by):
     return "".join(out)
 
 
+def _break_of(value):
+    """The line break of a text (str or bytes) of several lines; None for one of one line."""
+    newline = "\n" if isinstance(value, str) else b"\n"
+    return newline if newline in value.rstrip(newline) else None
+
+
 def _spaced(value):
     """A text of several lines with a blank line after each: real files have them where the
     tests' texts had none (red team round 22 dropped blank lines before numbering lines)."""
-    newline = "\n" if isinstance(value, str) else b"\n"
-    if newline not in value.rstrip(newline):
-        return []
-    return [value.replace(newline, newline + newline)]
+    newline = _break_of(value)
+    return [value.replace(newline, newline + newline)] if newline else []
 
 
 def _as_files_are(value):
