@@ -129,7 +129,7 @@ def _failing_checks(
             f"{setting.test.source} does not build as a program of its own: "
             + next(iter(errors.values()))[:300]
         )
-    runs = _runs(setting, [binaries["sha"], *[binaries["reference"]] * 2], [0], work, "")
+    runs = _runs(setting, [binaries["sha"], *[binaries["reference"]] * 2], [0], work)
     printed = [run.get(0, ("", ""))[1] for run in runs]
     checks = plain.differing_statements(*printed, setting.token)
     if not checks:
@@ -157,7 +157,6 @@ def _compare(
         [binaries["patched"], *[binaries["reference"]] * 2],
         numbers,
         work,
-        setting.variable,
     )
     # Each run's output cut to the statements the reference printed alike twice in every run.
     both = set(first) & set(second)
@@ -332,21 +331,21 @@ def _compiled(
 
 
 def _runs(
-    setting: _Setting, binaries: list[Path], numbers: list[int], work: Path, variable: str
+    setting: _Setting, binaries: list[Path], numbers: list[int], work: Path
 ) -> list[dict[int, tuple[str, str]]]:
     """Each binary's runs (`_run`), side by side: each is one process at a time, and the
     programs' runs are most of the comparison's time. Folders `run-0`, `run-1` ... of one
     name length, so where a program's stack starts is alike."""
     with ThreadPoolExecutor(max_workers=len(binaries)) as pool:
         started = [
-            pool.submit(_run, setting, binary, numbers, work / f"run-{n}", variable)
+            pool.submit(_run, setting, binary, numbers, work / f"run-{n}")
             for n, binary in enumerate(binaries)
         ]
         return [future.result() for future in started]
 
 
 def _run(
-    setting: _Setting, binary: Path, numbers: list[int], work: Path, variable: str = ""
+    setting: _Setting, binary: Path, numbers: list[int], work: Path
 ) -> dict[int, tuple[str, str]]:
     """The program run once per variant number, one after another, from a fresh copy of the
     test's working folder (every side's runs in the same order, so what one run leaves there
@@ -361,7 +360,7 @@ def _run(
     out = work / "out"
     out.mkdir(exist_ok=True)
     script = "".join(
-        f"{variable or 'PW_UNUSED'}={n} timeout -s KILL {RUN_SECONDS} {program} "
+        f"{setting.variable}={n} timeout -s KILL {RUN_SECONDS} {program} "
         f">{out}/{n}.out 2>/dev/null; echo $? >{out}/{n}.status\n"
         for n in numbers
     )
