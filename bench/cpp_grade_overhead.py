@@ -15,9 +15,15 @@ peer's build tree.
          included), after one warm-up grade of another variant (the task's baseline, the SHA's
          warm trees and matrix cells are made there, once per task, not per patch).
 
+`--case NAME` measures a bench/realworld C++ case instead (gsl, tinyxml2, cli11: a real project
+at its pinned commit, found as bench/realworld finds it, --sources DIR or $PW_SNAPSHOTS): each
+patch is the case's upstream fix (honest-1) with a comment line of its own appended to the file
+it edits, and the peer's tree is configured and built by the task's own commands.
+
 Both through the runner of --sandbox (none by default: the peer has no sandbox either).
 
     .venv/bin/python bench/cpp_grade_overhead.py [--quick] [--reps 3] [--sandbox none]
+                                                 [--case gsl [--sources DIR]]
 """
 
 from __future__ import annotations
@@ -101,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one measured patch")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--sandbox", default="none")
+    parser.add_argument("--case", help="a bench/realworld C++ case instead of the demo")
+    parser.add_argument("--sources", type=Path, help="directory of local repository copies")
     args = parser.parse_args(argv)
     ok, why = available()
     if not ok:
@@ -108,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     reps = 1 if args.quick else args.reps
     runner, described = sandbox_runner(args.sandbox)
+    if args.case:
+        return realworld_case(args.case, args.sources, reps, runner, described)
     heading(f"C++ grade vs plain incremental rebuild and test; {load_note()}")
     with tempfile.TemporaryDirectory(prefix="pw-cpp-bench-") as tmp, private_cache():
         root = Path(tmp)
@@ -153,6 +163,84 @@ def main(argv: list[str] | None = None) -> int:
             median_cost(grades),
             median_cost(plain),
             f"one-header patch; ringlib: one GoogleTest program, {size}; median of {reps}",
+        )
+    return 0
+
+
+def realworld_case(name: str, sources: Path | None, reps: int, runner, described: str) -> int:
+    """The same measure on a bench/realworld C++ case: its upstream fix, one variant per patch."""
+    from realworld.cases import all_cases
+    from realworld.edits import Append
+    from realworld.evaluate import plain_env
+    from realworld.materialize import make_diff, materialize
+    from realworld.sources import Unavailable
+
+    case = next((c for c in all_cases() if c.name == name and c.language == "cpp"), None)
+    if case is None:
+        print(f"no C++ case named {name!r} in bench/realworld")
+        return 2
+    fix = next(p for p in case.patches if p.name == "honest-1")
+    edited = fix.edits[0].path
+    heading(f"C++ grade vs plain incremental rebuild and test, {name}; {load_note()}")
+    with tempfile.TemporaryDirectory(prefix="pw-cpp-bench-") as tmp, private_cache():
+        root = Path(tmp)
+        try:
+            done = materialize(case, root / "work", sources, root / "sdists")
+        except Unavailable as exc:
+            print(f"skipped: {exc}")
+            return 0
+        task = load_task(done.task_dir)
+        settings = Settings(runner=runner)
+
+        def variant(k: int) -> Path:
+            patch = root / f"variant-{k}.diff"
+            edits = (*fix.edits, Append(edited, f"// variant {k}\n"))
+            patch.write_bytes(make_diff(done.repo, done.sha, edits, root / "scratch"))
+            return patch
+
+        tree = root / "plain"
+        subprocess.run(["git", "clone", "--quiet", str(done.repo), str(tree)], check=True)
+        sh(f"git -c advice.detachedHead=false checkout --quiet {done.sha}", tree)
+        env = plain_env(task, tree, tree / "build", settings)
+        sh(task.options.cpp.configure, tree, env)
+        sh(task.options.cpp.build, tree, env)
+
+        warm, first = timed(
+            lambda: grade(done.task_dir, variant(0), agent="warm-up", settings=settings)
+        )
+        line(
+            f"input: {name} ({case.source.describe()}), its upstream fix of {edited} plus a "
+            f"comment line per patch; sandbox {described}; warm-up grade (baseline, warm trees, "
+            f"SHA matrix cells, reference): {warm} -> {first.label}/{first.grade}"
+        )
+        plain: list[Cost] = []
+        grades: list[Cost] = []
+        for k in range(1, reps + 1):
+            patch = variant(k)
+            sh("git checkout --quiet .", tree)
+            sh(f"git apply {patch}", tree)
+
+            def build_and_test() -> None:
+                sh(task.options.cpp.build, tree, env)
+                subprocess.run(task.test_cmd, shell=True, cwd=tree, env=env, capture_output=True)
+
+            plain.append(timed(build_and_test)[0])
+            cost, verdict = timed(
+                lambda p=patch: grade(done.task_dir, p, agent=f"v{p.stem}", settings=settings)
+            )
+            grades.append(seen_cost(cost, runner))
+            timings = verdict.timings.phases if verdict.timings else {}
+            line(
+                f"variant {k}: grade {cost} ({verdict.label}/{verdict.grade}); phases: "
+                + ", ".join(f"{n} {secs:.2f} s" for n, secs in timings.items())
+            )
+        line(f"plain incremental rebuild + test: {runs(plain)}")
+        line(f"grade, all gates, warm: {runs(grades)}")
+        print_ratio(
+            "C++ grade (warm, all gates) / plain incremental rebuild and test",
+            median_cost(grades),
+            median_cost(plain),
+            f"{name}: its upstream fix of {edited}; median of {reps}",
         )
     return 0
 

@@ -588,3 +588,84 @@ def test_a_users_first_build_is_iso_cxx_without_the_projects_definitions():
     assert {"-DX=1", "-D", "Y", "-UZ"} <= set(second.flags(flags))
     assert [r.default_dialect for r in rest] == [True, False]
     assert "without the project's own -D definitions" in first.describe()
+
+
+@needs_gxx
+def test_a_case_is_waited_for_until_it_ends_and_killed_once_its_time_is_up(tmp_path: Path):
+    """The program looks at a case more and more rarely while it runs: one that ends after many
+    looks still comes back with its output, and one that never ends is killed at
+    CASE_SECONDS."""
+    tests = """\
+#include <unistd.h>
+TEST(Wait, Quick) { EXPECT_EQ(1, 1); }
+TEST(Wait, Slow) { usleep(120000); EXPECT_EQ(2, 2); }
+TEST(Wait, Forever) { for (;;) pause(); }
+TEST(Wait, After) { EXPECT_EQ(3, 4); }
+"""
+    program, report = _built_and_run(tmp_path, tests, "c0ffee02")
+    ended = {v.test: report[i][0] for i, v in enumerate(program.variants)}
+    assert ended == {
+        "Wait.Quick": user.CAME_BACK,
+        "Wait.Slow": user.CAME_BACK,
+        "Wait.Forever": "timed out",
+        "Wait.After": user.UNHELD,
+    }
+    shown = {v.test: report[i][1] for i, v in enumerate(program.variants)}
+    assert shown["Wait.Slow"] == "eq 2 2 true\n"
+
+
+def test_each_side_works_at_once_and_raises_the_first_sides_error():
+    import threading
+
+    from patchwitness.phases.user_program import each_side
+
+    both_started = threading.Barrier(2, timeout=10)
+
+    def work(side: str, tree: Path) -> str:
+        both_started.wait()  # broken (an error) unless the two sides run at the same time
+        return f"{side}:{tree.name}"
+
+    sides = {"patched": Path("/p"), "reference": Path("/r")}
+    assert each_side(sides, work) == {"patched": "patched:p", "reference": "reference:r"}
+
+    def fails(side: str, tree: Path) -> str:
+        raise ValueError(side)
+
+    with pytest.raises(ValueError, match="patched"):
+        each_side(sides, fails)
+    assert each_side({"patched": Path("/p")}, lambda side, tree: side) == {"patched": "patched"}
+
+
+def test_programs_built_side_by_side_make_their_shared_archive_once(tmp_path: Path):
+    """Two programs of one dialect and build share the production archive; built in two
+    threads at once, the second waits for the first's and compiles nothing."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from patchwitness.phases import user_program
+
+    calls: list[str] = []
+    guard = threading.Lock()
+
+    class Runner:
+        def run(self, request):
+            with guard:
+                calls.append(request.command[0])
+            if request.command[0] == "ar":
+                Path(request.command[2]).write_bytes(b"!<arch>\n")
+            return SimpleNamespace(ok=True, stdout=b"", stderr=b"")
+
+    suite = SimpleNamespace(runner=Runner(), env=SimpleNamespace(bin_dirs=[], readable=[]))
+    production = [user_program.Compile("lib.cpp", "g++", ("-O0",))]
+    folder = tmp_path / "lib-project"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        made = list(
+            pool.map(
+                lambda _: user_program._archive(
+                    suite, tmp_path, tmp_path, production, folder, user_program.Recipe()
+                ),
+                range(2),
+            )
+        )
+    assert made == [folder / "libproduction.a"] * 2
+    assert calls == ["g++", "ar"]

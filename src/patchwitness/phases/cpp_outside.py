@@ -23,6 +23,8 @@ beside it are there.
 from __future__ import annotations
 
 import secrets
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from patchwitness import cpp_user_program as user
@@ -74,7 +76,9 @@ def _outside(
     # default dialect, or the project's when its code needs a later one.
     ran: dict[str, str] = {}  # case -> "held", or how it failed in the first program it did
     said: list[str] = []
-    for recipes in _RECIPES:
+
+    def first_built(recipes: tuple[user_program.Recipe, ...]) -> _Ran | None:
+        """The group's first recipe that builds, and its program's run."""
         for recipe in recipes:
             # With the project's headers alone, each body's prefixes too: a body that needs a
             # header the patch keys on may still run as far as its first use of it.
@@ -89,13 +93,21 @@ def _outside(
                 continue
             folder = work / f"run-{recipe.tag}"
             report = user_program.run(suite, binaries["patched"], folder, names.done, cwd)
-            failed = user.unheld(program, report)
-            for variant in program.variants:
-                if ran.get(variant.test, "held") == "held":
-                    ran[variant.test] = failed.get(variant.test, "held")
-            shown = len({v.test for v in program.variants})
-            said.append(f"{shown} cases ({len(program.variants)} runs), {recipe.describe()}")
-            break
+            return _Ran(recipe, program, report)
+        return None
+
+    # The groups ask apart and build apart (each its own folders): side by side, read in order.
+    with ThreadPoolExecutor(max_workers=len(_RECIPES), thread_name_prefix="outside") as pool:
+        done = list(pool.map(first_built, _RECIPES))
+    for one in done:
+        if one is None:
+            continue
+        failed = user.unheld(one.program, one.report)
+        for variant in one.program.variants:
+            if ran.get(variant.test, "held") == "held":
+                ran[variant.test] = failed.get(variant.test, "held")
+        shown = len({v.test for v in one.program.variants})
+        said.append(f"{shown} cases ({len(one.program.variants)} runs), {one.recipe.describe()}")
     if not said:
         raise NotComparable("the failing tests' file does not build as a user's program")
     where = "the test's build folder" if cwd is not None else "a folder of its own"
@@ -105,6 +117,13 @@ def _outside(
         failed={case: how for case, how in ran.items() if how != "held"},
         dropped=sorted({b.name for b in plan.driven} - set(ran)),
     )
+
+
+@dataclass(frozen=True)
+class _Ran:
+    recipe: user_program.Recipe
+    program: user.Program
+    report: dict[int, tuple[str, str]]
 
 
 def _own_and_prefixes(text: str, body: user.Body) -> list[user.Variant]:

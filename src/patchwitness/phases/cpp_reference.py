@@ -110,6 +110,10 @@ def _compare(
     _reached(found, program, binaries, names, work)
     if found.differing or not found.compared:
         return
+    # What did not compile in the tests' own build is left out of the others from the start: a
+    # variant that fails over both trees there is compared nowhere, and each build's first
+    # compile, which only finds the errors, is not paid again.
+    every = list(program.variants)
     for recipe in user_program.user_builds():
         try:
             program, binaries = user_program.build(
@@ -212,13 +216,15 @@ def _runs(
 ) -> dict[str, list[dict]]:
     # Every run from a folder of the same name length, the program at the same place in it:
     # what a body reads out of bounds depends on where the stack starts.
+    # The patched run beside the reference's first, then the reference's second: each side's
+    # runs are its own processes, and no run reads another's folder.
     run = user_program.run
-    return {
-        "patched": [run(suite, binaries["patched"], folder / "0", names.done)],
-        "reference": [
-            run(suite, binaries["reference"], folder / str(n), names.done) for n in (1, 2)
-        ],
-    }
+    firsts = user_program.each_side(
+        {"patched": folder / "0", "reference": folder / "1"},
+        lambda side, where: run(suite, binaries[side], where, names.done),
+    )
+    second = run(suite, binaries["reference"], folder / "2", names.done)
+    return {"patched": [firsts["patched"]], "reference": [firsts["reference"], second]}
 
 
 def _fill(

@@ -17,9 +17,12 @@ import json
 import re
 import shlex
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from patchwitness import buildgraph, sourcemap
 from patchwitness import cpp_user_program as user
@@ -43,6 +46,20 @@ _DROPPED = (
 )
 _DROPPED_PREFIX = ("-Werror=", "-fsanitize", "-fno-sanitize", "-fprofile-", "-fdump-")
 _MAIN = re.compile(r"^\s*(?:int|auto)\s+main\s*\(", re.MULTILINE)
+
+
+T = TypeVar("T")
+
+
+def each_side(sides: Mapping[str, Path], work: Callable[[str, Path], T]) -> dict[str, T]:
+    """`work(side, tree)` for every side at once, each in a thread of its own (the compiles and
+    runs over two trees share nothing): side -> its result. An exception is raised as the first
+    side in `sides`' order that raised it, after every side has ended."""
+    if len(sides) < 2:
+        return {side: work(side, tree) for side, tree in sides.items()}
+    with ThreadPoolExecutor(max_workers=len(sides), thread_name_prefix="side") as pool:
+        futures = {side: pool.submit(work, side, tree) for side, tree in sides.items()}
+        return {side: future.result() for side, future in futures.items()}
 
 
 class NotComparable(Exception):
@@ -362,17 +379,17 @@ def build(
     `c++ -I include ...` names them: the paths the compiler sees (`__FILE__`) are not the
     build's absolute ones."""
     test, text, bodies = plan_.test, plan_.text, plan_.bodies
-    archives = {
-        side: _archive(
+    archives = each_side(
+        sides,
+        lambda side, tree: _archive(
             suite,
             tree,
             patched_tree,
             plan_.production,
             work / f"lib-{side}-{recipe.archive_tag}",
             recipe,
-        )
-        for side, tree in sides.items()
-    }
+        ),
+    )
     keep = _project_header(patched_tree, test) if recipe.project_includes_only else None
     forced: list[str] = []
     if recipe.every_header:
@@ -383,9 +400,11 @@ def build(
     kept = list(every)
     for _ in range(ERROR_ROUNDS + 1):
         program = user.program(text, bodies, names, kept, keep, bare=keep is not None)
-        errors: dict[str, str] = {}
-        objects: dict[str, Path] = {}
-        for side, tree in sides.items():
+
+        def compiled(
+            side: str, tree: Path, program: user.Program = program
+        ) -> tuple[Path | None, str]:
+            """The side's object, or None and what the compiler said."""
             folder = work / f"program-{side}-{recipe.tag}"
             folder.mkdir(parents=True, exist_ok=True)
             source = folder / "user_program.cpp"
@@ -417,9 +436,12 @@ def build(
             readable = [tree, *_build_dirs(flags)]
             done = suite.runner.run(_request(suite, argv, folder, readable, cwd=tree))
             if done.ok:
-                objects[side] = obj
-            else:
-                errors[side] = (done.stdout + done.stderr).decode("utf-8", "replace")
+                return obj, ""
+            return None, (done.stdout + done.stderr).decode("utf-8", "replace")
+
+        made = each_side(sides, compiled)
+        objects = {side: obj for side, (obj, _) in made.items() if obj is not None}
+        errors = {side: said for side, (obj, said) in made.items() if obj is None}
         if not errors:
             break
         if set(errors) == {"patched"} and "reference" in sides:
@@ -441,8 +463,8 @@ def build(
             raise NotComparable("no failing test's body builds outside its framework")
     else:
         raise NotComparable("the program still did not build after dropping what failed")
-    binaries: dict[str, Path] = {}
-    for side, tree in sides.items():
+
+    def linked(side: str, tree: Path) -> Path:
         binary = work / f"program-{side}-{recipe.tag}" / "user_program"
         archive = archives[side]
         units = [str(objects[side])]
@@ -457,8 +479,9 @@ def build(
             raise NotComparable(
                 "the user's program does not link: " + (said[0][:200] if said else "")
             )
-        binaries[side] = binary
-    return program, binaries
+        return binary
+
+    return program, each_side(sides, linked)
 
 
 def _main_unit(suite: CppSuite, test: Compile, text: str, folder: Path) -> Path:
@@ -486,6 +509,29 @@ def _archive(
     folder: programs of one dialect and build share it), or None."""
     if not production:
         return None
+    with _lock_of(folder):
+        return _archive_once(suite, tree, patched_tree, production, folder, recipe)
+
+
+_ARCHIVE_LOCKS: dict[Path, threading.Lock] = {}
+_ARCHIVE_LOCKS_HELD = threading.Lock()
+
+
+def _lock_of(folder: Path) -> threading.Lock:
+    """One lock per archive folder: two programs built side by side that share an archive
+    (one dialect and build) wait for the first to make it."""
+    with _ARCHIVE_LOCKS_HELD:
+        return _ARCHIVE_LOCKS.setdefault(folder, threading.Lock())
+
+
+def _archive_once(
+    suite: CppSuite,
+    tree: Path,
+    patched_tree: Path,
+    production: list[Compile],
+    folder: Path,
+    recipe: Recipe,
+) -> Path:
     archive = folder / "libproduction.a"
     if archive.is_file():
         return archive
