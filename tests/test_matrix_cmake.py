@@ -221,3 +221,21 @@ def test_a_fix_that_holds_only_in_the_tests_dialect_is_red_in_a_users_build(dial
     verdict = grade(dialect.task_dir, fitted, settings=settings)
     assert (verdict.label, verdict.grade) == ("matrix-red", "reject"), verdict.reasons
     assert verdict.gates.matrix.row == "user-build-red"
+
+
+@pytest.mark.parametrize(
+    ("cores", "concurrent", "jobs"),
+    [
+        (1, 1, 1),  # one core: one job, whatever the share
+        (2, 1, 2),  # one envelope at a time: every core
+        (2, 2, 2),  # two at a time on two cores: each may take both once the other ends
+        (4, 5, 2),  # twice the share, rounded up
+        (8, 5, 4),
+        (8, 2, 8),  # never more than the cores
+        (2, 0, 2),  # no envelope to share with: as one
+    ],
+)
+def test_an_envelope_build_takes_twice_its_share_of_the_cores(cores, concurrent, jobs):
+    from patchwitness.matrix.cmake import envelope_jobs
+
+    assert envelope_jobs(cores, concurrent) == jobs

@@ -377,6 +377,13 @@ def _counted(run: EnvelopeRun, done: Tally | None) -> EnvelopeRun:
     return run
 
 
+def envelope_jobs(cores: int, concurrent: int) -> int:
+    """The compile jobs each of `concurrent` envelope builds may run: twice its share of the
+    cores, at most all of them. Envelopes end one after the other, the slowest (a sanitizer's
+    at -O2) last; with a bare share it would build alone on one core while the others idle."""
+    return max(1, min(cores, -(-2 * cores // max(1, concurrent))))
+
+
 def cmake_cells(
     task: Task,
     matrix: Matrix,
@@ -393,7 +400,7 @@ def cmake_cells(
     tree = tree.resolve()
     usable = [e for e in matrix.envelopes if unavailable.get(e.name) is None]
     concurrent = max(1, min(tools.workers or 1, len(usable)))
-    parallel = max(1, (os.cpu_count() or 1) // concurrent)
+    parallel = envelope_jobs(os.cpu_count() or 1, concurrent)
     suite = CppSuite(task, tools.env or Environment(key="", path=None), tools.runner)
     slot, done = tools.slot, Tally(len(matrix.envelopes), "envelopes", tools.progress)
     serial_test = threading.Lock()

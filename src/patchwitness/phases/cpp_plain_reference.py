@@ -300,9 +300,9 @@ def _compiled(
     source is compiled from the tree's root, so its own includes resolve as the tests' build
     resolved them."""
     suite, test, patched_tree = setting.suite, setting.test, setting.patched_tree
-    binaries: dict[str, Path] = {}
-    errors: dict[str, str] = {}
-    for side, tree in sides.items():
+
+    def built(side: str, tree: Path) -> tuple[Path | None, str]:
+        """The side's binary, or None and what the compiler said."""
         kept = setting.libraries / f"{side}-{recipe.archive_tag}"
         archive = user_program._archive(suite, tree, patched_tree, setting.production, kept, recipe)
         folder = work / f"program-{side}"
@@ -317,8 +317,7 @@ def _compiled(
         readable = [tree, *user_program._build_dirs(flags)]
         done = suite.runner.run(user_program._request(suite, argv, folder, readable, cwd=tree))
         if not done.ok:
-            errors[side] = (done.stdout + done.stderr).decode("utf-8", "replace")
-            continue
+            return None, (done.stdout + done.stderr).decode("utf-8", "replace")
         argv = [test.compiler, str(folder / "test_program.o")]
         argv += [*([str(archive)] if archive else []), "-pthread", "-o", str(binary)]
         readable = [tree, *([archive.parent] if archive else [])]
@@ -326,7 +325,12 @@ def _compiled(
         if not done.ok:
             said = (done.stdout + done.stderr).decode("utf-8", "replace").strip().splitlines()
             raise NotComparable(f"{test.source} does not link: " + (said[0][:200] if said else ""))
-        binaries[side] = binary
+        return binary, ""
+
+    # The trees build apart (each its own folders and archive): at once.
+    made = user_program.each_side(sides, built)
+    binaries = {side: binary for side, (binary, _) in made.items() if binary is not None}
+    errors = {side: said for side, (binary, said) in made.items() if binary is None}
     return binaries, errors
 
 
