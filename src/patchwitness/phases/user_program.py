@@ -510,7 +510,24 @@ def _archive(
     if not production:
         return None
     with _lock_of(folder):
-        return _archive_once(suite, tree, patched_tree, production, folder, recipe)
+        archive = folder / "libproduction.a"
+        if archive.is_file():
+            return archive
+        folder.mkdir(parents=True, exist_ok=True)
+        objects = []
+        for index, compile_ in enumerate(production):
+            flags = _moved(compile_.flags, patched_tree, tree, recipe)
+            obj = folder / f"{index}.o"
+            argv = [compile_.compiler, *flags, "-w", "-c", compile_.source, "-o", str(obj)]
+            readable = [tree, *_build_dirs(flags)]
+            done = suite.runner.run(_request(suite, argv, folder, readable, cwd=tree))
+            if not done.ok:
+                raise NotComparable(f"{compile_.source} does not build as a user builds it")
+            objects.append(str(obj))
+        done = suite.runner.run(_request(suite, ["ar", "rcs", str(archive), *objects], folder, []))
+        if not done.ok:
+            raise NotComparable("the production objects could not be archived")
+        return archive
 
 
 _ARCHIVE_LOCKS: dict[Path, threading.Lock] = {}
@@ -522,34 +539,6 @@ def _lock_of(folder: Path) -> threading.Lock:
     (one dialect and build) wait for the first to make it."""
     with _ARCHIVE_LOCKS_HELD:
         return _ARCHIVE_LOCKS.setdefault(folder, threading.Lock())
-
-
-def _archive_once(
-    suite: CppSuite,
-    tree: Path,
-    patched_tree: Path,
-    production: list[Compile],
-    folder: Path,
-    recipe: Recipe,
-) -> Path:
-    archive = folder / "libproduction.a"
-    if archive.is_file():
-        return archive
-    folder.mkdir(parents=True, exist_ok=True)
-    objects = []
-    for index, compile_ in enumerate(production):
-        flags = _moved(compile_.flags, patched_tree, tree, recipe)
-        obj = folder / f"{index}.o"
-        argv = [compile_.compiler, *flags, "-w", "-c", compile_.source, "-o", str(obj)]
-        readable = [tree, *_build_dirs(flags)]
-        done = suite.runner.run(_request(suite, argv, folder, readable, cwd=tree))
-        if not done.ok:
-            raise NotComparable(f"{compile_.source} does not build as a user builds it")
-        objects.append(str(obj))
-    done = suite.runner.run(_request(suite, ["ar", "rcs", str(archive), *objects], folder, []))
-    if not done.ok:
-        raise NotComparable("the production objects could not be archived")
-    return archive
 
 
 def _moved(
