@@ -34,6 +34,8 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -79,27 +81,84 @@ def sh(command: str, cwd: Path, env: dict[str, str] | None = None) -> None:
         raise RuntimeError(f"{command!r} failed ({done.returncode}): {done.stdout[-800:]}")
 
 
-def plain_checkout(repo: Path, sha: str, where: Path) -> tuple[Path, dict[str, str]]:
-    """A checkout of the SHA with a configured and built tree beside it (not timed)."""
+@dataclass(frozen=True)
+class Plain:
+    """The peer's checkout of the SHA, configured and built once (not timed), and the task's
+    build and test commands it runs after each patch."""
+
+    tree: Path
+    env: dict[str, str]
+    build: str
+    test: str
+
+
+def plain_checkout(
+    repo: Path, sha: str, where: Path, env: dict[str, str], configure: str, build: str, test: str
+) -> Plain:
     subprocess.run(["git", "clone", "--quiet", str(repo), str(where)], check=True)
     sh(f"git -c advice.detachedHead=false checkout --quiet {sha}", where)
-    env = {**os.environ, "PW_BUILD": str(where / "build")}
-    sh('cmake -S . -B "$PW_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug', where, env)
-    sh('cmake --build "$PW_BUILD"', where, env)
-    return where, env
+    sh(configure, where, env)
+    sh(build, where, env)
+    return Plain(where, env, build, test)
 
 
-def plain_incremental(tree: Path, env: dict[str, str], patch: Path) -> Cost:
-    sh("git checkout --quiet .", tree)
-    sh(f"git apply {patch}", tree)
+def plain_incremental(plain: Plain, patch: Path) -> Cost:
+    sh("git checkout --quiet .", plain.tree)
+    sh(f"git apply {patch}", plain.tree)
 
     def build_and_test() -> None:
-        sh('cmake --build "$PW_BUILD"', tree, env)
-        # The SHA has the other task's bug too (Stats.MedianOfEven stays red): ctest fails.
-        subprocess.run(ringlib.TEST_CMD, shell=True, cwd=tree, env=env, capture_output=True)
+        sh(plain.build, plain.tree, plain.env)
+        # A test command may fail at the SHA for another task's bug (the demo's
+        # Stats.MedianOfEven stays red): its exit status is not the measure.
+        subprocess.run(plain.test, shell=True, cwd=plain.tree, env=plain.env, capture_output=True)
 
     cost, _ = timed(build_and_test)
     return cost
+
+
+def measure(
+    task_dir: Path,
+    variant: Callable[[int], Path],
+    plain: Plain,
+    reps: int,
+    runner,
+    described: str,
+    size: str,
+) -> int:
+    """A warm-up grade of variant 0, then per variant 1..reps the peer and the grade, each
+    grade expected to accept; the ratio of the medians."""
+    settings = Settings(runner=runner)
+    warm, first = timed(lambda: grade(task_dir, variant(0), agent="warm-up", settings=settings))
+    line(
+        f"input: {described}; warm-up grade (baseline, warm trees, SHA matrix cells, "
+        f"reference): {warm} -> {first.label}/{first.grade}"
+    )
+    plains: list[Cost] = []
+    grades: list[Cost] = []
+    for k in range(1, reps + 1):
+        patch = variant(k)
+        plains.append(plain_incremental(plain, patch))
+        cost, verdict = timed(
+            lambda p=patch: grade(task_dir, p, agent=f"v{p.stem}", settings=settings)
+        )
+        grades.append(seen_cost(cost, runner))
+        if (verdict.label, verdict.grade) != ("passed", "accept"):
+            print(f"unexpected verdict for {patch.name}: {verdict.label}/{verdict.grade}")
+            return 1
+        timings = verdict.timings.phases if verdict.timings else {}
+        line(
+            f"variant {k}: grade {cost} ({verdict.label}); phases: "
+            + ", ".join(f"{name} {secs:.2f} s" for name, secs in timings.items())
+        )
+    line(f"plain incremental rebuild + test: {runs(plains)}")
+    line(f"grade, all gates, warm: {runs(grades)}")
+    print_ratio(
+        "C++ grade (warm, all gates) / plain incremental rebuild and test",
+        median_cost(grades),
+        median_cost(plains),
+        f"{size}; median of {reps}",
+    )
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,45 +185,28 @@ def main(argv: list[str] | None = None) -> int:
         task = load_task(task_dir)
         patches = root / "patches"
         patches.mkdir()
-        tree, env = plain_checkout(task.repo, task.sha, root / "plain")
-        settings = Settings(runner=runner)
-
-        warm, first = timed(
-            lambda: grade(task_dir, variant_patch(patches, 0), agent="warm-up", settings=settings)
+        where = root / "plain"
+        env = {**os.environ, "PW_BUILD": str(where / "build")}
+        plain = plain_checkout(
+            task.repo,
+            task.sha,
+            where,
+            env,
+            'cmake -S . -B "$PW_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug',
+            'cmake --build "$PW_BUILD"',
+            ringlib.TEST_CMD,
         )
-        line(
-            f"input: {TASK}, a one-header patch ({HEADER}) of the demo's ringlib; sandbox "
-            f"{described}; warm-up grade (baseline, warm trees, SHA matrix cells): {warm} -> "
-            f"{first.label}/{first.grade}"
-        )
-        plain: list[Cost] = []
-        grades: list[Cost] = []
-        for k in range(1, reps + 1):
-            patch = variant_patch(patches, k)
-            plain.append(plain_incremental(tree, env, patch))
-            cost, verdict = timed(
-                lambda p=patch: grade(task_dir, p, agent=f"v{p.stem}", settings=settings)
-            )
-            grades.append(seen_cost(cost, runner))
-            if (verdict.label, verdict.grade) != ("passed", "accept"):
-                print(f"unexpected verdict for {patch.name}: {verdict.label}/{verdict.grade}")
-                return 1
-            timings = verdict.timings.phases if verdict.timings else {}
-            line(
-                f"variant {k}: grade {cost} ({verdict.label}); phases: "
-                + ", ".join(f"{name} {secs:.2f} s" for name, secs in timings.items())
-            )
         manifest = json.loads(ringlib.MATRIX_MANIFEST)
         size = f"{len(manifest['goldens'])} goldens x {len(manifest['envelopes'])} envelopes"
-        line(f"plain incremental rebuild + ctest: {runs(plain)}")
-        line(f"grade, all gates, warm: {runs(grades)}")
-        print_ratio(
-            "C++ grade (warm, all gates) / plain incremental rebuild and test",
-            median_cost(grades),
-            median_cost(plain),
-            f"one-header patch; ringlib: one GoogleTest program, {size}; median of {reps}",
+        return measure(
+            task_dir,
+            lambda k: variant_patch(patches, k),
+            plain,
+            reps,
+            runner,
+            f"{TASK}, a one-header patch ({HEADER}) of the demo's ringlib; sandbox {described}",
+            f"one-header patch; ringlib: one GoogleTest program, {size}",
         )
-    return 0
 
 
 def realworld_case(name: str, sources: Path | None, reps: int, runner, described: str) -> int:
@@ -190,7 +232,6 @@ def realworld_case(name: str, sources: Path | None, reps: int, runner, described
             print(f"skipped: {exc}")
             return 0
         task = load_task(done.task_dir)
-        settings = Settings(runner=runner)
 
         def variant(k: int) -> Path:
             patch = root / f"variant-{k}.diff"
@@ -198,51 +239,22 @@ def realworld_case(name: str, sources: Path | None, reps: int, runner, described
             patch.write_bytes(make_diff(done.repo, done.sha, edits, root / "scratch"))
             return patch
 
-        tree = root / "plain"
-        subprocess.run(["git", "clone", "--quiet", str(done.repo), str(tree)], check=True)
-        sh(f"git -c advice.detachedHead=false checkout --quiet {done.sha}", tree)
-        env = plain_env(task, tree, tree / "build", settings)
-        sh(task.options.cpp.configure, tree, env)
-        sh(task.options.cpp.build, tree, env)
-
-        warm, first = timed(
-            lambda: grade(done.task_dir, variant(0), agent="warm-up", settings=settings)
+        where = root / "plain"
+        env = plain_env(task, where, where / "build", Settings(runner=runner))
+        cpp = task.options.cpp
+        plain = plain_checkout(
+            done.repo, done.sha, where, env, cpp.configure, cpp.build, task.test_cmd
         )
-        line(
-            f"input: {name} ({case.source.describe()}), its upstream fix of {edited} plus a "
-            f"comment line per patch; sandbox {described}; warm-up grade (baseline, warm trees, "
-            f"SHA matrix cells, reference): {warm} -> {first.label}/{first.grade}"
+        return measure(
+            done.task_dir,
+            variant,
+            plain,
+            reps,
+            runner,
+            f"{name} ({case.source.describe()}), its upstream fix of {edited} plus a comment "
+            f"line per patch; sandbox {described}",
+            f"{name}: its upstream fix of {edited}",
         )
-        plain: list[Cost] = []
-        grades: list[Cost] = []
-        for k in range(1, reps + 1):
-            patch = variant(k)
-            sh("git checkout --quiet .", tree)
-            sh(f"git apply {patch}", tree)
-
-            def build_and_test() -> None:
-                sh(task.options.cpp.build, tree, env)
-                subprocess.run(task.test_cmd, shell=True, cwd=tree, env=env, capture_output=True)
-
-            plain.append(timed(build_and_test)[0])
-            cost, verdict = timed(
-                lambda p=patch: grade(done.task_dir, p, agent=f"v{p.stem}", settings=settings)
-            )
-            grades.append(seen_cost(cost, runner))
-            timings = verdict.timings.phases if verdict.timings else {}
-            line(
-                f"variant {k}: grade {cost} ({verdict.label}/{verdict.grade}); phases: "
-                + ", ".join(f"{n} {secs:.2f} s" for n, secs in timings.items())
-            )
-        line(f"plain incremental rebuild + test: {runs(plain)}")
-        line(f"grade, all gates, warm: {runs(grades)}")
-        print_ratio(
-            "C++ grade (warm, all gates) / plain incremental rebuild and test",
-            median_cost(grades),
-            median_cost(plain),
-            f"{name}: its upstream fix of {edited}; median of {reps}",
-        )
-    return 0
 
 
 if __name__ == "__main__":
