@@ -139,6 +139,29 @@ def test_user_build_red():
     assert gate.decide(patched, at_sha).row == "baseline-red"
 
 
+def test_a_target_in_an_envelope_that_never_built_at_the_sha_is_the_noise_floor():
+    """A project that builds only in its own dialect never builds in a user's: the failing test
+    red there after an honest fix is the envelope's doing, not the patch's (it was rejected)."""
+    at_sha = [cell(e, "run_fail", patch="baseline") for e in ENVELOPES]
+    at_sha.append(cell("user", "compile_fail", patch="baseline"))
+    for status in ("compile_fail", "werror_fail"):
+        patched = [cell(e) for e in ENVELOPES] + [cell("user", status)]
+        result = gate.decide(patched, at_sha, targets=[G])
+        assert (result.row, result.effect) == ("baseline-red", "review")
+    # The patch made the user's build build, and the failing test fails there: owed green.
+    patched = [cell(e) for e in ENVELOPES] + [cell("user", "run_fail")]
+    assert gate.decide(patched, at_sha, targets=[G]).row == "user-build-red"
+
+
+def test_a_target_that_built_nowhere_at_the_sha_is_owed_a_users_build():
+    """A failing test of code the fix adds compiles nowhere at the SHA: once the patch makes
+    it build in the tests' build, it owes the same in a user's."""
+    at_sha = [cell(e, "compile_fail", patch="baseline") for e in (*ENVELOPES, "user")]
+    patched = [cell(e) for e in ENVELOPES] + [cell("user", "compile_fail")]
+    result = gate.decide(patched, at_sha, targets=[G])
+    assert (result.row, result.effect) == ("user-build-red", "reject")
+
+
 def test_werror_only():
     result = gate.decide(
         [cell("dbg", "werror_fail"), cell("rel", "werror_fail"), cell("asan"), cell("ubsan2")],

@@ -35,6 +35,9 @@ FIX_THE_SUBJECT = (
 
 # The one cell a CMake envelope leaves when it never built and no test is known.
 BUILD_CELL = "(build)"
+# The note of every cell of a CMake envelope whose build failed.
+NOT_BUILT = "the project did not build under this envelope"
+COMPILE_RED = ("compile_fail", "werror_fail")
 
 
 def cell_id(golden: str, envelope: str) -> str:
@@ -73,6 +76,26 @@ class MatrixInput:
 
 def _red(cell: Cell | None) -> bool:
     return cell is not None and cell.status != "pass"
+
+
+def _not_built(cell: Cell | None) -> bool:
+    return cell is not None and (
+        cell.status in COMPILE_RED or (cell.status == "timeout" and cell.note == NOT_BUILT)
+    )
+
+
+def envelope_never_built(at_sha: dict[str, Cell], cell: Cell, sha_cells: list[Cell]) -> bool:
+    """The cell's envelope did not build this golden at the SHA while another required envelope
+    did, and it still does not: the envelope's own failure (a project that needs its own
+    dialect, a user's default options the project does not build with), which no patch can be
+    judged on. A golden that builds nowhere at the SHA (a test of code the fix must add) is not
+    this: it is owed a build wherever it builds after the patch."""
+    if not (_not_built(cell) and _not_built(_baseline_cell(at_sha, cell))):
+        return False
+    return any(
+        c.required and c.envelope != cell.envelope and c.golden == cell.golden and not _not_built(c)
+        for c in sha_cells
+    )
 
 
 def _baseline_cell(baseline: dict[str, Cell], cell: Cell) -> Cell | None:
@@ -136,6 +159,8 @@ def new_red(
                 out.append(cell)
             continue
         before = _baseline_cell(at_sha, cell)
+        if envelope_never_built(at_sha, cell, baseline):
+            continue
         if cell.golden in targets:
             # Red at the SHA by design; the patch owes it green wherever it is green anywhere.
             if cell.golden in passing:
@@ -164,7 +189,9 @@ def noise(
         new_finding = findings.judge(cell) if findings is not None else None
         before = _baseline_cell(at_sha, cell)
         if new_finding is False or (
-            new_finding is None and cell.golden not in targets and _red(before)
+            new_finding is None
+            and (cell.golden not in targets or envelope_never_built(at_sha, cell, baseline))
+            and _red(before)
         ):
             out.append(cell)
     return out

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchwitness.environment import Environment
-from patchwitness.gates.matrix import BUILD_CELL
+from patchwitness.gates.matrix import BUILD_CELL, NOT_BUILT
 from patchwitness.matrix import sanitizers
 from patchwitness.matrix.cells import TAIL, run_environment, werror_only
 from patchwitness.matrix.manifest import Envelope, Matrix
@@ -320,7 +320,7 @@ def test_cell(run: EnvelopeRun, test: str, patch: str, roots: list[str]) -> Cell
     cell = _cell(run, test, patch)
     if run.build_status is not None:
         cell.status = run.build_status  # type: ignore[assignment]
-        cell.note = "the project did not build under this envelope"
+        cell.note = NOT_BUILT
         return cell
     outcome = run.outcomes.get(test)
     report = run.reports.get(test, TestReport())
