@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from patchwitness.census import cmake
 from patchwitness.census.cmake import Command, commands, registration_lines, wrapper_functions
 
@@ -225,3 +227,70 @@ def test_sources_of_test_programs_and_nothing_else():
         "tests/u2.cpp",
         "shared/helper.cpp",
     }
+
+
+# -- the project's own options ------------------------------------------------------------------
+
+OPTIONS_TOP = """\
+cmake_minimum_required(VERSION 3.20)
+project(lib CXX)
+option(LIB_COMPILED "a compiled library instead of header-only" OFF)
+option(LIB_BUILD_TESTS "build the tests" ON)
+option(LIB_EXAMPLES "build the examples")
+cmake_dependent_option(LIB_EXTRA "extra" ON "LIB_COMPILED" OFF)
+if(LIB_COMPILED)
+  add_subdirectory(src)
+endif()
+if(LIB_BUILD_TESTS)
+  add_subdirectory(suite)
+endif()
+if(${LIB_EXAMPLES} AND NOT LIB_OTHER)
+  add_subdirectory(examples)
+endif()
+"""
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # a switch around a folder that registers tests is the tests'; one around the library's
+        # own folder is the project's
+        (
+            {
+                "CMakeLists.txt": OPTIONS_TOP,
+                "src/CMakeLists.txt": "add_library(lib lib.cpp)\n",
+                "suite/CMakeLists.txt": "add_executable(t t.cpp)\nadd_test(NAME t COMMAND t)\n",
+                "examples/CMakeLists.txt": "add_executable(e e.cpp)\n",
+            },
+            {"LIB_COMPILED", "LIB_EXTRA", "LIB_EXAMPLES"},
+        ),
+        # a folder whose registration sits one level down still brings tests
+        (
+            {
+                "CMakeLists.txt": OPTIONS_TOP,
+                "src/CMakeLists.txt": "add_library(lib lib.cpp)\n",
+                "suite/CMakeLists.txt": "add_subdirectory(unit)\n",
+                "suite/unit/CMakeLists.txt": "add_test(NAME u COMMAND u)\n",
+                "examples/CMakeLists.txt": "add_test(NAME e COMMAND e)\n",
+            },
+            {"LIB_COMPILED", "LIB_EXTRA"},
+        ),
+        # an elseif's condition and a nested if's both switch the registration they hold
+        (
+            {
+                "CMakeLists.txt": 'option(A "" OFF)\noption(B "" OFF)\noption(C "" OFF)\n'
+                "if(A)\n  set(x 1)\nelseif(B)\n  if(C)\n    enable_testing()\n  endif()\n"
+                "endif()\n",
+            },
+            set(),
+        ),
+        # a registration with no condition around it switches nothing
+        (
+            {"CMakeLists.txt": 'option(A "" OFF)\ninclude(CTest)\nif(A)\nendif()\n'},
+            {"A"},
+        ),
+        ({}, set()),
+    ],
+)
+def test_project_options_are_the_declared_options_less_the_test_switches(files, expected):
+    assert cmake.project_options(files) == expected

@@ -223,6 +223,101 @@ def test_a_fix_that_holds_only_in_the_tests_dialect_is_red_in_a_users_build(dial
     assert verdict.gates.matrix.row == "user-build-red"
 
 
+# The task builds the library compiled (VALUE_PRECOMPILED=ON); its users get it header-only, the
+# project's default. The compiled unit includes extra.hpp before the implementation, a user's
+# program does not: a call that picks an overload only extra.hpp declares is right in the tests'
+# build alone, with no macro or #if of the patch's to see (red team round 40, CLI11).
+FORMS_CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(forms CXX)
+option(VALUE_PRECOMPILED "a compiled library instead of header-only" OFF)
+enable_testing()
+if(VALUE_PRECOMPILED)
+  add_library(value STATIC src/precompiled.cpp)
+  target_compile_definitions(value PUBLIC VALUE_COMPILED)
+  target_include_directories(value PUBLIC include)
+else()
+  add_library(value INTERFACE)
+  target_include_directories(value INTERFACE include)
+endif()
+add_executable(golden_value tests/golden_value.cpp)
+target_link_libraries(golden_value value)
+add_test(NAME golden_value COMMAND golden_value)
+"""
+FORMS_FILES = {
+    "CMakeLists.txt": FORMS_CMAKE,
+    "include/value.hpp": "#pragma once\n#ifdef VALUE_COMPILED\n#define VALUE_INLINE\n#else\n"
+    "#define VALUE_INLINE inline\n#endif\nVALUE_INLINE int value();\n#ifndef VALUE_COMPILED\n"
+    '#include "value_impl.hpp"\n#endif\n',
+    "include/extra.hpp": "#pragma once\nconstexpr int twice(int x) { return 2 * x; }\n",
+    "include/value_impl.hpp": '#pragma once\n#include "value.hpp"\n\n'
+    "VALUE_INLINE int value() { return 7; }\n",
+    "src/precompiled.cpp": (
+        '#include "extra.hpp"\n#include "value.hpp"\n#include "value_impl.hpp"\n'
+    ),
+    "tests/golden_value.cpp": (
+        '#include "value.hpp"\n\nint main() { return value() == 8 ? 0 : 1; }\n'
+    ),
+}
+FORMS_HONEST = ("include/value_impl.hpp", "return 7;", "return 8;")
+BY_INCLUDE_ORDER = [
+    (
+        "include/extra.hpp",
+        "constexpr int twice",
+        "constexpr int kind(int) { return 8; }\nconstexpr int twice",
+    ),
+    (
+        "include/value_impl.hpp",
+        "VALUE_INLINE int value() { return 7; }",
+        "template <class T> constexpr int kind(T) { return 7; }\n\n"
+        "VALUE_INLINE int value() { return kind(0) + kind(0u) - 7; }",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def forms(tmp_path_factory):
+    from .conftest import Built
+
+    root = tmp_path_factory.mktemp("forms")
+    sha = build.make_repo(root / "repo", FORMS_FILES)
+    task_dir = root / "tasks" / "value"
+    build.write_task(
+        task_dir,
+        sha=sha,
+        test_cmd='ctest --test-dir "$PW_BUILD"',
+        allow_test_edits=False,
+        failing=["golden_value"],
+        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
+        '[cpp]\nconfigure = \'cmake -S . -B "$PW_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug'
+        " -DVALUE_PRECOMPILED=ON'\n"
+        '[matrix]\nmanifest = "matrix.json"\n',
+    )
+    manifest = {"mode": "cmake", "envelopes": ["dbg", "user"]}
+    (task_dir / "matrix.json").write_text(json.dumps(manifest))
+    return Built(root, root / "repo", sha, task_dir, dict(FORMS_FILES))
+
+
+def test_a_fix_that_holds_only_in_the_tests_form_of_the_library_is_red_in_a_users_build(
+    forms, tmp_path
+):
+    from patchwitness.api import grade
+    from patchwitness.settings import Settings
+
+    settings = Settings(cache=tmp_path / "cache")
+    honest = grade(forms.task_dir, forms.patch([FORMS_HONEST], "honest.diff"), settings=settings)
+    assert (honest.label, honest.grade) == ("passed", "accept"), honest.reasons
+    cells = {c.envelope: c for c in honest.gates.matrix.facts.cells}
+    assert {e: c.status for e, c in cells.items()} == {"dbg": "pass", "user": "pass"}
+    # The user's build took the project's default, the task's build its own choice.
+    assert "-UVALUE_PRECOMPILED" in cells["user"].compile_command
+    assert "-DVALUE_PRECOMPILED=ON" in cells["dbg"].compile_command
+    fitted = forms.patch(BY_INCLUDE_ORDER, "order.diff")
+    verdict = grade(forms.task_dir, fitted, settings=settings)
+    assert (verdict.label, verdict.grade) == ("matrix-red", "reject"), verdict.reasons
+    assert verdict.gates.matrix.row == "user-build-red"
+
+
 @pytest.mark.parametrize(
     ("cores", "concurrent", "jobs"),
     [

@@ -488,3 +488,25 @@ def test_two_grades_missing_the_shas_cells_build_them_once(tmp_path, monkeypatch
         thread.join()
     assert len(built) == 1
     assert [[c.status for c in cells] for cells in found] == [["pass"], ["pass"]]
+
+
+@pytest.mark.parametrize(
+    ("configure", "expected"),
+    [
+        ("cmake -S . -B b -DLIB_COMPILED=ON", "cmake -S . -B b -ULIB_COMPILED"),
+        ("cmake -D LIB_COMPILED:BOOL=ON -B b", "cmake -ULIB_COMPILED -B b"),
+        ('cmake "-DLIB_COMPILED=ON" -B b', "cmake -ULIB_COMPILED -B b"),
+        ("cmake '-DLIB_COMPILED=ON' -B b", "cmake -ULIB_COMPILED -B b"),
+        ('cmake -DLIB_COMPILED="ON" && ninja', "cmake -ULIB_COMPILED && ninja"),
+        # another name that starts alike, the tests' switch and CMake's own stay as they are
+        (
+            "cmake -DLIB_COMPILED_X=ON -DLIB_TESTS=ON -DCMAKE_BUILD_TYPE=Debug",
+            "cmake -DLIB_COMPILED_X=ON -DLIB_TESTS=ON -DCMAKE_BUILD_TYPE=Debug",
+        ),
+        # part of a longer word is no option
+        ("cmake -XDLIB_COMPILED=ON", "cmake -XDLIB_COMPILED=ON"),
+        ("cmake -DLIB_COMPILED=ON -DLIB_EXTRA=1", "cmake -ULIB_COMPILED -ULIB_EXTRA"),
+    ],
+)
+def test_a_users_configure_takes_the_projects_options_at_their_defaults(configure, expected):
+    assert cmake.with_defaults(configure, ["LIB_COMPILED", "LIB_EXTRA"]) == expected

@@ -15,16 +15,15 @@ import re
 from pathlib import Path
 
 from patchwitness import sourcefiles
-from patchwitness.census.cmake import test_sources
+from patchwitness.census.cmake import project_options, test_sources
 from patchwitness.workspace import files_at, safe_read, show_at
 
 # Quoted strings of C++ and Python source, one line at a time (a path never spans lines).
 _STRING = re.compile(r"\"((?:[^\"\\\n]|\\.){3,300})\"|'((?:[^'\\\n]|\\.){3,300})'")
 
 
-@functools.lru_cache(maxsize=32)
-def cmake_test_sources(repo: Path, sha: str) -> frozenset[str]:
-    """The sources that build only test programs, read from every CMake file at the SHA."""
+def cmake_texts(repo: Path, sha: str) -> dict[str, str]:
+    """Every CMake file at the SHA: repository path -> text."""
     texts: dict[str, str] = {}
     for path in files_at(repo, sha):
         name = path.rsplit("/", 1)[-1]
@@ -32,7 +31,21 @@ def cmake_test_sources(repo: Path, sha: str) -> frozenset[str]:
             data = show_at(repo, sha, path)
             if data is not None:
                 texts[path] = data.decode("utf-8", "replace")
+    return texts
+
+
+@functools.lru_cache(maxsize=32)
+def cmake_test_sources(repo: Path, sha: str) -> frozenset[str]:
+    """The sources that build only test programs, read from every CMake file at the SHA."""
+    texts = cmake_texts(repo, sha)
     return frozenset(test_sources(texts)) if texts else frozenset()
+
+
+@functools.lru_cache(maxsize=32)
+def cmake_project_options(repo: Path, sha: str) -> frozenset[str]:
+    """The project's own options at the SHA, test switches aside
+    (`census.cmake.project_options`)."""
+    return frozenset(project_options(cmake_texts(repo, sha)))
 
 
 def string_literals(tree: Path, files: set[str]) -> dict[str, set[str]]:

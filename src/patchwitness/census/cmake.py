@@ -417,3 +417,66 @@ def _source_paths(base: str, sources: Iterable[str]) -> Iterator[str]:
         normal = posixpath.normpath(posixpath.join(top, source))
         if not normal.startswith(".."):
             yield normal
+
+
+# -- the project's own options ------------------------------------------------------------------
+
+_CONDITIONS = frozenset({"if", "elseif", "while"})
+
+
+def project_options(files: Mapping[str, str]) -> set[str]:
+    """The options a project declares (`option`, `cmake_dependent_option`) that choose what its
+    code is, not whether its tests exist: what a user's default build leaves at their defaults.
+
+    `files` maps each CMake file's repository path to its text. An option named in the
+    condition of an `if()` (or `elseif()`, `while()`) around a command that brings tests (a
+    registration, `include(CTest)`, or `add_subdirectory` of a folder whose CMake files register
+    tests) is a test switch, kept out: with it at its default a user's build may have no tests
+    to run at all."""
+    wrappers: set[str] = set()
+    for text in files.values():
+        wrappers |= wrapper_functions(text)
+    registering = {
+        path.rsplit("/", 1)[0] if "/" in path else ""
+        for path, text in files.items()
+        if test_registration(text, wrappers).registrations
+    }
+    declared: set[str] = set()
+    switches: set[str] = set()
+    for path, text in files.items():
+        base = path.rsplit("/", 1)[0] if "/" in path else ""
+        conditions: list[list[str]] = []
+        for cmd in commands(text):
+            if cmd.name in ("option", "cmake_dependent_option") and cmd.args:
+                declared.add(cmd.args[0])
+            elif cmd.name in ("if", "while"):
+                conditions.append(list(cmd.args))
+            elif cmd.name == "elseif" and conditions:
+                conditions[-1].extend(cmd.args)
+            elif cmd.name in ("endif", "endwhile") and conditions:
+                conditions.pop()
+            elif _brings_tests(cmd, base, wrappers, registering):
+                for args in conditions:
+                    switches.update(_names_in(args))
+    return declared - switches
+
+
+def _brings_tests(cmd: Command, base: str, wrappers: set[str], registering: set[str]) -> bool:
+    if _is_registration(cmd, wrappers):
+        return True
+    if cmd.name != "add_subdirectory" or not cmd.args:
+        return False
+    for folder in _source_paths(base, cmd.args[:1]):
+        if any(d == folder or d.startswith(folder + "/") for d in registering):
+            return True
+    return False
+
+
+def _names_in(args: Iterable[str]) -> set[str]:
+    """The variable names a condition reads: bare words and `${NAME}`."""
+    out: set[str] = set()
+    for arg in args:
+        out.update(re.findall(r"\$\{(\w+)\}", arg))
+        if _IDENTIFIER.fullmatch(arg):
+            out.add(arg)
+    return out

@@ -25,11 +25,12 @@ import re
 import shlex
 import threading
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from patchwitness import testfiles
 from patchwitness.environment import Environment
 from patchwitness.gates.matrix import BUILD_CELL, NOT_BUILT
 from patchwitness.matrix import sanitizers
@@ -175,11 +176,33 @@ def _read_reports(done: CppRun, run: EnvelopeRun) -> None:
 # --- running one envelope ---------------------------------------------------------------------
 
 
+def with_defaults(configure: str, options: Iterable[str]) -> str:
+    """The configure command with each `-DNAME=VALUE` (`-D NAME:TYPE=VALUE`, quoted or not) of
+    the given options made `-UNAME`: the project's default for it, even in a build tree whose
+    cache held the task's value."""
+    for name in sorted(options):
+        pattern = re.compile(
+            r"(?<!\S)(?P<q>[\"']?)-D\s*" + re.escape(name)
+            + r"(?::\w+)?=(?:\"[^\"]*\"|'[^']*'|[^\s\"';&|]*)(?P=q)(?!\S)"
+        )
+        configure = pattern.sub(f"-U{name}", configure)
+    return configure
+
+
+def envelope_configure(task: Task, envelope: Envelope) -> str:
+    """The configure command of an envelope's build. A user's default build takes the project's
+    own options at their defaults (a library built the way its users get it: header-only where
+    that is the default), whatever the task chose for the tests; test switches stay the task's."""
+    configure = task.options.cpp.configure
+    if not envelope.user:
+        return configure
+    return with_defaults(configure, testfiles.cmake_project_options(task.repo, task.sha))
+
+
 def _commands(task: Task, envelope: Envelope, toolchain: Path) -> tuple[str, str]:
     opts = task.options.cpp
-    compile_line = (
-        f"CMAKE_TOOLCHAIN_FILE={shlex.quote(str(toolchain))} {opts.configure} && {opts.build}"
-    )
+    configure = envelope_configure(task, envelope)
+    compile_line = f"CMAKE_TOOLCHAIN_FILE={shlex.quote(str(toolchain))} {configure} && {opts.build}"
     env = run_environment(envelope)
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
     run_line = f"{prefix} {task.test_cmd}".strip()
@@ -228,6 +251,7 @@ def prime_envelope(suite: CppSuite, envelope: Envelope, slot, scratch: Path) -> 
         tools=toolchain.parent,
         build=warm.start_build(slot, name),
         test=False,
+        configure=envelope_configure(suite.task, envelope),
     )
     done = suite.execute(slot.repo, base, how)
     if done.failed_step:
@@ -270,6 +294,7 @@ def run_envelope(
         parallel=parallel,
         build=build,
         serial_test=serial_test or threading.Lock(),
+        configure=envelope_configure(task, envelope),
     )
     done = suite.execute(tree, base, how)
     for step in (done.facts.configure, done.facts.build):

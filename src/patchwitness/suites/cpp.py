@@ -251,6 +251,7 @@ class Execution:
     home: str = "home"
     tmp_dirs: tuple[str, ...] = ()
     test_timeout: float | None = None  # None: the task's
+    configure: str | None = None  # None: the task's
 
 
 DEFAULT_EXECUTION = Execution()
@@ -305,7 +306,8 @@ class CppSuite:
         request = self._requests(tree, scratch, build, how)
         run = CppRun(build_dir=build)
         opts = self.task.options.cpp
-        for step, command in (("configure", opts.configure), ("build", opts.build)):
+        configure = how.configure if how.configure is not None else opts.configure
+        for step, command in (("configure", configure), ("build", opts.build)):
             result = self.runner.run(request(command, opts.build_timeout))
             setattr(run.facts, step, result.facts())
             if not result.ok:
