@@ -188,7 +188,8 @@ MATRIX_TABLE: list[Row] = [
         "red", "reject", lambda f: f.sanitizer_only > 0),
     Row("user-build-red", "a golden passes every required envelope of the tests' build and newly "
         "fails a user's default build of the project (the compiler's own dialect, no build "
-        "type): the fix holds only where the grader looked",
+        "type, the project's own options at their defaults): the fix holds only where the "
+        "grader looked",
         "red", "reject", lambda f: f.user_only > 0),
     Row("werror-only", "a cell newly fails only because warnings are errors: a spec violation "
         "where the manifest pins -Werror",

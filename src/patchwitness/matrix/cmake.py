@@ -182,7 +182,8 @@ def with_defaults(configure: str, options: Iterable[str]) -> str:
     cache held the task's value."""
     for name in sorted(options):
         pattern = re.compile(
-            r"(?<!\S)(?P<q>[\"']?)-D\s*" + re.escape(name)
+            r"(?<!\S)(?P<q>[\"']?)-D\s*"
+            + re.escape(name)
             + r"(?::\w+)?=(?:\"[^\"]*\"|'[^']*'|[^\s\"';&|]*)(?P=q)(?!\S)"
         )
         configure = pattern.sub(f"-U{name}", configure)
