@@ -874,10 +874,27 @@ def test_asking_for_a_standard_header_asks_nothing():
             "static int seen = 0;\nint f(int c) {\n  return c + std::exchange(seen, 1);\n}\n",
             [3],
         ),
+        # red team round 56: a union written in place, changed through its members
+        (
+            "static union {\n  struct {\n    unsigned calls : 13;\n  } counter;\n"
+            "  unsigned key;\n} batches;\nint f(int c) {\n  unsigned seen = "
+            "batches.counter.calls++;\n  return c + seen;\n}\n",
+            [8],
+        ),
+        (
+            "namespace {\nstruct {\n  int n;\n} box;\n}\nint f(int c) {\n  box.n += c;\n"
+            "  return box.n;\n}\n",
+            [7],
+        ),
+        (
+            "int f(int c) {\n  static struct { int n; } box;\n  ++box.n;\n  return c;\n}\n",
+            [3],
+        ),
+        ("static int seen[4];\nint f(int c) {\n  seen[c & 3] = 1;\n  return c;\n}\n", [3]),
     ],
 )
 def test_state_the_patch_keeps_across_calls_and_changes_asks_for_review(text, lines):
-    said = findings("lib.cpp", text, set(range(1, 8)), BUILDS)
+    said = findings("lib.cpp", text, set(range(1, 12)), BUILDS)
     assert [f.line for f in said if "kept across calls" in f.message] == lines, said
 
 
@@ -888,10 +905,14 @@ def test_state_the_patch_keeps_across_calls_and_changes_asks_for_review(text, li
         "static const int k = 3;\nint f() {\n  return k + 1;\n}\n",
         "struct S {\n  int n;\n  void bump() { n += 1; }\n};\n",
         "static int seen;\nint f() {\n  return seen == 1;\n}\n",
+        # a type is no object, a local aggregate is made afresh, a constant one is constant
+        "typedef struct {\n  int n;\n} box_t;\nint f(box_t b) {\n  b.n += 1;\n  return b.n;\n}\n",
+        "int f(int c) {\n  struct {\n    int n;\n  } box;\n  box.n = c;\n  return box.n;\n}\n",
+        "static const struct {\n  int n;\n} box = {1};\nint f() {\n  return box.n;\n}\n",
     ],
 )
 def test_locals_constants_members_and_reads_are_no_kept_state(text):
-    said = findings("lib.cpp", text, set(range(1, 7)), BUILDS)
+    said = findings("lib.cpp", text, set(range(1, 9)), BUILDS)
     assert not [f for f in said if "kept across calls" in f.message], said
 
 

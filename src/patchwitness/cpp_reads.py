@@ -637,23 +637,28 @@ def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
     process's 4096th hexadecimal letter)."""
     from patchwitness.linemap import SCOPE, CppLines
 
-    raw = sourcefiles.lines(preprocessor.strip_comments(text))
-    candidates = {}
+    stripped = preprocessor.strip_comments(text)
+    raw = sourcefiles.lines(stripped)
+    # line -> (name, the definition's head, the offset its type's body opens at)
+    candidates: dict[int, tuple[str, str, int]] = {}
     for number in sorted(added):
         line = raw[number - 1] if number <= len(raw) else ""
         match = _MUTABLE_DEFINITION.match(line)
         if match is not None and not _DIRECTIVE_LINE.match(line):
-            candidates[number] = match.group("name")
+            candidates[number] = (match.group("name"), line, len(text))
+        elif (found := _aggregate_object(stripped, raw, number)) is not None:
+            candidates[number] = found
     if not candidates:
         return []
     lines = CppLines(text)
     kept, defined = set(), set()
-    for number, name in candidates.items():
-        blocks = lines.blocks_around(number)
+    for number, (name, head, body) in candidates.items():
+        # around the definition, not inside the body of the type it writes in place
+        blocks = [b for b in lines.blocks_around(number) if b.open < body]
         in_function = any(b.kind != SCOPE for b in blocks)
-        if in_function and not re.match(r"\s*static\b", raw[number - 1]):
+        if in_function and not re.match(r"\s*static\b", head):
             continue  # a local: made afresh on each call
-        static = re.search(r"\bstatic\b", raw[number - 1]) is not None
+        static = re.search(r"\bstatic\b", head) is not None
         member = blocks and _CLASS_HEAD.search(lines.head(blocks[-1]) or "")
         if not in_function and member and not static:
             continue  # a member: each object's own (a class's static one is kept)
@@ -665,8 +670,10 @@ def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
         if number in defined:
             continue
         for name in sorted(kept):
+            # the variable itself, or a member or element of it (`batches.counter.calls++`)
+            place = rf"\b{name}(?:\s*(?:\.|->)\s*\w+|\s*\[[^\]]*\])*"
             changed = re.search(
-                rf"(?:\+\+|--)\s*\b{name}\b|\b{name}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=))"
+                rf"(?:\+\+|--)\s*{place}|{place}\s*(?:\+\+|--|[-+*/%&|^]?=(?!=))"
                 # or used through a call (red team round 49's notes: `seen.store(1)`,
                 # `std::exchange(seen, 1)`): a member called on a mutable static the patch
                 # adds, whatever its name, is that state used across calls
@@ -678,6 +685,40 @@ def _kept_across_calls(path: str, text: str, added: set[int]) -> list[Finding]:
                 out.append(_finding(PROCESS, path, number, said))
                 break
     return out
+
+
+# The end of an object's definition whose type is written in place: `} name;`, `} name = {...};`
+_AGGREGATE_END = re.compile(
+    r"\}\s*(?P<name>[A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:=[^;]*|\{[^;]*\})?;\s*$"
+)
+_AGGREGATE_HEAD = re.compile(r"\b(?:struct|union|class)\b")
+_NOT_STATE = re.compile(r"\b(?:typedef|const|constexpr|constinit|extern|using)\b")
+
+
+def _aggregate_object(stripped: str, raw: list[str], number: int) -> tuple[str, str, int] | None:
+    """(name, head, the offset of its opening brace) of an object the line ends the definition
+    of, whose type is a struct, union or class written in place (red team round 56:
+    `static union { struct { unsigned n : 13; } c; } b;`): the head is the text before its
+    opening brace, back to the statement before it."""
+    line = raw[number - 1] if number <= len(raw) else ""
+    match = _AGGREGATE_END.search(line)
+    if match is None:
+        return None
+    end = sum(len(r) + 1 for r in raw[: number - 1]) + match.start()
+    depth = 0
+    for index in range(end, -1, -1):
+        ch = stripped[index] if index < len(stripped) else ""
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            depth -= 1
+            if depth == 0:
+                start = max(stripped.rfind(c, 0, index) for c in ";{}") + 1
+                head = stripped[start:index].strip()
+                if _AGGREGATE_HEAD.search(head) and not _NOT_STATE.search(head):
+                    return match.group("name"), head, index
+                return None
+    return None
 
 
 _PER_THREAD = re.compile(r"\b(?:thread_local|_Thread_local|__thread)\b")
