@@ -1502,6 +1502,19 @@ def test_a_text_is_also_given_its_characters_moved_by_c_widths_and_a_length_past
     assert any(isinstance(v, bytes) and len(v) > 1 << 16 for v in vary.variants(b"<&>", []))
 
 
+def test_a_text_is_also_given_every_width_every_mark_and_each_own_mark_at_its_end():
+    """Red team round 56 (markupsafe): a character kept in a 17-bit bitfield (U+2003C read as
+    `<`), the 4-byte escaper kept only for a text without a comma, and only for one that does
+    not end in `<`; each within what one argument gets."""
+    vary = driver()
+    value = "\U0001f363&<'"
+    found = list(vary.variants(value, ["a", "b", "c", "d"]))[: vary.VARIANTS_PER_ARGUMENT]
+    wide = [v for v in found if isinstance(v, str) and v.startswith(value) and "\U0002003c" in v]
+    assert wide and all(chr(ord("<") + (1 << b)) in wide[0] for b in range(8, 21)), wide
+    assert any(isinstance(v, str) and v.startswith(value) and "," in v for v in found)
+    assert {value + "&", value + "<", value + "'"} <= set(found)
+
+
 def test_a_text_s_numerals_are_also_written_as_words_and_its_words_as_numerals():
     """Red team round 45 (iniconfig): the +1 taken back for a value of letters alone, where
     every test's value was a digit; each within what one argument gets."""

@@ -681,6 +681,17 @@ def variants(value, hints):
         # (cut to 16 bits, U+2003C read as `<`; a length in 16 bits) answers otherwise only
         # there (red team round 43).
         yield from fresh([*(value + _shifted(value, by) for by in WIDTHS), _past(value, WIDE)])
+        # The text followed by itself moved by every power of two from 2^8 to 2^20 at once (a
+        # character kept in a bitfield of any width: 17 bits read U+2003C as `<`), by every
+        # ASCII mark (a fix keyed on a mark the tests' texts never hold: a comma), and by each
+        # mark of its own (one keyed on the mark a text ends with) (red team round 56).
+        yield from fresh(
+            [
+                value + "".join(_shifted(value, 1 << bits) for bits in range(8, 21)),
+                value + _ASCII_MARKS,
+                *(value + mark for mark in _own_marks(value)),
+            ]
+        )
         # Its numerals written as words, and its words as numerals: a fix keyed on what kind
         # of characters a value is made of (red team round 45: iniconfig's +1 taken back for
         # a value of letters alone, where every test's value was a digit).
@@ -962,6 +973,12 @@ _MARKINGS = (
 
 
 WIDTHS = (1 << 8, 1 << 16)  # what C keeps a character in, short of 32 bits
+_ASCII_MARKS = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
+
+
+def _own_marks(value):
+    """The ASCII marks of a text, each once, in order, at most six."""
+    return list(dict.fromkeys(c for c in value if c in _ASCII_MARKS))[:6]
 WIDE = 1 << 16  # a length past this is one a 16-bit count gets wrong
 
 
