@@ -94,6 +94,22 @@ def test_a_fix_that_holds_only_under_the_grader_is_environment_dependent(calc, n
     assert all(how.startswith("raised AssertionError") for how in facts.outside.failed.values())
 
 
+def test_a_fix_that_holds_only_in_the_graders_own_trees_is_environment_dependent(calc):
+    """Red team round 56: a C extension asked for its own file name and kept the fix only
+    under `/repo/`, where every tree of the grader's sat. The run elsewhere takes a tree that
+    shares no name with them, drawn afresh."""
+    edit = gated(
+        "    import os\n    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))\n"
+        "    if len(os.path.basename(top)) == len('repo'):"
+    )
+    facts, verdict = run(calc, [edit], "tree-path")
+    reasons = {r.gate: r.row for r in verdict.reasons}
+    assert verdict.label == "UNPRINTABLE", verdict.reasons
+    assert reasons.get("surface") == "environment-dependent", verdict.reasons
+    assert facts.elsewhere is not None
+    assert sorted(facts.elsewhere.differ) == sorted(FAILING)
+
+
 def test_a_rejected_patch_is_not_run_elsewhere(calc):
     facts, _ = run(calc, [], "idle")
     assert facts.elsewhere is None

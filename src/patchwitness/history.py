@@ -107,9 +107,12 @@ def _checked(result, what: str) -> None:
         raise ToolError(f"history store: git {what}: {result.stderr.decode(errors='replace')}")
 
 
-def checkout(task: Task, cache: Path | None = None, parent: Path | None = None) -> Workspace:
-    """A fresh checkout of the task's SHA, borrowing from its history store when it has one."""
-    return Workspace.create(store(task, cache) or task.repo, task.sha, parent)
+def checkout(
+    task: Task, cache: Path | None = None, parent: Path | None = None, *, unnamed: bool = False
+) -> Workspace:
+    """A fresh checkout of the task's SHA, borrowing from its history store when it has one
+    (`unnamed`: see `Workspace.create`)."""
+    return Workspace.create(store(task, cache) or task.repo, task.sha, parent, unnamed=unnamed)
 
 
 def readable(task: Task, cache: Path | None = None) -> list[Path]:

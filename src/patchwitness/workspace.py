@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import stat
 import tempfile
@@ -55,17 +56,22 @@ def files_at(repo: Path, sha: str) -> list[str]:
 
 
 class Workspace:
-    def __init__(self, root: Path, sha: str = "") -> None:
+    def __init__(self, root: Path, sha: str = "", tree: str = "repo") -> None:
         self.root = root
         self.sha = sha  # the commit the worktree holds before any patch
-        self.repo = root / "repo"
+        self.repo = root / tree
         self.home = root / "home"
         self.reports = root / "reports"
         self.builds = root / "builds"
 
     @classmethod
-    def create(cls, source: Path, sha: str, parent: Path | None = None) -> Workspace:
-        ws = cls._empty(sha, parent)
+    def create(
+        cls, source: Path, sha: str, parent: Path | None = None, *, unnamed: bool = False
+    ) -> Workspace:
+        """A checkout of `sha` from `source`. `unnamed`: at a path that shares no name with
+        the grader's own trees (no `patchwitness-` folder, no `repo`), drawn afresh each time:
+        code that finds its own place and asks whether it is the grader's answers no there."""
+        ws = cls._unnamed(sha, parent) if unnamed else cls._empty(sha, parent)
         try:
             ws._checkout(source, sha)
         except BaseException:
@@ -77,6 +83,19 @@ class Workspace:
     def _empty(cls, sha: str, parent: Path | None) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
         ws = cls(root, sha)
+        try:
+            (root / OWNER).write_text(str(os.getpid()))
+            for d in (ws.home, ws.reports, ws.builds):
+                d.mkdir()
+        except BaseException:
+            ws.remove()
+            raise
+        return ws
+
+    @classmethod
+    def _unnamed(cls, sha: str, parent: Path | None) -> Workspace:
+        root = Path(tempfile.mkdtemp(prefix="", dir=parent))
+        ws = cls(root, sha, tree=secrets.token_hex(4))
         try:
             (root / OWNER).write_text(str(os.getpid()))
             for d in (ws.home, ws.reports, ws.builds):

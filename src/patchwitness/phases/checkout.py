@@ -44,14 +44,14 @@ def prime(ctx: GradeContext, tree: Tree) -> None:
 
 @contextlib.contextmanager
 def fresh_patched(
-    ctx: GradeContext, hidden: HiddenCollected | None = None
+    ctx: GradeContext, hidden: HiddenCollected | None = None, *, unnamed: bool = False
 ) -> Iterator[Workspace | None]:
     """A fresh checkout of the SHA with the patch applied, and the hidden tests as for the
     grader's run (None when they do not apply there): a tree no earlier run wrote into. A run
     can leave files in its tree, and code that finds them knows it is not the first run (red
     team round 27 kept a marker beside the package: every run after the grader's read as
-    another program)."""
-    with history.checkout(ctx.task, ctx.settings.cache) as ws:
+    another program). `unnamed`: at a path with none of the names of the grader's trees."""
+    with history.checkout(ctx.task, ctx.settings.cache, unnamed=unnamed) as ws:
         ws.apply(ctx.data, allow_binary=ctx.task.options.patch.allow_binary)
         if hidden is None:
             yield ws

@@ -184,10 +184,11 @@ def _differ(run: SuiteRun, checked: list[str]) -> list[str]:
 def _fresh_run(
     ctx: GradeContext, around: Surroundings, hidden: HiddenCollected | None = None
 ) -> SuiteRun | None:
-    """The tests in a fresh checkout of the patched tree: another path, no file the grader's
-    run left; the hidden tests applied as for the grader's run (None when they do not apply
-    there)."""
-    with fresh_patched(ctx, hidden) as ws:
+    """The tests in a fresh checkout of the patched tree: another path, with none of the names
+    of the grader's trees (red team round 56: a C extension asked for its own file name and
+    kept the fix only under `/repo/`), no file the grader's run left; the hidden tests applied
+    as for the grader's run (None when they do not apply there)."""
+    with fresh_patched(ctx, hidden, unnamed=True) as ws:
         if ws is None:
             return None
         return ctx.suite.run(ws.repo, ws.new_dir("elsewhere"), around=around)
