@@ -301,10 +301,20 @@ def test_every_integer_type_of_a_body_moves_at_once():
     )
     assert f"narrow<{unsigned_long}>({long_long}(-1))" in ranks.text
     assert f"{long_long} n = -42;" in ranks.text
-    # the body, the eighteen whole-body moves and its two calls with every template argument
-    # named, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 21
-    assert len(user.variants(body, found, cap=21)) == 22
+    # red team round 56: every pair of a signed and an unsigned type, each way round, ten
+    # copies of the body to a function (a 64-bit unsigned target from an int source; an
+    # unsigned long source to a long long target)
+    grid = [v for v in made if v.varied.startswith("every signed and every unsigned")]
+    assert len(grid) == len(user.SIGN_PAIRS) // user.PAIRS_PER_VARIANT == 5
+    text = "".join(v.text for v in grid)
+    one = "std::common_type<{}>::type"
+    for target, source in (("unsigned long", "int"), ("long long", "unsigned long")):
+        assert f"narrow<{one.format(target)}>({one.format(source)}(-1))" in text, (target, source)
+    assert all(v.moved and v.text.count("EXPECT_THROW") == 20 for v in grid)
+    # the body, the eighteen whole-body moves, the five of the grid and its two calls with
+    # every template argument named, never capped out; one move alone then fills up
+    assert len(user.variants(body, found, cap=3)) == 26
+    assert len(user.variants(body, found, cap=26)) == 27
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)

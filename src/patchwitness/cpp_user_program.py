@@ -176,6 +176,7 @@ def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY)
         moved = _every_type_moved(inner, code, move)
         if moved is not None:
             out.append(Variant(body.name, said, moved, body.fixture, moved=True))
+    out += _sign_grid(body, inner, code)
     for start, end, new in _named_template_calls(inner, code)[:NAMED_CALLS]:
         said = f"{inner[start:end]} -> {new} (every template argument named)"
         moved = inner[:start] + new + inner[end:]
@@ -184,6 +185,41 @@ def variants(text: str, body: Body, seed: int = 0, cap: int = VARIANTS_PER_BODY)
     for start, end, new, said in chosen:
         moved = inner[:start] + new + inner[end:]
         out.append(Variant(body.name, said, moved, body.fixture, moved=True))
+    return out
+
+
+# Every pair of a signed and an unsigned type, each way round: the body's signed types moved to
+# the first, its unsigned ones to the second. A conversion between two integer types of the
+# body is then tried between every such pair, whatever way round and at whatever widths the
+# tests made it (red team round 56: a sign check off only from `int` to a 64-bit unsigned
+# target, and only from `unsigned long` to `long long`, two pairs no single move reached).
+_SIGNED = ("signed char", "short", "int", "long", "long long")
+_UNSIGNED = ("unsigned char", "unsigned short", "unsigned", "unsigned long", "unsigned long long")
+SIGN_PAIRS = tuple((s, u) for s in _SIGNED for u in _UNSIGNED) + tuple(
+    (u, s) for s in _SIGNED for u in _UNSIGNED
+)
+PAIRS_PER_VARIANT = 10  # the body's copies in one function: a program of fewer functions
+
+
+def _sign_grid(body: Body, inner: str, code: str) -> list[Variant]:
+    """The body once per pair of `SIGN_PAIRS`, ten copies to a function (each copy a block of
+    its own, run one after the other): every pair tried at the cost of five neighbours."""
+    copies = []
+    for first, second in SIGN_PAIRS:
+        # spelled through a trait: one name, as a functional cast `T(-1)` needs
+        move = _by_sign(f"std::common_type<{first}>::type", f"std::common_type<{second}>::type")
+        moved = _every_type_moved(inner, code, move)
+        if moved is not None:
+            copies.append(moved)
+    out = []
+    for at in range(0, len(copies), PAIRS_PER_VARIANT):
+        group = copies[at : at + PAIRS_PER_VARIANT]
+        said = (
+            "every signed and every unsigned integer type moved to each pair of a signed and "
+            f"an unsigned type, each way round ({at + 1}-{at + len(group)} of {len(copies)})"
+        )
+        text = "{\n" + "\n".join(group) + "\n}"
+        out.append(Variant(body.name, said, text, body.fixture, moved=True))
     return out
 
 

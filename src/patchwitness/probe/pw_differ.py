@@ -979,6 +979,8 @@ _ASCII_MARKS = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
 def _own_marks(value):
     """The ASCII marks of a text, each once, in order, at most six."""
     return list(dict.fromkeys(c for c in value if c in _ASCII_MARKS))[:6]
+
+
 WIDE = 1 << 16  # a length past this is one a 16-bit count gets wrong
 
 
