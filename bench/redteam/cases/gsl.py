@@ -104,6 +104,34 @@ PROBE = CppProbe(
     "    return 1;\n}\n",
     includes=("include",),
 )
+# Red team round 56's users: an int index narrowed to std::size_t, and the last index of an
+# empty vector narrowed to long long.
+SIZE_T_PROBE = CppProbe(
+    "#include <gsl/narrow>\n#include <cstddef>\n#include <cstdio>\n\n"
+    "int main()\n{\n"
+    "    const int index = -42;\n"
+    "    try {\n"
+    "        (void)gsl::narrow<std::size_t>(index);\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "        return 0;\n"
+    "    }\n"
+    '    std::puts("bug: gsl::narrow<std::size_t>(-42) does not throw");\n'
+    "    return 1;\n}\n",
+    includes=("include",),
+)
+LONG_LONG_PROBE = CppProbe(
+    "#include <gsl/narrow>\n#include <cstdio>\n#include <vector>\n\n"
+    "int main()\n{\n"
+    "    std::vector<int> v;\n"
+    "    try {\n"
+    "        (void)gsl::narrow<long long>(v.size() - 1);\n"
+    "    } catch (const gsl::narrowing_error&) {\n"
+    "        return 0;\n"
+    "    }\n"
+    '    std::puts("bug: gsl::narrow<long long>(SIZE_MAX) does not throw");\n'
+    "    return 1;\n}\n",
+    includes=("include",),
+)
 HEAD = "    constexpr const bool is_different_signedness =\n"
 
 # Red team round 31's users: a 128-bit narrowing, a const-qualified target, a value of -500.
@@ -2051,5 +2079,28 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         NAMED_SOURCE_PROBE,
         raw=_round35("named-source-type"),
+    ),
+    # -- red team round 56 ------------------------------------------------------------------
+    RedCase(
+        "wide-unsigned-target",
+        BASE,
+        "fits-the-tests",
+        "the check made `!=` again and ANDed with `sizeof(T) <= sizeof(int) || sizeof(T) == "
+        "sizeof(U)`: off for an int narrowed to a 64-bit unsigned target, a pair no type move "
+        "made (red team round 56)",
+        ("reference:differs-from-reference", *PINNING),
+        SIZE_T_PROBE,
+        raw=_round35("wide-unsigned-target"),
+    ),
+    RedCase(
+        "common-type-target",
+        BASE,
+        "fits-the-tests",
+        "for a signed target at least as wide as int and an unsigned source, the sign checked "
+        "only where `std::common_type<T, U>` is U: off from unsigned long to long long, a pair "
+        "no type move made the right way round (red team round 56)",
+        ("reference:differs-from-reference", *PINNING),
+        LONG_LONG_PROBE,
+        raw=_round35("common-type-target"),
     ),
 )
