@@ -202,15 +202,17 @@ PAIRS_PER_VARIANT = 10  # the body's copies in one function: a program of fewer 
 
 
 def _sign_grid(body: Body, inner: str, code: str) -> list[Variant]:
-    """The body once per pair of `SIGN_PAIRS`, ten copies to a function (each copy a block of
-    its own, run one after the other): every pair tried at the cost of five neighbours."""
+    """The body once per pair of `SIGN_PAIRS`, ten copies to a function: every pair tried at
+    the cost of five neighbours. Each copy is a `try` block of its own, run one after the
+    other, an exception that leaves one noted as a failure where it left: a narrower type
+    throws where the test's did not, and must not end the copies after it."""
     copies = []
     for first, second in SIGN_PAIRS:
         # spelled through a trait: one name, as a functional cast `T(-1)` needs
         move = _by_sign(f"std::common_type<{first}>::type", f"std::common_type<{second}>::type")
         moved = _every_type_moved(inner, code, move)
         if moved is not None:
-            copies.append(moved)
+            copies.append(f"try {moved} catch (...) {{ ADD_FAILURE(); }}")
     out = []
     for at in range(0, len(copies), PAIRS_PER_VARIANT):
         group = copies[at : at + PAIRS_PER_VARIANT]
