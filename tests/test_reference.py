@@ -923,6 +923,8 @@ def test_each_other_way_of_making_the_object_has_its_yes_or_no_options_turned(tm
         ("2 // len(type(self).__mro__)", "made on an object of a subclass"),
         ("3 // len(type(self.path).__mro__)", "Path"),
         ("1 - str(self.path).count(os.sep, 0, 1)", "'/x'"),
+        # red team round 57: off for a path with a folder in it
+        ("1 - str(self.path)[1:].count('/')", "'folder/x'"),
     ],
 )
 def test_the_object_is_also_a_subclasss_and_its_path_a_concrete_or_absolute_one(
@@ -1392,6 +1394,7 @@ def test_a_mark_is_put_into_every_word_of_a_call_and_of_its_objects_making_alike
     assert [varied for _, varied, _ in marked] == [
         "every word of its strings marked with ':'",
         "every word of its strings marked with '.'",
+        "every word of its strings marked with '\\t'",
         "every word of its strings marked with ' '",
         "every numeral a letter",
         "every line of its texts followed by a renamed copy of itself",
@@ -1399,19 +1402,22 @@ def test_a_mark_is_put_into_every_word_of_a_call_and_of_its_objects_making_alike
         "every text of several lines after renamed copies of itself",
         "every text of several lines after three blank lines",
     ]
-    (extra, _, changed), (dotted_extra, _, dotted), *_ = marked
+    (extra, _, changed), (dotted_extra, _, dotted), (tabbed_extra, _, _), *_ = marked
+    # red team round 57: a value lined up with tabs
+    tabbed = pickle.loads(base64.b64decode(tabbed_extra["made"]))
+    assert tabbed["kw"]["data"] == "[s\tection]\nv\talue = 1\n"
     # red team round 55: a name beyond ASCII asked for, lines past the tenth, a preamble
-    accented, preceded, blank = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[5:])
+    accented, preceded, blank = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[6:])
     assert accented["kw"]["data"] == "[section\u00e9]\nvalue\u00e9 = 1\n"
-    assert marked[5][2]["pos"][1] == "section\u00e9"
+    assert marked[6][2]["pos"][1] == "section\u00e9"
     assert preceded["kw"]["data"].endswith("\n[section]\nvalue = 1\n")
     assert preceded["kw"]["data"].count("\n") == 10
     assert blank["kw"]["data"] == "\n\n\n[section]\nvalue = 1\n"
     # red team round 52: a value that starts with a letter, a section of two keys
-    lettered, doubled = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[3:5])
+    lettered, doubled = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[4:6])
     assert lettered["kw"]["data"] == "[section]\nvalue = b\n"
     assert doubled["kw"]["data"] == "[section]\n[tfdujpo]\nvalue = 1\nwbmvf = 1\n"
-    assert marked[4][2] == call  # the names the call asks for are still there
+    assert marked[5][2] == call  # the names the call asks for are still there
     assert changed["pos"][1:] == ["s:ection", b"v:alue"]
     rebuilt = pickle.loads(base64.b64decode(extra["made"]))
     assert rebuilt["kw"]["data"] == "[s:ection]\nv:alue = 1\n"

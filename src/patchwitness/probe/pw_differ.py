@@ -656,8 +656,12 @@ def variants(value, hints):
         yield from fresh([pathlib.PurePath(value), value.encode("utf-8", "replace")])
         # A name as programs hold it: a concrete Path, and absolute (red team round 23: fixes
         # off for `pathlib.Path`, by its class's bases, and for a name that starts at the root).
+        # And inside a folder (red team round 57: iniconfig's +1 taken back for a path with a
+        # slash past its first character, as any file opened through a folder has).
         if value and "\n" not in value and len(value) < 200:
-            yield from fresh([pathlib.Path(value), "/" + value.lstrip("/")])
+            yield from fresh(
+                [pathlib.Path(value), "/" + value.lstrip("/"), "folder/" + value.lstrip("/")]
+            )
         # Its characters beyond ASCII moved to other planes (a fix right for the tests' emoji
         # alone, red team round 20), and the text followed by renamed copies of itself: a
         # longer input that still parses where names must be unique (round 20: a fix right
@@ -880,7 +884,9 @@ _DIGITS_AS_LETTER_BYTES = bytes.maketrans(b"0123456789", b"abcdefghij")
 _LETTERS_AS_DIGITS = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789" * 5 + "01"
 )
-_MARKS = (":", ".")
+# A tab too: a value lined up with tabs (red team round 57: iniconfig's +1 taken back for any
+# value holding a tab, which no variant's text ever did).
+_MARKS = (":", ".", "\t")
 
 
 def _marked(value, mark):
