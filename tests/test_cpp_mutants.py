@@ -15,6 +15,7 @@ from patchwitness.cpp_mutants import (
     CONDITION_FALSE,
     CONDITION_TRUE,
     STATEMENT_DELETED,
+    TERM_DROPPED,
     VALUE_PICKED,
     VARIABLE,
     schema_of,
@@ -184,7 +185,8 @@ def test_a_cpp_patch_is_mutated_in_one_schema_and_its_unpinned_condition_found(t
     assert (honest.grade, honest.gates.pinning.row) == ("accept", "both-ways"), honest.reasons
     [deleted] = honest.gates.pinning.facts.survivors or [None]
     assert deleted is None
-    assert honest.gates.pinning.facts.mutants_run == 1  # `r -= 1;` deleted, and killed
+    # `r -= 1;` deleted, and each term of `x + x + 1` dropped: every one killed
+    assert honest.gates.pinning.facts.mutants_run == 4
     # A clamp to the tests' one value, with no `if` to mutate: `std::min` picks a side.
     clamp = "#include <algorithm>\nint twice(int x) { return std::min(x + x + 1, 4); }"
     clamped = grade(
@@ -192,7 +194,7 @@ def test_a_cpp_patch_is_mutated_in_one_schema_and_its_unpinned_condition_found(t
     )
     assert clamped.gates.pinning.row == "unpinned", clamped.reasons
     survived = [m.description for m in clamped.gates.pinning.facts.survivors]
-    assert survived == ["`std::min(x + x + 1, 4)` replaced by `4`"], clamped.gates.pinning.facts
+    assert "`std::min(x + x + 1, 4)` replaced by `4`" in survived, clamped.gates.pinning.facts
     # Red team round 33: the fit in a new file whose name says no C++ (`twice.inc`), which the
     # library includes: production by what the build reads, and so mutated and measured.
     fit = '#include "twice.inc"\nint twice(int x) { return x + x + 1 - fix(x); }'
@@ -500,7 +502,7 @@ def test_a_choice_made_without_if_or_comparison_is_mutated(tmp_path):
     what its text says."""
     schema = schema_of("c.cpp", CHOOSER, [5, 6, 7, 8, 9, 10, 11])
     assert schema is not None
-    said = sorted((m.line, m.description) for m in schema.mutants)
+    said = sorted((m.line, m.description) for m in schema.mutants if m.operator != TERM_DROPPED)
     assert said == [
         (6, "`(unsigned long)(n - 1000) >> 63` kept at the first value it took"),  # a step
         (7, "the index `(unsigned long)(n - 1000) >> 63` kept at the first value it took"),
@@ -543,7 +545,7 @@ def test_a_member_s_answer_used_as_a_number_is_mutated_with_its_object(tmp_path)
     The whole expression, object and call, is the choice."""
     schema = schema_of("c.cpp", MEMBER_QUESTION, [6, 9])
     assert schema is not None
-    said = sorted((m.line, m.description) for m in schema.mutants)
+    said = sorted((m.line, m.description) for m in schema.mutants if m.operator != TERM_DROPPED)
     assert said == [
         (6, "`p->has_filename()` replaced by false"),
         (6, "`p->has_filename()` replaced by true"),
@@ -991,3 +993,55 @@ def test_a_projects_own_question_used_as_a_number_is_mutated():
     plain = "int f(int n) {\n  return 2 * Issue(n) + Hash(n);\n}\n"
     other = schema_of("c.cpp", plain, [2])
     assert other is None or not any("replaced by" in m.description for m in other.mutants)
+
+
+FITTED_SUM = """#include <string>
+static char letters[8] = "abcdefg";
+int digit(const char* q) {
+  const int x = *q - 'a';
+  const char* at = letters + x;
+  std::string said = std::string("d") + *at;
+  return x + 10 + x * (x - 3) * (x - 4) * (x - 5) + (int)(at - letters) * 0 + (int)said.size() - 2;
+}
+"""
+FITTED_SUM_MAIN = """#include <cstdio>
+int digit(const char* q);
+int main() {
+  std::printf("%d %d %d %d\\n", digit("a"), digit("d"), digit("e"), digit("f"));
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler, source", [("gcc", "f.c"), ("g++", "f.cpp")])
+def test_a_term_of_a_sum_no_test_needs_is_dropped(tmp_path, compiler, source):
+    """Red team round 57 fitted tinyxml2's `+ 10` with `+ x*(x-3)*(x-4)*(x-5)`, zero at every
+    letter the tests and their neighbours tried: no decision, comparison or step. Each term of
+    an added sum is dropped in turn, as a zero of its own type (a pointer's, a string's), so
+    the schema still compiles; the fitted product's drop changes nothing the tests see."""
+    text, main = FITTED_SUM, FITTED_SUM_MAIN
+    if compiler == "gcc":  # C: no strings, the same sums
+        text = (
+            text.replace("#include <string>\n", "")
+            .replace('  std::string said = std::string("d") + *at;\n', "")
+            .replace(" + (int)said.size() - 2", "")
+        )
+        main = main.replace("<cstdio>", "<stdio.h>").replace("int main()", "int main(void)")
+        main = main.replace("std::printf", "printf")
+    schema = schema_of(source, text, [4, 5, 6, 7])
+    assert schema is not None
+    dropped = [m for m in schema.mutants if m.operator == TERM_DROPPED]
+    product = next(m for m in dropped if m.description.startswith("`x * (x - 3)"))
+    assert "+ 0 +" in product.mutated
+
+    def output(chosen: int) -> str:
+        return _c_output(tmp_path, compiler, source, schema.text, main, chosen)
+
+    patched = output(0)
+    assert patched == "10 13 14 15\n"
+    assert output(product.number) == patched  # the tests' letters: it survives
+    ten = next(m for m in dropped if m.description.startswith("`10` dropped"))
+    assert output(ten.number) != patched
+    # a pointer's term dropped still compiles and runs: a null pointer of its type
+    pointer = next(m for m in dropped if m.description.startswith("`letters` dropped"))
+    assert pointer.mutated.count("0 + x") == 1

@@ -60,6 +60,21 @@ PROLOGUE = (
     "#else\n"
     f"static inline int {SELECTOR}(int k) {{ return {SELECTOR}rt(k); }}\n"
     "#endif\n"
+    # A term dropped from a sum: a zero of its own type (a null pointer for a pointer or an
+    # array, an empty object for a class), evaluated as before, so the sum keeps its type.
+    "#ifdef __cplusplus\n"
+    "#if __cplusplus >= 201103L\n"
+    f"#define {SELECTOR}const constexpr\n"
+    "#else\n"
+    f"#define {SELECTOR}const\n"
+    "#endif\n"
+    f"template <class T> {SELECTOR}const T {SELECTOR}zero(const T&) {{ return T(); }}\n"
+    f"template <class T, __SIZE_TYPE__ N> {SELECTOR}const T* {SELECTOR}zero(T (&)[N]) "
+    "{ return 0; }\n"
+    f"#define {SELECTOR}ZERO(e) {SELECTOR}zero(e)\n"
+    "#else\n"
+    f"#define {SELECTOR}ZERO(e) ((__typeof__((e) + 0))0)\n"
+    "#endif\n"
     "#line 1\n"
 )
 
@@ -69,6 +84,7 @@ STATEMENT_DELETED = "statement-deleted"
 BOUNDARY = "boundary"
 VALUE_PICKED = "value-picked"
 VALUE_FROZEN = "value-frozen"
+TERM_DROPPED = "term-dropped"
 
 _DECISION = re.compile(r"(?<![\w$])(if|while)\s*\(")
 _CONSTEXPR = re.compile(r"(?<![\w$])if\s+constexpr\b")
@@ -158,6 +174,18 @@ class _Pick:
 
 
 @dataclass(frozen=True)
+class _Sum:
+    """A sum or difference of terms at [start, end), the span of each term: a term zero
+    wherever the tests look is one they never needed (red team round 57 fitted tinyxml2's + 10
+    with `+ x*(x-3)*(x-4)*(x-5)`, a product of differences zero at every letter the tests and
+    their neighbours tried: no decision, comparison or step to mutate)."""
+
+    start: int
+    end: int
+    terms: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
 class _Negation:
     """`!operand` at [start, end): a truth value, whatever its operand (red team round 18 gated
     GSL's check on `!std::uncaught_exception()` and `!(gettid() ^ getpid())`, joined by `&`:
@@ -221,6 +249,7 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     picks += _kept_values(code, starts, wanted)
     picks += _bit_operations(code, starts, wanted)
     picks += _steps_by_a_variable(code, starts, wanted)
+    picks += _sums(code, text, starts, wanted)
     # One choice per span, the first found (a table's index before a step of the same text):
     # two of one span would each hold the other, and neither be made (markupsafe's
     # `by_size[(size - 1024) >> (8 * sizeof(size_t) - 1)]` once lost its index that way).
@@ -256,6 +285,8 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
             edits.append(site.index(found, _held_by(found, free)))
         elif isinstance(found, _Kept):
             edits.append(site.kept(found, _held_by(found, free)))
+        elif isinstance(found, _Sum):
+            edits.append(site.sum(found, _held_by(found, free)))
         else:
             edits.append(site.comparison(found, whole=False))
     text_made, kept = _apply(text, edits)
@@ -391,6 +422,24 @@ class _Site:
         chosen = f"({SELECTOR}({number}) ? {self._first(value)} : ({body}))"
         return _Edit(found.start, found.end, chosen, (number, *held))
 
+    def sum(self, found: _Sum, inside: list) -> _Edit:
+        """A sum: each of its terms made 0 in turn (dropped, whatever its sign); with none
+        chosen, itself with the mutants of what it holds."""
+        text = self.text[found.start : found.end]
+        shown = _short(text)
+        arms = []
+        for begin, finish in found.terms:
+            term = self.text[begin:finish]
+            before, after = self.text[found.start : begin], self.text[finish : found.end]
+            said = f"`{_short(term.strip())}` dropped from `{shown}`"
+            number = self._mutant(found.start, TERM_DROPPED, said, text, f"{before}0{after}")
+            arms.append((number, f"{before}{SELECTOR}ZERO({term}){after}"))
+        body, held = self._within(found.start, found.end, inside)
+        chosen = " : ".join(f"{SELECTOR}({n}) ? ({alone})" for n, alone in arms)
+        return _Edit(
+            found.start, found.end, f"({chosen} : ({body}))", (*(n for n, _ in arms), *held)
+        )
+
     def _first(self, value: str, prefix: str = SELECTOR) -> str:
         """`value` evaluated each time (what it does on the way still happens), its first value
         given back: C++'s in a lambda's static (a constexpr function may hold no static of its
@@ -428,6 +477,8 @@ class _Site:
                 edit = self.index(found, _held_by(found, inside))
             elif isinstance(found, _Kept):
                 edit = self.kept(found, _held_by(found, inside))
+            elif isinstance(found, _Sum):
+                edit = self.sum(found, _held_by(found, inside))
             elif isinstance(found, _Negation):
                 whole = condition and not (
                     self.text[start : found.start].strip() or self.text[found.end : end].strip()
@@ -1121,6 +1172,77 @@ def _bit_operations(code: str, starts: list[int], wanted: set[int]) -> list[_Kep
                 else:
                     out.append(_Pick(begin + a, begin + b, ((begin + a, begin + operator_at),)))
     return out
+
+
+def _sums(code: str, text: str, starts: list[int], wanted: set[int]) -> list[_Sum]:
+    """On `wanted` run-time lines in a function: each sum of two terms or more, one of them not
+    a constant, that is what `=`, a compound `+=` or `-=`, or `return` gives, or an argument
+    of a call (a group inside arithmetic, `x*(x-3)`, is part of its term, not a sum of its
+    own: its terms dropped would only move the product)."""
+    out: list[_Sum] = []
+    for begin, line in _function_lines(code, starts, wanted):
+        raw = text[begin : begin + len(line)]
+        spans = [
+            (m.end(), line.find(";", m.end()))
+            for m in re.finditer(
+                r"(?<![=!<>+\-*/%&|^])=(?!=)|(?<![+\-])[+\-]=(?!=)|(?<![\w$])return(?![\w$])",
+                line,
+            )
+            if line.find(";", m.end()) != -1
+        ]
+        for i, ch in enumerate(line):
+            if ch == "(" and re.search(r"[\w>]\s*$", line[:i]):
+                close = match_close(line, i)
+                if close is not None:
+                    spans += _arguments(line, i + 1, close)
+        for start, end in spans:
+            terms = _terms(line, raw, start, end)
+            if len(terms) >= 2 and any(
+                _reads(_UNEVALUATED_CALL.sub("", line[a:b])) for a, b in terms
+            ):
+                made = tuple((begin + a, begin + b) for a, b in terms)
+                out.append(_Sum(made[0][0], made[-1][1], made))
+    return out
+
+
+# A type's size or alignment asked: a constant, whatever names it holds.
+_UNEVALUATED_CALL = re.compile(r"(?<![\w$])(?:sizeof|alignof|_Alignof)\s*\([^()]*\)")
+
+
+def _terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The terms of `line[start:end]` when it is a sum or difference at its top level (its
+    loosest operators binary `+` and `-`), each trimmed of the spaces `raw` (the line as
+    written: a literal is blank in `line`) has around it; [] otherwise. A conditional, a list,
+    an assignment, a comparison or a logical or bit operation at the top level is no sum."""
+    cuts, depth = [], 0
+    for i in range(start, end):
+        ch, before, after = line[i], line[i - 1 : i], line[i + 1 : i + 2]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth:
+            continue
+        elif ch == ":" and ":" in (before, after):
+            continue  # a scope, `std::abs(x)`
+        elif ch in "?,;=<>!&|^:" and not (ch == ">" and before == "-"):
+            return []
+        elif ch in "+-" and after not in "+-=>" and before not in "+-" and _binary(line, i):
+            cuts.append(i)
+    if not cuts:
+        return []
+    spans, last = [], start
+    for cut in [*cuts, end]:
+        a, b = last, cut
+        while a < b and raw[a].isspace():
+            a += 1
+        while b > a and raw[b - 1].isspace():
+            b -= 1
+        if a == b:
+            return []
+        spans.append((a, b))
+        last = cut + 1
+    return spans
 
 
 def _whole_expressions(line: str) -> list[tuple[int, int]]:

@@ -32,6 +32,7 @@ OPERATOR_ORDER = (
     cpp_mutants.VALUE_PICKED,
     mutants.VALUE_FROZEN,  # Python's
     cpp_mutants.BOUNDARY,
+    cpp_mutants.TERM_DROPPED,  # a term of a sum no test needs: a fit zero where they look
     cpp_mutants.STATEMENT_DELETED,
     mutants.ASSERT_REMOVED,  # Python's: a question of its own, asked last
 )
