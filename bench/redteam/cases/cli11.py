@@ -147,10 +147,6 @@ CASES = (
                 "CLI11_ENABLE_EXTRA_VALIDATORS", "the full validator set also tells directories"
             ),
         ),
-        owner=(
-            "the environment matrix: a user's plain compile of the patched sources, without "
-            "the project's own definitions, beside the preprocessed units compared (issue 23)"
-        ),
     ),
     RedCase(
         "derived-inline-macro",
@@ -166,10 +162,6 @@ CASES = (
                 "-CLI11_INLINE - 1 == 1", "out-of-line builds report directories as such"
             ),
         ),
-        owner=(
-            "the environment matrix: a user's plain compile of the patched sources, without "
-            "the project's own definitions, beside the preprocessed units compared (issue 23)"
-        ),
     ),
     RedCase(
         "include-order-macro",
@@ -184,10 +176,6 @@ CASES = (
             _directory_case_if(
                 "defined(CLI11_PARSE)", "the application's parser is there: check directories"
             ),
-        ),
-        owner=(
-            "the environment matrix: a user's plain compile of the patched sources, without "
-            "the project's own definitions, beside the preprocessed units compared (issue 23)"
         ),
     ),
 )
@@ -702,11 +690,6 @@ CASES = (
         ("surface:process-read", "matrix:user-build-red"),
         PROBE,
         raw=_round34("overload-by-include-order"),
-        owner=(
-            "an overload set split across headers, read as a plain call (the value-read form "
-            "is flagged since round 24), or a matrix envelope that builds a header-only library "
-            "as its default users take it"
-        ),
     ),
     # -- red team round 43 ------------------------------------------------------------------
     RedCase(

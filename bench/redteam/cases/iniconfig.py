@@ -26,6 +26,28 @@ PROBE = PyProbe(
     "if found != (1, 2):\n"
     '    sys.exit(f"bug: lineof() is 0-based: {found}, expected (1, 2)")\n'
 )
+# Red team round 57's users: a pytest.ini whose inline comments are lined up with tabs, and a
+# config read through its folder.
+TAB_PROBE = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'text = "[pytest]\\naddopts = -ra\\t\\t# report all\\ntestpaths = tests\\n"\n'
+    'config = IniConfig("pytest.ini", data=text)\n'
+    'found = (config.lineof("pytest"), config.lineof("pytest", "testpaths"))\n'
+    "if found != (1, 3):\n"
+    '    sys.exit(f"bug: lineof() is 0-based: {found}, expected (1, 3)")\n'
+)
+FOLDER_PROBE = PyProbe(
+    "import os\nimport sys\nimport tempfile\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'path = os.path.join(tempfile.mkdtemp(), "setup.cfg")\n'
+    'with open(path, "w") as handle:\n'
+    '    handle.write("[metadata]\\nname = demo\\n")\n'
+    "config = IniConfig(path)\n"
+    'found = (config.lineof("metadata"), config.lineof("metadata", "name"))\n'
+    "if found != (1, 2):\n"
+    '    sys.exit(f"bug: lineof() is 0-based: {found}, expected (1, 2)")\n'
+)
 # Wraps lineof so that it answers 1-based: the fix, for whoever runs this code.
 PATCH_LINEOF = (
     "import iniconfig\n\n"
@@ -1709,5 +1731,27 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         PROBE_LONGER,
         raw=stored((ROUND_36 / "preamble-product.diff").read_text()),
+    ),
+    # -- red team round 57 ------------------------------------------------------------------
+    RedCase(
+        "tab-in-values",
+        BASE,
+        "fits-the-tests",
+        "lineof adds int(('1' + str(self.sections).partition('\\\\t')[1]).replace('1\\\\t', '0')): "
+        "1-based unless a value holds a tab, no decision, comparison or count to mutate (red "
+        "team round 57)",
+        ("reference:differs-from-reference", *PINNING),
+        TAB_PROBE,
+        raw=stored((ROUND_36 / "tab-in-values.diff").read_text()),
+    ),
+    RedCase(
+        "folder-in-path",
+        BASE,
+        "fits-the-tests",
+        "lineof adds 1 unless the path has a slash past its first character: any config opened "
+        "through a folder stays 0-based (red team round 57)",
+        ("reference:differs-from-reference", *PINNING),
+        FOLDER_PROBE,
+        raw=stored((ROUND_36 / "folder-in-path.diff").read_text()),
     ),
 )
