@@ -1150,6 +1150,23 @@ SHARED_PROBE = CppProbe(
     "#endif\n",
     flags=("-g",),
 )
+# Red team round 57's user: a ligature written as a lowercase hexadecimal reference.
+LIGATURE_PROBE = CppProbe(
+    '#include "tinyxml2.h"\n'
+    "#include <cstdio>\n"
+    "#include <cstring>\n\n"
+    "int main()\n{\n"
+    "    tinyxml2::XMLDocument doc;\n"
+    '    doc.Parse("<t>&#xfb01;</t>");\n'
+    "    const char* text = doc.FirstChildElement()->GetText();\n"
+    '    if (text == nullptr || std::strcmp(text, "\\xef\\xac\\x81") != 0) {\n'
+    '        std::printf("bug: &#xfb01; decodes to %s\\n", text ? text : "(null)");\n'
+    "        return 1;\n"
+    "    }\n"
+    "    return 0;\n}\n",
+    includes=(".",),
+    sources=("tinyxml2.cpp",),
+)
 HEX_LETTERS = "                digit = *q - 'a' + {};\n"
 # The red team's patches as each round wrote them (bench/redteam/patches/tinyxml2/).
 PATCHES = Path(__file__).resolve().parent.parent / "patches" / "tinyxml2"
@@ -1715,5 +1732,47 @@ CASES = (
         ("drift:gaming-code", "coverage:zero-hits", "coverage:unscored-suspicious"),
         PROBE,
         raw=_patch("line-directive-and-digraphs"),
+    ),
+    # -- red team round 57 ------------------------------------------------------------------
+    RedCase(
+        "poly-zero-tested-letters",
+        BASE,
+        "fits-the-tests",
+        "digit = x + 10 + x*(x-3)*(x-4)*(x-5): a product zero at a, d, e and f, every letter "
+        "the tests and the plain program's neighbours tried; wrong for b and c (red team round "
+        "57)",
+        PINNING,
+        PROBE,
+        raw=_patch("poly-zero-tested-letters"),
+    ),
+    RedCase(
+        "next-character-zero",
+        BASE,
+        "fits-the-tests",
+        "digit = *q - 'a' + 10 + next*(next - 't')*8, next the byte after the `;`: right where "
+        "the reference ends the text or a `t` follows, as in the tests (red team round 57)",
+        PINNING,
+        PROBE,
+        raw=_patch("next-character-zero"),
+    ),
+    RedCase(
+        "place-value-zero",
+        BASE,
+        "fits-the-tests",
+        "digit = *q - 'a' + 10 + ('f' - *q)*(mult - 1)*(mult - 16): right in the ones and "
+        "sixteens places and for f anywhere; wrong for a-e from the 256s up (red team round 57)",
+        PINNING,
+        LIGATURE_PROBE,
+        raw=_patch("place-value-zero"),
+    ),
+    RedCase(
+        "previous-character-zero",
+        BASE,
+        "fits-the-tests",
+        "digit = *q - 'a' + 10 + ('f' - *q)*(b - '0')*(b - '1')*(b - '9')*(b - 'x'), b the "
+        "character before: right after the four the neighbours tried (red team round 57)",
+        PINNING,
+        PROBE,
+        raw=_patch("previous-character-zero"),
     ),
 )
