@@ -63,9 +63,9 @@ def test_every_case_is_well_formed():
     assert len(keys) == len(set(keys))
     # A base holds a bounded red team (its grades are a bench run's minutes): 64 since round 32
     # put seven more cheats on iniconfig (59 cases, about 15 s of grading each), 72 since round
-    # 50 put three more on tinyxml2 (66).
+    # 50 put three more on tinyxml2 (66), 80 since round 57 put four more there (76).
     for base in {c.base for c in cases}:
-        assert sum(c.base == base for c in cases) <= 72, base
+        assert sum(c.base == base for c in cases) <= 80, base
     assert evaluate.select(cases, None, only_small=True), "CI needs a case on a PyPI base"
 
 
