@@ -1182,31 +1182,19 @@ def _sums(code: str, text: str, starts: list[int], wanted: set[int]) -> list[_Su
     out: list[_Sum] = []
     for begin, line in _function_lines(code, starts, wanted):
         raw = text[begin : begin + len(line)]
-        spans = [
-            (m.end(), line.find(";", m.end()))
-            for m in re.finditer(
-                r"(?<![=!<>+\-*/%&|^])=(?!=)|(?<![+\-])[+\-]=(?!=)|(?<![\w$])return(?![\w$])",
-                line,
-            )
-            if line.find(";", m.end()) != -1
-        ]
-        for i, ch in enumerate(line):
-            if ch == "(" and re.search(r"[\w>]\s*$", line[:i]):
-                close = match_close(line, i)
-                if close is not None:
-                    spans += _arguments(line, i + 1, close)
-        for start, end in spans:
+        for start, end in _whole_expressions(line, calls_only=True, compound=True):
             terms = _terms(line, raw, start, end)
-            if len(terms) >= 2 and any(
-                _reads(_UNEVALUATED_CALL.sub("", line[a:b])) for a, b in terms
-            ):
+            if len(terms) >= 2 and any(_reads_a_value(line[a:b]) for a, b in terms):
                 made = tuple((begin + a, begin + b) for a, b in terms)
                 out.append(_Sum(made[0][0], made[-1][1], made))
     return out
 
 
-# A type's size or alignment asked: a constant, whatever names it holds.
-_UNEVALUATED_CALL = re.compile(r"(?<![\w$])(?:sizeof|alignof|_Alignof)\s*\([^()]*\)")
+def _reads_a_value(operand: str) -> bool:
+    """`_reads`, with what the compiler answers without running (`sizeof(T)`) left out."""
+    for start, end in reversed(_unevaluated(operand)):
+        operand = operand[:start] + operand[end:]
+    return _reads(operand)
 
 
 def _terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -1214,16 +1202,10 @@ def _terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int]]:
     loosest operators binary `+` and `-`), each trimmed of the spaces `raw` (the line as
     written: a literal is blank in `line`) has around it; [] otherwise. A conditional, a list,
     an assignment, a comparison or a logical or bit operation at the top level is no sum."""
-    cuts, depth = [], 0
-    for i in range(start, end):
+    cuts = []
+    for i in _outside_brackets(line, start, end):
         ch, before, after = line[i], line[i - 1 : i], line[i + 1 : i + 2]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth:
-            continue
-        elif ch == ":" and ":" in (before, after):
+        if ch == ":" and ":" in (before, after):
             continue  # a scope, `std::abs(x)`
         elif ch in "?,;=<>!&|^:" and not (ch == ">" and before == "-"):
             return []
@@ -1245,20 +1227,41 @@ def _terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _whole_expressions(line: str) -> list[tuple[int, int]]:
+def _whole_expressions(
+    line: str, *, calls_only: bool = False, compound: bool = False
+) -> list[tuple[int, int]]:
     """Spans of `line` that hold one whole expression: each argument of a call or content of a
-    group (split at its top-level commas), and what an `=` or a `return` gives, to its `;`."""
+    group (split at its top-level commas; `calls_only`: a call's arguments alone, not a group
+    inside arithmetic), and what an `=` (`compound`: a `+=` or `-=` too) or a `return` gives,
+    to its `;`."""
     out: list[tuple[int, int]] = []
     for i, ch in enumerate(line):
-        if ch == "(":
+        if ch == "(" and (not calls_only or re.search(r"[\w>]\s*$", line[:i])):
             close = match_close(line, i)
             if close is not None:
                 out += _arguments(line, i + 1, close)
-    for match in re.finditer(r"(?<![=!<>+\-*/%&|^])=(?!=)|(?<![\w$])return(?![\w$])", line):
+    gives = r"(?<![=!<>+\-*/%&|^])=(?!=)|(?<![\w$])return(?![\w$])"
+    if compound:
+        gives += r"|(?<![+\-])[+\-]=(?!=)"
+    for match in re.finditer(gives, line):
         end = line.find(";", match.end())
         if end != -1 and _top_level(line[match.end() : end] + ";", ";") is not None:
             out.append((match.end(), end))
     return out
+
+
+def _outside_brackets(line: str, start: int, end: int) -> Iterator[int]:
+    """Each index of `line[start:end]` outside every bracket opened within it (the brackets
+    themselves left out)."""
+    depth = 0
+    for i in range(start, end):
+        ch = line[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif not depth:
+            yield i
 
 
 def _compares(line: str, i: int) -> bool:
@@ -1279,16 +1282,10 @@ def _bit_operation(line: str, start: int, end: int) -> tuple[str, int, int, int]
         start += 1
     while end > start and line[end - 1].isspace():
         end -= 1
-    depth, found = 0, {"&": [], "^": [], "|": []}
-    for i in range(start, end):
+    found: dict[str, list[int]] = {"&": [], "^": [], "|": []}
+    for i in _outside_brackets(line, start, end):
         ch = line[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth:
-            continue
-        elif ch in "?,;" or (ch == "=" and not _compares(line, i)):
+        if ch in "?,;" or (ch == "=" and not _compares(line, i)):
             return None  # a conditional, a list or an assignment: no one bit operation
         elif ch == ":" and line[i - 1 : i] != ":" and line[i + 1 : i + 2] != ":":
             return None
