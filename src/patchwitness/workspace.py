@@ -71,7 +71,7 @@ class Workspace:
         """A checkout of `sha` from `source`. `unnamed`: at a path that shares no name with
         the grader's own trees (no `patchwitness-` folder, no `repo`), drawn afresh each time:
         code that finds its own place and asks whether it is the grader's answers no there."""
-        ws = cls._unnamed(sha, parent) if unnamed else cls._empty(sha, parent)
+        ws = cls._empty(sha, parent, unnamed=unnamed)
         try:
             ws._checkout(source, sha)
         except BaseException:
@@ -80,24 +80,14 @@ class Workspace:
         return ws
 
     @classmethod
-    def _empty(cls, sha: str, parent: Path | None) -> Workspace:
-        root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
-        ws = cls(root, sha)
+    def _empty(cls, sha: str, parent: Path | None, *, unnamed: bool = False) -> Workspace:
+        if unnamed:
+            root = Path(tempfile.mkdtemp(prefix="", dir=parent))
+            ws = cls(root, sha, tree=secrets.token_hex(4))
+        else:
+            ws = cls(Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent)), sha)
         try:
-            (root / OWNER).write_text(str(os.getpid()))
-            for d in (ws.home, ws.reports, ws.builds):
-                d.mkdir()
-        except BaseException:
-            ws.remove()
-            raise
-        return ws
-
-    @classmethod
-    def _unnamed(cls, sha: str, parent: Path | None) -> Workspace:
-        root = Path(tempfile.mkdtemp(prefix="", dir=parent))
-        ws = cls(root, sha, tree=secrets.token_hex(4))
-        try:
-            (root / OWNER).write_text(str(os.getpid()))
+            (ws.root / OWNER).write_text(str(os.getpid()))
             for d in (ws.home, ws.reports, ws.builds):
                 d.mkdir()
         except BaseException:
