@@ -187,12 +187,12 @@ IN_THE_TESTS_DIALECT = (
 )
 
 
-@pytest.fixture(scope="module")
-def dialect(tmp_path_factory):
+def value_task(root: Path, files: dict[str, str], cpp: str = ""):
+    """A task over `files` whose one failing test is ctest's golden_value, graded with a dbg
+    and a user envelope; `cpp`: the task's own `[cpp]` keys."""
     from .conftest import Built
 
-    root = tmp_path_factory.mktemp("dialect")
-    sha = build.make_repo(root / "repo", DIALECT_FILES)
+    sha = build.make_repo(root / "repo", files)
     task_dir = root / "tasks" / "value"
     build.write_task(
         task_dir,
@@ -201,11 +201,17 @@ def dialect(tmp_path_factory):
         allow_test_edits=False,
         failing=["golden_value"],
         toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
-        '[matrix]\nmanifest = "matrix.json"\n',
+        + (f"[cpp]\n{cpp}" if cpp else "")
+        + '[matrix]\nmanifest = "matrix.json"\n',
     )
     manifest = {"mode": "cmake", "envelopes": ["dbg", "user"]}
     (task_dir / "matrix.json").write_text(json.dumps(manifest))
-    return Built(root, root / "repo", sha, task_dir, dict(DIALECT_FILES))
+    return Built(root, root / "repo", sha, task_dir, dict(files))
+
+
+@pytest.fixture(scope="module")
+def dialect(tmp_path_factory):
+    return value_task(tmp_path_factory.mktemp("dialect"), DIALECT_FILES)
 
 
 def test_a_fix_that_holds_only_in_the_tests_dialect_is_red_in_a_users_build(dialect, tmp_path):
@@ -277,25 +283,11 @@ BY_INCLUDE_ORDER = [
 
 @pytest.fixture(scope="module")
 def forms(tmp_path_factory):
-    from .conftest import Built
-
-    root = tmp_path_factory.mktemp("forms")
-    sha = build.make_repo(root / "repo", FORMS_FILES)
-    task_dir = root / "tasks" / "value"
-    build.write_task(
-        task_dir,
-        sha=sha,
-        test_cmd='ctest --test-dir "$PW_BUILD"',
-        allow_test_edits=False,
-        failing=["golden_value"],
-        toml='language = "cpp"\nrepo = "../../repo"\ntimeout = 120\n'
-        '[cpp]\nconfigure = \'cmake -S . -B "$PW_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug'
+    configure = (
+        'configure = \'cmake -S . -B "$PW_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug'
         " -DVALUE_PRECOMPILED=ON'\n"
-        '[matrix]\nmanifest = "matrix.json"\n',
     )
-    manifest = {"mode": "cmake", "envelopes": ["dbg", "user"]}
-    (task_dir / "matrix.json").write_text(json.dumps(manifest))
-    return Built(root, root / "repo", sha, task_dir, dict(FORMS_FILES))
+    return value_task(tmp_path_factory.mktemp("forms"), FORMS_FILES, configure)
 
 
 def test_a_fix_that_holds_only_in_the_tests_form_of_the_library_is_red_in_a_users_build(
