@@ -209,6 +209,12 @@ def seen_cost(cost: Cost, runner: Runner) -> Cost:
     return cost if runner.name == "none" else Cost(cost.wall, float("nan"))
 
 
+def phase_seconds(verdict) -> dict[str, float]:
+    """A verdict's seconds per phase, slowest first (empty when it kept no timings)."""
+    phases = verdict.timings.phases if verdict.timings else {}
+    return dict(sorted(phases.items(), key=lambda kv: -kv[1]))
+
+
 def cores() -> int:
     return os.cpu_count() or 1
 

@@ -46,6 +46,7 @@ from _common import (
     line,
     load_note,
     median_cost,
+    phase_seconds,
     print_ratio,
     private_cache,
     runs,
@@ -145,10 +146,9 @@ def measure(
         if (verdict.label, verdict.grade) != ("passed", "accept"):
             print(f"unexpected verdict for {patch.name}: {verdict.label}/{verdict.grade}")
             return 1
-        timings = verdict.timings.phases if verdict.timings else {}
         line(
             f"variant {k}: grade {cost} ({verdict.label}); phases: "
-            + ", ".join(f"{name} {secs:.2f} s" for name, secs in timings.items())
+            + ", ".join(f"{name} {secs:.2f} s" for name, secs in phase_seconds(verdict).items())
         )
     line(f"plain incremental rebuild + test: {runs(plains)}")
     line(f"grade, all gates, warm: {runs(grades)}")

@@ -34,6 +34,7 @@ from _common import (
     line,
     load_note,
     median_cost,
+    phase_seconds,
     print_ratio,
     private_cache,
     runs,
@@ -114,10 +115,9 @@ def main(argv: list[str] | None = None) -> int:
             if (verdict.label, verdict.grade) != ("passed", "accept"):
                 print(f"unexpected verdict: {verdict.label}/{verdict.grade}")
                 return 1
-            timings = verdict.timings.phases if verdict.timings else {}
             line(
                 f"rep {k + 1}: first grade {cost}; phases: "
-                + ", ".join(f"{name} {secs:.1f} s" for name, secs in timings.items())
+                + ", ".join(f"{n} {secs:.1f} s" for n, secs in phase_seconds(verdict).items())
             )
         line(f"cold plain configure + build + test: {runs(plain)}")
         line(f"first grade, all gates, empty cache: {runs(grades)}")

@@ -51,6 +51,7 @@ from _common import (
     load_note,
     median,
     median_cost,
+    phase_seconds,
     print_ratio,
     private_cache,
     sandbox_runner,
@@ -224,8 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             grades.append(cost)
             plains.append(plain)
             ratios.append(cost.wall / max(plain.wall, 1e-9))
-            phases = verdict.timings.phases if verdict.timings else {}
-            slowest = sorted(phases.items(), key=lambda kv: -kv[1])[:3]
+            slowest = list(phase_seconds(verdict).items())[:3]
             line(
                 f"{subject[:48]:48} {files:3} files  grade {cost.wall:6.1f} s  plain "
                 f"{plain.wall:5.1f} s  {ratios[-1]:5.1f}x  {verdict.label}/{verdict.grade}  "
