@@ -15,6 +15,7 @@ from patchwitness.mutants import (
     LOOP_TRIPS,
     OPERATORS,
     STATEMENT_DELETED,
+    TERM_DROPPED,
     VALUE_FROZEN,
     VALUE_PICKED,
     mutants_of,
@@ -709,3 +710,128 @@ def test_a_frozen_value_is_the_first_one_of_each_test(tmp_path):
     )  # fmt: skip
     # test_one: the second call keeps the first's 1; test_two: its own first value, 2
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
+
+
+def _said(text: str, lines: list[int], operator: str) -> list[tuple[int, str]]:
+    made = mutants_of("m.py", text, lines)
+    return [(m.line, m.description) for m in made if m.operator == operator]
+
+
+def test_each_term_of_an_added_sum_is_dropped_in_turn():
+    """Red team round 58's fit: a term zero at every line the tests ask for. Each term of a
+    sum a return, an assignment, a `+=` or an argument gives is made `0 * (term)`; a text's
+    sum (a message) and a sum of constants are left alone."""
+    text = (
+        "def lineof(n, log):\n"
+        "    return None if n is None else n + 1 + n * (n - 1) * (n - 2)\n"
+        "def width(n):\n"
+        "    w = 2 + 3\n"
+        "    w += n - 1\n"
+        "    print('line ' + str(n))\n"
+        "    return 'x' + str(n)\n"
+    )
+    said = _said(text, [2, 4, 5, 6, 7], TERM_DROPPED)
+    assert said == [
+        (2, "`n` dropped from `n + 1 + n * (n - 1) * (n - 2)`"),
+        (2, "`1` dropped from `n + 1 + n * (n - 1) * (n - 2)`"),
+        (2, "`n * (n - 1) * (n - 2)` dropped from `n + 1 + n * (n - 1) * (n - 2)`"),
+        (5, "`n` dropped from `n - 1`"),
+        (5, "`1` dropped from `n - 1`"),
+    ]
+    [fit] = [m for m in mutants_of("m.py", text, [2]) if "n * (n - 1)" in m.description[:25]]
+    namespace: dict = {}
+    exec(compile(fit.text, "m.py", "exec"), namespace)
+    assert [namespace["lineof"](n, None) for n in (0, 1, 2, 5)] == [1, 2, 3, 6]
+
+
+def test_a_key_into_a_text_or_a_table_of_keys_is_kept_at_its_first_value():
+    """Red team round 58: `"0000000010000"[len(zone) :: 6]` (1000 for a zone module of eight
+    letters) and a `dict.fromkeys` table looked up by a zone's module: the key, or a slice's
+    bound, kept at the first value it took."""
+    text = (
+        "TABLE = dict.fromkeys(('a', 'b'), 1000)\n"
+        "def scale(zone):\n"
+        "    s = int('000000001000000000000'[len(zone) :: 6])\n"
+        "    return s * TABLE[zone] + 'ab'[len(zone) % 2]\n"
+    )
+    said = _said(text, [1, 3, 4], VALUE_FROZEN)
+    assert (3, "the key `len(zone)` kept at the first value it took") in said
+    assert (4, "the key `zone` kept at the first value it took") in said
+    assert (4, "the key `len(zone) % 2` kept at the first value it took") in said
+    picked = _said(text, [4], VALUE_PICKED)
+    assert (4, "the key `len(zone) % 2` made `0`") in picked
+    # a text sliced by constants picks nothing
+    assert _said("def f(x):\n    return 'abc'[1:2] + x\n", [2], VALUE_FROZEN) == []
+
+
+def test_arguments_given_by_a_star_are_kept_at_the_first_they_were(tmp_path):
+    """Red team round 58: `round(t, *places)` with `places` none for a zone the tests never
+    used: the starred arguments kept at the first they were in the test, materialised once."""
+    text = (
+        "def seconds(t, zone):\n"
+        "    places = map(len, [zone] if len(zone) == 8 else [])\n"
+        "    return round(t, *places)\n"
+    )
+    [kept] = [m for m in mutants_of("m.py", text, [3]) if m.operator == VALUE_FROZEN]
+    assert kept.description == "`*places` kept at the arguments it first gave"
+    namespace: dict = {}
+    exec(compile(kept.text, "m.py", "exec"), namespace)
+    assert namespace["seconds"](1.23456789, "datetime") == 1.23456789
+    # kept: the second call gets the first call's arguments, a user's zone its own
+    assert namespace["seconds"](1.6, "dateutil.tz") == 1.6
+    assert round(1.6) == 2
+
+
+def test_a_with_that_swallows_an_exception_is_made_to_swallow_nothing():
+    """Red team round 58: the fix inside `with contextlib.suppress(KeyError):`, a zone the
+    tests never used falling through to the SHA's line. `suppress`, and a class of the module
+    whose `__exit__` answers true, are made a `nullcontext`; another manager is left alone."""
+    text = (
+        "import contextlib\n"
+        "class Quiet:\n"
+        "    def __enter__(self):\n        return self\n"
+        "    def __exit__(self, *exc):\n        return True\n"
+        "class Loud:\n"
+        "    def __enter__(self):\n        return self\n"
+        "    def __exit__(self, *exc):\n        return None\n"
+        "def f(table, key):\n"
+        "    with contextlib.suppress(KeyError):\n        return table[key]\n"
+        "    with Quiet():\n        return table[key]\n"
+        "    with Loud():\n        return table[key]\n"
+        "    return 0\n"
+    )
+    said = _said(text, list(range(13, 20)), CONDITION_FALSE)
+    assert said == [
+        (13, "`contextlib.suppress(KeyError)` made to swallow nothing"),
+        (15, "`Quiet()` made to swallow nothing"),
+    ]
+    [swallowing] = [m for m in mutants_of("m.py", text, [13]) if m.operator == CONDITION_FALSE]
+    namespace: dict = {}
+    exec(compile(swallowing.text, "m.py", "exec"), namespace)
+    try:
+        namespace["f"]({}, "missing")
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("the mutant still swallowed the KeyError")
+
+
+def test_only_a_logger_call_is_quiet_not_any_call_of_that_name():
+    """Red team round 58 traced a hook's error through a tracer named `error`: a call is only
+    a report when it prints, warns, or logs through `logging` or a logger the module made."""
+    text = (
+        "import logging\n"
+        "import warnings\n"
+        "log = logging.getLogger(__name__)\n"
+        "def f(trace, x):\n"
+        "    error = trace.get('error')\n"
+        "    error('raised', x)\n"
+        "    log.error('raised %s', x)\n"
+        "    logging.info('x')\n"
+        "    warnings.warn('x')\n"
+        "    print(x)\n"
+        "    trace.info(x)\n"
+        "    return x\n"
+    )
+    deleted = [line for line, _ in _said(text, list(range(5, 12)), STATEMENT_DELETED)]
+    assert deleted == [5, 6, 11]

@@ -99,7 +99,8 @@ _EXPRESSION = re.compile(
     r"(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\]\n]*\])*"
     r"\s*(?:[-+*/%&|^]?=(?!=)|<<=|>>=|\(|\+\+|--)"
 )
-# Calls whose deletion changes only what a person reads (as mutants.QUIET_CALLS, and C's).
+# Calls whose deletion changes only what a person reads, by name (a C++ logger has no one
+# spelling to tell it by).
 _QUIET = frozenset(
     {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
     | {"printf", "fprintf", "puts", "fputs", "perror", "syslog", "trace"}

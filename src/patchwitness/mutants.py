@@ -68,6 +68,7 @@ ASSERT_REMOVED = "assert-removed"
 LOOP_TRIPS = "loop-trips"
 VALUE_FROZEN = "value-frozen"
 CHANGE_REVERTED = "change-reverted"
+TERM_DROPPED = "term-dropped"
 OPERATORS = (
     CHANGE_REVERTED,
     CONDITION_TRUE,
@@ -77,15 +78,18 @@ OPERATORS = (
     VALUE_FROZEN,
     STATEMENT_DELETED,
     BOUNDARY,
+    TERM_DROPPED,
     ASSERT_REMOVED,
 )
 
 # Builtins whose value is one of their arguments, chosen by comparing them.
 PICKERS = frozenset({"min", "max"})
 
-# Calls whose deletion changes only what a person reads.
-QUIET_CALLS = frozenset(
-    {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+# A logger's methods whose call changes only what a person reads; what the call is made on
+# must be a logger (`_loggers`), not any object with a method of that name (red team round 58
+# traced a hook's error through a tracer named `error` the tests never looked at).
+LOGGER_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fatal"}
 )
 SWAPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE,
@@ -132,11 +136,14 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
     edits += _table_picks(tree, text, lines)
+    edits += _starred(tree, text, lines)
+    edits += _suppressions(tree, text, lines)
     edits += _by_a_variable(tree, text, lines)
     edits += _frozen(tree, text, lines)
     edits += _loops(tree, text, lines)
     edits += _handlers(tree, text, lines)
     edits += _boundaries(tree, text, lines)
+    edits += _sums(tree, text, lines)
     edits += _deletions(tree, text, lines)
     edits += _calls_in_a_display(tree, text, lines)
     edits += _assignment_parts(tree, text, lines)
@@ -469,41 +476,131 @@ def _by_a_variable(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
 
 
 def _table_picks(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
-    """A subscript on an added line that picks out of a table the patch wrote (a tuple, list
-    or dict written in place, or bound to a name on an added line) by a key computed at run
-    time: replaced by each of its first four elements (red team round 24 picked markupsafe's
-    escaper out of `{kind2, kind4}` in C by `(size - 1024) >> 63`: no decision anywhere)."""
+    """A subscript on an added line that picks out of a table the patch wrote (a tuple, list,
+    dict, text or bytes written in place, or a tuple, list, dict or `dict.fromkeys(...)` bound
+    to a name on an added line) by a key computed at run time: replaced by each of its first
+    four elements (red team round 24 picked markupsafe's escaper out of `{kind2, kind4}` in C
+    by `(size - 1024) >> 63`: no decision anywhere), and the key (or a slice's bounds) kept at
+    the first value it took (`value-frozen`): a key the tests give one value is a choice they
+    never see made (red team round 58 sliced `"000000001000..."[len(zone) :: 6]`, 1000 for
+    every zone module of eight letters and 0 for another, and looked a zone's module up in a
+    `dict.fromkeys` of three names)."""
     tables: dict[str, ast.expr] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and node.lineno in lines and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and isinstance(
-                node.value, ast.Tuple | ast.List | ast.Dict
-            ):
+            if isinstance(target, ast.Name) and _a_table(node.value):
                 tables[target.id] = node.value
     out: list[Edit] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Subscript) or node.lineno not in lines:
             continue
-        # A constant key picks nothing; a comparison's own mutants already make it 1 and 0.
-        if not isinstance(node.ctx, ast.Load) or isinstance(
-            node.slice, ast.Constant | ast.Slice | ast.Compare
-        ):
+        if not isinstance(node.ctx, ast.Load):
             continue
         table = node.value
         if isinstance(table, ast.Name):
             table = tables.get(table.id, table)
+        if not (_a_table(table) or _a_text(table)):
+            continue
+        keys = node.slice
+        bounds = [keys.lower, keys.upper, keys.step] if isinstance(keys, ast.Slice) else [keys]
+        for key in bounds:
+            # A constant key picks nothing; a comparison's own mutants make it 1 and 0.
+            if key is None or isinstance(key, ast.Constant | ast.Compare):
+                continue
+            if not _reads_a_name(key):
+                continue
+            said = f"the key `{_segment(text, key)}` kept at the first value it took"
+            out.append((VALUE_FROZEN, key, _kept_first(text, key), said))
+        if isinstance(keys, ast.Slice | ast.Constant | ast.Compare):
+            continue
         if isinstance(table, ast.Dict):
-            keys = [k for k in table.keys if isinstance(k, ast.Constant)]
-            picked = [_source(text, k) for k in keys[:4]]
+            constants = [k for k in table.keys if isinstance(k, ast.Constant)]
+            picked = [_source(text, k) for k in constants[:4]]
         elif isinstance(table, ast.Tuple | ast.List):
             picked = [str(k) for k in range(min(len(table.elts), 4))]
+        elif isinstance(table, ast.Constant) and isinstance(table.value, str | bytes):
+            picked = [str(k) for k in range(min(len(table.value), 4))]
         else:
             continue
-        shown = _segment(text, node.slice)
+        shown = _segment(text, keys)
         for key in picked:
             said = f"the key `{shown}` made `{key}`"
-            out.append((VALUE_PICKED, node.slice, f"({key})", said))
+            out.append((VALUE_PICKED, keys, f"({key})", said))
+    return out
+
+
+def _a_table(node: ast.AST) -> bool:
+    """A table written out: a tuple, list or dict display, or `dict.fromkeys(...)`."""
+    if isinstance(node, ast.Tuple | ast.List | ast.Dict):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "fromkeys"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "dict"
+    )
+
+
+def _starred(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """The arguments a call on an added line is given by a star (`round(x, *places)`), kept
+    at the first they were in the test (`value-frozen`): how many arguments a call gets is a
+    decision too (red team round 58 rounded to `*map(len, re.findall(...))` places, none for
+    a zone the tests never used: an int where the tests got a float)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.lineno not in lines:
+            continue
+        for argument in node.args:
+            if not isinstance(argument, ast.Starred) or not _reads_a_name(argument.value):
+                continue
+            value = argument.value
+            said = f"`*{_segment(text, value)}` kept at the arguments it first gave"
+            kept = _kept_first(text, value, f"[*({_source(text, value)})]")
+            out.append((VALUE_FROZEN, value, kept, said))
+    return out
+
+
+def _suppressions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """A `with` on an added line whose manager swallows an exception (`contextlib.suppress`,
+    or a class of the module whose `__exit__` answers anything but None or False) made to
+    swallow nothing (`condition-false`): whether the body got through is a decision, and
+    what follows the `with` its other way (red team round 58 put the fix in `with
+    suppress(KeyError):`, and a zone the tests never used fell through to the SHA's line)."""
+    swallowing = _swallowing_classes(tree)
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.With | ast.AsyncWith) or node.lineno not in lines:
+            continue
+        for item in node.items:
+            manager = item.context_expr
+            name = _called_name(manager)
+            if name != "suppress" and name not in swallowing:
+                continue
+            said = f"`{_segment(text, manager)}` made to swallow nothing"
+            replaced = f"__import__('contextlib').nullcontext(({_source(text, manager)}))"
+            out.append((CONDITION_FALSE, manager, replaced, said))
+    return out
+
+
+def _swallowing_classes(tree: ast.Module) -> set[str]:
+    """The classes of the module whose `__exit__` may answer true (a `return` of anything but
+    None or False)."""
+    out = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for member in node.body:
+            if not isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if member.name not in ("__exit__", "__aexit__"):
+                continue
+            for returned in ast.walk(member):
+                if isinstance(returned, ast.Return) and returned.value is not None:
+                    value = returned.value
+                    if not (isinstance(value, ast.Constant) and value.value in (None, False)):
+                        out.add(node.name)
     return out
 
 
@@ -554,7 +651,7 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     return out
 
 
-def _kept_first(text: str, node: ast.expr) -> str:
+def _kept_first(text: str, node: ast.expr, source: str = "") -> str:
     """`node` evaluated each time and its first value in the running test given back: kept in
     `sys`'s namespace (the one place every module of the run shares) under the expression's
     place and the test pytest says is running. Per test, not per process: a mutant run holds
@@ -564,9 +661,8 @@ def _kept_first(text: str, node: ast.expr) -> str:
     one killed the mutant)."""
     place = f"_pw_frozen_{node.lineno}_{node.col_offset}"
     test = "__import__('os').environ.get('PYTEST_CURRENT_TEST', '').rsplit(' (', 1)[0]"
-    return (
-        f"(__import__('sys').__dict__.setdefault(({place!r}, {test}), [{_source(text, node)}])[0])"
-    )
+    value = source or _source(text, node)
+    return f"(__import__('sys').__dict__.setdefault(({place!r}, {test}), [{value}])[0])"
 
 
 def _names_taken_as_steps(tree: ast.Module, lines: set[int]) -> set[str]:
@@ -767,10 +863,75 @@ def _as_if(text: str, loop: ast.While) -> str:
     return "if" + segment[len("while") :] if segment.startswith("while") else segment
 
 
+def _sums(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """Each term of a sum on an added line dropped in turn (`term-dropped`), made `0 * (term)`:
+    evaluated as before (what it raises or changes on the way still happens), and a zero of
+    its own type. A term zero wherever the tests look is one they never needed: `lineno + 1 +
+    lineno * (lineno - 1) * ... * (lineno - 11)` is right for every config shorter than twelve
+    lines, with no decision, comparison or step to mutate. A sum is what a `return`, an `=`, a
+    `+=` or `-=`, a call's argument or a conditional expression's arm there gives, of two
+    terms or more, one of them not a constant; a group inside other arithmetic is part of its
+    term. A sum with a text in it (`"line " + str(n)`) builds a message, and is left alone."""
+    out: list[Edit] = []
+    for value in _given_values(tree):
+        terms = _terms_of(value)
+        if len(terms) < 2 or not any(_reads_a_name(term) for term in terms):
+            continue
+        if any(_a_text(term) for term in terms):
+            continue
+        if not lines & set(range(value.lineno, (value.end_lineno or value.lineno) + 1)):
+            continue
+        shown = _segment(text, value)
+        for term in terms:
+            said = f"`{_segment(text, term)}` dropped from `{shown}`"
+            out.append((TERM_DROPPED, term, f"(0 * ({_source(text, term)}))", said))
+    return sorted(out, key=lambda e: e[1].lineno)
+
+
+def _given_values(tree: ast.Module) -> list[ast.expr]:
+    """The expressions whose value a statement or a call gives on: a `return`'s, an
+    assignment's, a `+=` or `-=`'s, a call's arguments (not a logging call's), and the arms of
+    a conditional expression among them."""
+    out: list[ast.expr] = []
+    loggers = _loggers(tree)
+    for node in ast.walk(tree):
+        given = isinstance(node, ast.Return | ast.Assign | ast.AnnAssign)
+        summed = isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add | ast.Sub)
+        if (given or summed) and node.value is not None:  # type: ignore[attr-defined]
+            out.append(node.value)  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Call) and not _a_report(node, loggers):
+            out += [a for a in node.args if not isinstance(a, ast.Starred)]
+            out += [k.value for k in node.keywords]
+    arms = list(out)
+    while arms:
+        value = arms.pop()
+        if isinstance(value, ast.IfExp):
+            out += [value.body, value.orelse]
+            arms += [value.body, value.orelse]
+    return out
+
+
+def _terms_of(value: ast.expr) -> list[ast.expr]:
+    """The terms of `value` when it is a sum or difference (its left spine of `+` and `-`);
+    [] otherwise."""
+    terms: list[ast.expr] = []
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add | ast.Sub):
+        terms.insert(0, value.right)
+        value = value.left
+    return [value, *terms] if terms else []
+
+
+def _a_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
+    )
+
+
 def _deletions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     out: list[Edit] = []
+    loggers = _loggers(tree)
     for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or not _simple(node) or _quiet(node):
+        if not isinstance(node, ast.stmt) or not _simple(node) or _quiet(node, loggers):
             continue
         end = node.end_lineno or node.lineno
         if all(n in lines for n in range(node.lineno, end + 1)):
@@ -928,19 +1089,54 @@ def _simple(node: ast.stmt) -> bool:
     ) and not (isinstance(node, ast.AnnAssign) and node.value is None)
 
 
-def _quiet(node: ast.stmt) -> bool:
+def _quiet(node: ast.stmt, loggers: frozenset[str]) -> bool:
     """A statement whose deletion says nothing: a docstring or other constant, a call that only
-    logs, prints or warns."""
+    prints, warns or logs (`_a_report`)."""
     if not isinstance(node, ast.Expr):
         return False
     value = node.value
     if isinstance(value, ast.Constant):
         return True
-    if isinstance(value, ast.Call):
-        func = value.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name in QUIET_CALLS
-    return False
+    return isinstance(value, ast.Call) and _a_report(value, loggers)
+
+
+def _a_report(call: ast.Call, loggers: frozenset[str]) -> bool:
+    """`print(...)`, `warnings.warn(...)` (or `warn` imported from warnings), or a log level's
+    method of `logging` itself or of a logger the module made (`_loggers`)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id == "print" or (func.id == "warn" and "warn" in loggers)
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = _last_name(func.value)
+    if func.attr == "warn" and owner == "warnings":
+        return True
+    return func.attr in LOGGER_METHODS and (owner == "logging" or owner in loggers)
+
+
+def _loggers(tree: ast.Module) -> frozenset[str]:
+    """The names (a name, or an attribute's last name: `self.log`) the module binds to
+    `logging.getLogger(...)` or `getLogger(...)`, and `warn` where it is imported from
+    warnings."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "warnings":
+            out.update(a.asname or a.name for a in node.names if a.name == "warn")
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        if _called_name(node.value) != "getLogger":
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        out.update(name for t in targets if (name := _last_name(t)))
+    return frozenset(out)
+
+
+def _last_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
 
 
 def _segment(text: str, node: ast.AST) -> str:
