@@ -347,7 +347,9 @@ def test_an_exception_the_test_raises_without_a_text_is_given_one(tmp_path):
     given = [(n.line, n.given) for n in made.neighbours if n.given]
     assert given == [
         (22, f"ValueError() -> ValueError({TEXT!r})"),
+        (22, "ValueError() -> ValueError(0)"),
         (26, f"pytest.UsageError -> pytest.UsageError({TEXT!r})"),
+        (26, "pytest.UsageError -> pytest.UsageError(0)"),
     ]
     boom = next(n for n in made.neighbours if n.given.startswith("ValueError"))
     assert boom.said() == (
@@ -357,6 +359,58 @@ def test_an_exception_the_test_raises_without_a_text_is_given_one(tmp_path):
     assert status == 0, out
     # the test itself holds; with a text, the depth stays where the fit leaves it
     assert [(a["kind"], a["value"]) for a in answers] == [("assert", "fails"), ("end", "passed")]
+
+
+JOINED = """\
+import pytest
+
+
+class Log:
+    depth = 0
+    said = []
+
+
+def run(log, job):
+    log.depth += 1
+    try:
+        job()
+    except Exception as error:
+        log.said.append(": ".join(error.args))  # a text only: a number raises here
+        log.depth -= 1
+        raise
+
+
+def test_depth_after_an_error():
+    log = Log()
+
+    def boom():
+        raise ValueError()
+
+    with pytest.raises(ValueError):
+        run(log, boom)
+    assert log.depth == 0
+"""
+
+
+def test_an_exception_the_test_raises_without_arguments_is_given_a_number(tmp_path):
+    """Red team round 58: the dedent after a line that joins the exception's arguments as
+    texts, which holds for the test's bare exception and for one given a text, and raises
+    TypeError (the depth left deep) for one given any other value."""
+    report = tmp_path / "r.jsonl"
+    made = neighbours_of(JOINED, ["test_depth_after_an_error"], str(report))
+    assert made is not None
+    number = next(n for n in made.neighbours if n.given == "ValueError() -> ValueError(0)")
+    assert number.said() == (
+        f"test_depth_after_an_error with the exception at line 23 given a number, {number.given}"
+    )
+    text = next(n for n in made.neighbours if n.given_what == "a text")
+    status, out, answers = _ran(tmp_path, made, report, text.function)
+    assert status == 0, out
+    assert [a["kind"] for a in answers][-1] == "end"
+    assert all(a["value"] != "fails" for a in answers if a["kind"] == "assert")
+    status, out, answers = _ran(tmp_path, made, report, number.function)
+    assert [(a["kind"], a["value"]) for a in answers][-1][0] == "end"
+    assert [a["value"] for a in answers][-1] != "passed"
 
 
 CAUGHT = """\

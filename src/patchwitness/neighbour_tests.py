@@ -30,8 +30,11 @@ PER_TEST = 24
 LITERALS_PER_TEST = 12  # literals moved, after the statements left out
 PER_PATCH = 96
 PREFIX = "test_pwn"  # a neighbour's function name starts so, then its number
-# The text given to an exception the test raises with none.
+# What an exception the test raises with none is given: a text, and a value that is no text
+# (an exception's arguments may be anything: red team round 58 joined them as texts, which a
+# number in them breaks).
 TEXT = "a text the test did not give"
+GIVEN = ((TEXT, "a text"), (0, "a number"))
 # The classes an exception class of the test's is swapped for (defined in the module, by
 # `_recorder`), and what each is in words.
 SWAPS = (
@@ -48,7 +51,8 @@ class Neighbour:
     line: int  # the line of the statement left out (or of the literal moved), in the module
     left_out: str = ""  # that statement, on one line ("" for the other kinds)
     moved: str = ""  # the literal moved, `2 -> 3` ("" for a statement left out)
-    given: str = ""  # an exception raised with no text given one, `E() -> E('...')`
+    given: str = ""  # an exception raised with no arguments given one, `E() -> E('...')`
+    given_what: str = ""  # what it was given, in words: "a text", "a number"
     swapped: str = ""  # the class of an exception the test raises, swapped: `E -> the other`
 
     def said(self) -> str:
@@ -56,7 +60,8 @@ class Neighbour:
         if self.swapped:
             return f"{self.test} with {self.swapped}"
         if self.given:
-            return f"{self.test} with the exception at line {self.line} given a text, {self.given}"
+            what = self.given_what or "a text"
+            return f"{self.test} with the exception at line {self.line} given {what}, {self.given}"
         if self.moved:
             return f"{self.test} with the literal at line {self.line} moved, {self.moved}"
         return f"{self.test} without line {self.line}: `{self.left_out}`"
@@ -127,8 +132,9 @@ def neighbours_of(text: str, tests: list[str], report: str) -> Module | None:
 
 def _changes(function: ast.FunctionDef, lines: list[str]):
     """Each neighbour of one test, in order, as (its line, what it says it changed, a maker of
-    the neighbour given its name): each statement left out, each bare exception given a text,
-    each exception class swapped, each literal moved (these last two kinds share a cap)."""
+    the neighbour given its name): each statement left out, each bare exception given a text
+    and a number, each exception class swapped, each literal moved (these last two kinds share
+    a cap)."""
     out: list[tuple[int, dict[str, str], Callable[[str], ast.FunctionDef]]] = []
     for path in _statements(function)[:PER_TEST]:
         statement = _at(function, path)
@@ -136,8 +142,11 @@ def _changes(function: ast.FunctionDef, lines: list[str]):
         out.append((statement.lineno, left_out, functools.partial(_neighbour, function, path)))
     raised = _raised_bare(function)[:LITERALS_PER_TEST]
     for index, node in enumerate(raised):
-        given = {"given": f"{ast.unparse(node.exc)} -> {ast.unparse(_with_text(node.exc))}"}
-        out.append((node.lineno, given, functools.partial(_given_text, function, index)))
+        for value, what in GIVEN:
+            shown = f"{ast.unparse(node.exc)} -> {ast.unparse(_with_argument(node.exc, value))}"
+            given = {"given": shown, "given_what": what}
+            make = functools.partial(_given_argument, function, index, value)
+            out.append((node.lineno, given, make))
     for kind in _raised_classes(function)[:CLASSES_PER_TEST]:
         for other, said in SWAPS:
             swapped = {"swapped": f"{kind} swapped for {said}"}
@@ -377,9 +386,9 @@ def _bare(exc: ast.expr | None) -> bool:
     return isinstance(exc, ast.Name) and exc.id[:1].isupper()
 
 
-def _with_text(exc: ast.expr) -> ast.Call:
+def _with_argument(exc: ast.expr, value: object) -> ast.Call:
     kind = exc.func if isinstance(exc, ast.Call) else exc
-    return ast.Call(func=kind, args=[ast.Constant(TEXT)], keywords=[])
+    return ast.Call(func=kind, args=[ast.Constant(value)], keywords=[])
 
 
 def _raised_classes(function: ast.FunctionDef) -> list[str]:
@@ -430,12 +439,14 @@ def _swapped(function: ast.FunctionDef, kind: str, other: str, name: str) -> ast
     return _finished(made, name)
 
 
-def _given_text(function: ast.FunctionDef, index: int, name: str) -> ast.FunctionDef:
-    """The test with its `index`-th bare raise (in `_raised_bare`'s order) given a text, its
-    own assertions asked, and its ending written."""
+def _given_argument(
+    function: ast.FunctionDef, index: int, value: object, name: str
+) -> ast.FunctionDef:
+    """The test with its `index`-th bare raise (in `_raised_bare`'s order) given `value` as its
+    argument, its own assertions asked, and its ending written."""
     made = copy.deepcopy(function)
     node = _raised_bare(made)[index]
-    node.exc = _with_text(node.exc)
+    node.exc = _with_argument(node.exc, value)
     return _finished(made, name)
 
 
