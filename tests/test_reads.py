@@ -549,14 +549,24 @@ CLASS_LIST = (
 # read by the next
 CLOSURE_DICT = (
     "def enable(trace):\n    settled = {}\n\n    def after(name):\n        try:\n"
-    "            trace.indent = settled[name]\n        except KeyError:\n"
-    "            settled[name] = trace.indent\n\n    return after\n"
+    "            trace.root.indent = settled[name]\n        except KeyError:\n"
+    "            settled[name] = trace.root.indent\n\n    return after\n"
 )
 
 # red team round 17: an iterator stepped by each call, read in arithmetic
 COUNTED = (
     "import itertools\n\n_LOOKUPS = itertools.count()\n\n\ndef lineof(n):\n"
     "    return n + 1 // (1 + next(_LOOKUPS) // 256)\n"
+)
+
+
+# red team round 58: a depth kept in an attribute of an object the enclosing function holds,
+# written by one nested function and read by another
+CLOSURE_ATTRIBUTE = (
+    "def enable(trace):\n    trace.root.indent = 0\n\n    def before(name):\n"
+    "        trace.start = trace.root.indent\n        trace.root.indent += 1\n\n"
+    "    def after(name):\n        trace.root.indent = trace.start\n\n"
+    "    return before, after\n"
 )
 
 
@@ -576,6 +586,7 @@ MATCHED = (
         (CLASS_DICT, 11),
         (CLASS_LIST, 8),
         (CLOSURE_DICT, 6),
+        (CLOSURE_ATTRIBUTE, 9),
         (COUNTED, 7),
     ],
 )
@@ -605,11 +616,26 @@ def test_state_kept_across_calls_read_anywhere_is_what_ran_before(source, line):
         "    return [g(x) for x in xs]\n",
         "def f(xs):\n    out = []\n\n    def g(x):\n        out.append(x)\n\n"
         "    for x in xs:\n        g(x)\n    return len(out)\n",
+        # an attribute a nested function writes on an object of its own, not a held one
+        "def f(xs):\n    def g(x):\n        box = type('B', (), {})()\n        box.n = x\n"
+        "        return box.n + 1\n\n    return [g(x) for x in xs]\n",
+        # an attribute the unchanged code already names is the held object's own state
+        {
+            "source": "def enable(trace):\n    def before():\n        trace.depth += 1\n"
+            "        return trace.depth\n\n    return before\n\n"
+            "def depth(trace):\n    return trace.depth\n",
+            "lines": {2, 3, 4},
+        },
         # a class body's table nothing changes is a constant
         "class C:\n    names = {1: 'a'}\n\n    def f(self, x):\n        return self.names.get(x)\n",
     ],
 )
 def test_constants_and_instance_state_are_not_kept_state(source):
+    if isinstance(source, dict):
+        shared = Harness.of((), {"pytest"})
+        found = findings("src/lib/m.py", source["source"], source["lines"], shared, ("lib",))
+        assert found == []
+        return
     assert read(source) == []
 
 

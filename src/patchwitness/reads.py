@@ -1108,16 +1108,16 @@ def _kept_state(
             out += _reads_of(path, function, added, made_once, set(), PROCESS, why)
     out += _reads_of(path, tree, added, counters, set(), UNFOLLOWED, "how often it ran before")
     closures = _closure_state(tree, added)
-    for inner, _, counted in closures:
+    for inner, _, counted, _ in closures:
         out += _reads_of(path, inner, added, counted, set(), UNFOLLOWED, "how often it ran before")
-    if not kept and not attrs and not any(cells for _, cells, _ in closures):
+    if not kept and not attrs and not any(cells or held for _, cells, _, held in closures):
         return out
     shared = bool(own & harness.modules)
     kind = HARNESS if shared else PROCESS
     why = "the test runner itself uses this package" if shared else "what ran before decides"
     out += _reads_of(path, tree, added, kept, attrs, kind, why)
-    for inner, cells, _ in closures:
-        out += _reads_of(path, inner, added, cells, set(), kind, why)
+    for inner, cells, _, held in closures:
+        out += _reads_of(path, inner, added, cells, held, kind, why)
     return out
 
 
@@ -1154,20 +1154,34 @@ def _clock_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef, module) ->
     }
 
 
-def _closure_state(tree: ast.Module, added: set[int]) -> list[tuple[ast.AST, set[str], set[str]]]:
+def _closure_state(
+    tree: ast.Module, added: set[int]
+) -> list[tuple[ast.AST, set[str], set[str], set[str]]]:
     """State a nested function keeps across its calls in its enclosing function's locals (red
     team round 11: `settled = {}` in `enable_tracing`, filled and read by the `after` it
     returns): for each nested function, the containers an added line of the enclosing body
-    makes that the nested one changes in place, and the names it rebinds as `nonlocal` on an
-    added line (a count of its earlier calls)."""
+    makes that the nested one changes in place, the names it rebinds as `nonlocal` on an
+    added line (a count of its earlier calls), and the attributes an added line of a nested
+    function writes on an object of the enclosing function's that no unchanged line names
+    (red team round 58: `before` kept the call's depth in a new `hooktrace.start`, `after`
+    went back to it: one slot where a stack was needed)."""
     out = []
+    known = {
+        n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.lineno not in added
+    }
     for outer in ast.walk(tree):
         if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         made = _local_containers(outer, added)
-        for inner in ast.walk(outer):
-            if inner is outer or not isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
+        nested = [
+            inner
+            for inner in ast.walk(outer)
+            if inner is not outer and isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        held = _enclosing_names(outer)
+        attrs = {a for inner in nested for a in _attributes_written(inner, held, added)}
+        attrs -= known  # an attribute the code already had is the object's own state
+        for inner in nested:
             cells = {n for n in made if any(_changes(node, n) for node in ast.walk(inner))}
             counted = {
                 name
@@ -1175,9 +1189,52 @@ def _closure_state(tree: ast.Module, added: set[int]) -> list[tuple[ast.AST, set
                 if isinstance(node, ast.Nonlocal) and _on_lines(node, added)
                 for name in node.names
             }
-            if cells or counted:
-                out.append((inner, cells, counted))
+            if cells or counted or attrs:
+                out.append((inner, cells, counted, attrs))
     return out
+
+
+def _enclosing_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names `function`'s own body binds (its parameters, and what it assigns outside its
+    nested functions): what a nested function holds of it."""
+    arguments = function.args
+    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        pending.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _attributes_written(
+    inner: ast.FunctionDef | ast.AsyncFunctionDef, held: set[str], added: set[int]
+) -> set[str]:
+    """The attributes an added line of `inner` writes on an object it holds from its
+    enclosing function (`hooktrace.start = ...`), not on a name of its own."""
+    arguments = inner.args
+    own = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    own |= {
+        n.id for n in ast.walk(inner) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    found = set()
+    for node in ast.walk(inner):
+        if not isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            continue
+        if not _on_lines(node, added):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id in held - own
+            ):
+                found.add(target.attr)
+    return found
 
 
 def _local_containers(
