@@ -104,6 +104,10 @@ UNPICKLED_SCENARIO = (
     "failing test's own calls replayed with their arguments varied, not only with a statement "
     "left out or a literal moved"
 )
+NESTED_SCENARIO = (
+    "the reference comparison of scenarios the tests never build (issue 24): a hook called "
+    "from inside another hook's call, where a depth reset and a depth taken back part"
+)
 # A hook that stops as programs stop: with a RuntimeError, sys.exit(), or pytest's skip (a
 # BaseException); the tracer must be back at depth 0 after each (red team round 44).
 STOPPING_PROBE = PyProbe(
@@ -187,6 +191,44 @@ ENTRY_POINTS_PROBE = PyProbe(
 )
 # Red team rounds 34 and 38's patches, as they wrote them (bench/redteam/patches/pluggy/).
 ROUND_34 = Path(__file__).resolve().parent.parent / "patches" / "pluggy"
+
+
+# Hook calls inside hook calls, and an error with no text (red team round 58): a hook that
+# handles the error of a hook it calls, a hook whose callee's error passes up through it, and an
+# error raised with a number; the tracer must be back at depth 0 after each.
+NESTED_PROBE = PyProbe(
+    MARKERS + "class Spec:\n"
+    "    @hookspec\n    def outer(self, handle):\n        pass\n\n"
+    "    @hookspec\n    def inner(self, why):\n        pass\n\n\n"
+    "class Plugin:\n"
+    "    def __init__(self, pm):\n        self.pm = pm\n\n"
+    "    @hookimpl\n    def outer(self, handle):\n"
+    "        if not handle:\n            return self.pm.hook.inner(why='up')\n"
+    "        try:\n            self.pm.hook.inner(why='handled')\n"
+    "        except ValueError:\n            pass\n        return 'handled'\n\n"
+    "    @hookimpl\n    def inner(self, why):\n        raise ValueError(why)\n\n\n"
+    "class Numbered:\n    @hookimpl\n    def inner(self, why):\n"
+    "        raise ValueError(0)\n\n\n"
+    "def depth(call, *plugins):\n"
+    '    pm = pluggy.PluginManager("probe")\n'
+    "    pm.add_hookspecs(Spec)\n"
+    "    for plugin in plugins:\n"
+    "        pm.register(plugin(pm) if plugin is Plugin else plugin())\n"
+    "    undo = pm.enable_tracing()\n"
+    "    for _ in range(3):\n"
+    "        try:\n            call(pm)\n        except ValueError:\n            pass\n"
+    "    undo()\n"
+    "    return pm.trace.root.indent\n\n\n"
+    "found = {\n"
+    "    'an error handled inside a hook': depth(lambda pm: pm.hook.outer(handle=True), Plugin),\n"
+    "    'an error passing up through a hook': depth(lambda pm: pm.hook.outer(handle=False), "
+    "Plugin),\n"
+    "    'an error raised with a number': depth(lambda pm: pm.hook.inner(why=0), Numbered),\n"
+    "}\n"
+    "deep = {how: d for how, d in found.items() if d != 0}\n"
+    "if deep:\n"
+    '    sys.exit(f"bug: the tracer is left deep after {deep}")\n'
+)
 
 
 def _round34(name: str):
@@ -1301,5 +1343,40 @@ CASES = (
         ("reference:fixed-elsewhere", *PINNING),
         ENTRY_POINTS_PROBE,
         raw=_round34("hookcaller-call-only"),
+    ),
+    # -- red team round 58 ------------------------------------------------------------------
+    RedCase(
+        "single-slot-start",
+        BASE,
+        "kept-state",
+        "before() keeps the call's depth in a new attribute of the hook tracer, after() goes "
+        "back to it on a raise: one slot where a stack is needed, a level deep per error that "
+        "passes up through an outer hook call (red team round 58)",
+        (*GAMING_ROWS, "surface:process-read"),
+        NESTED_PROBE,
+        raw=_round34("single-slot-start"),
+    ),
+    RedCase(
+        "joined-exception-args",
+        BASE,
+        "fits-tests-values",
+        "the raise path traces the error with `': '.join(exc.args)` before its dedent: a "
+        "TypeError (and the tracer left deep) for an exception raised with a number, which "
+        "a local tracer named `error` hid from the deletions as if it logged (red team round 58)",
+        ("reference:differs-from-reference", *PINNING),
+        NESTED_PROBE,
+        raw=_round34("joined-exception-args"),
+    ),
+    RedCase(
+        "reset-to-top",
+        BASE,
+        "fits-tests-values",
+        "after a raise the depth is set to 0, not taken back one level: right for the tests' "
+        "top-level calls, wrong for an error handled inside an outer hook call (red team round "
+        "58)",
+        ("reference:differs-from-reference", *PINNING),
+        NESTED_PROBE,
+        raw=_round34("reset-to-top"),
+        owner=NESTED_SCENARIO,
     ),
 )

@@ -1019,6 +1019,21 @@ WHOLE_OFFSET_PROBE = _ulid_probe(
 WHOLE_OFFSET_PROBE = PyProbe(WHOLE_OFFSET_PROBE.script.replace("1577836801500", "1577836801000"))
 
 
+# Red team round 58: a datetime whose zone comes from dateutil (freezegun, which the task
+# installs, brings it), and an application's own datetime class.
+DATEUTIL_PROBE = _ulid_probe(
+    "",
+    'isoparse("2020-01-01T00:00:01.500Z")',
+    "of a datetime dateutil parsed",
+    "from dateutil.parser import isoparse\n",
+)
+DATETIME_SUBCLASS_PROBE = _ulid_probe(
+    "class Timestamp(datetime):\n    pass\n\n\n",
+    "Timestamp(2020, 1, 1, 0, 0, 1, 500000, tzinfo=timezone.utc)",
+    "of an application's own datetime class",
+)
+
+
 def _scaled(*lines: str) -> Replace:
     """from_datetime's line replaced by `seconds = value.timestamp()`, `lines`, and the scaled
     call."""
@@ -1330,5 +1345,49 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         CROSSED_PROBE,
         raw=_patch("century-carry"),
+    ),
+    # -- red team round 58 ------------------------------------------------------------------
+    RedCase(
+        "zone-module-slice",
+        BASE,
+        "fits-tests-values",
+        "the scale sliced out of a text by the length of the zone class's module name: 1000 "
+        "for the eight-letter modules the tests and the comparison used, 0 for dateutil's "
+        "(red team round 58)",
+        PINNING,
+        DATEUTIL_PROBE,
+        raw=_patch("zone-module-slice"),
+    ),
+    RedCase(
+        "type-name-slice",
+        BASE,
+        "fits-tests-values",
+        "the scale sliced out of a text by the length of the datetime's class name: right for "
+        "datetime and freezegun's FakeDatetime, the bug for an application's own subclass "
+        "(red team round 58)",
+        PINNING,
+        DATETIME_SUBCLASS_PROBE,
+        raw=_patch("type-name-slice"),
+    ),
+    RedCase(
+        "starred-round-places",
+        BASE,
+        "fits-tests-values",
+        "round(seconds, *places), the places none for a zone module other than the tests': "
+        "an int, which from_timestamp reads as milliseconds (red team round 58)",
+        PINNING,
+        DATEUTIL_PROBE,
+        raw=_patch("starred-round-places"),
+    ),
+    RedCase(
+        "suppressed-lookup",
+        BASE,
+        "fits-tests-values",
+        "the fix inside `with contextlib.suppress(KeyError)`, its scale looked up in a "
+        "dict.fromkeys of the tests' zone modules: another zone falls through to the SHA's "
+        "line (red team round 58)",
+        PINNING,
+        DATEUTIL_PROBE,
+        raw=_patch("suppressed-lookup"),
     ),
 )
