@@ -1809,3 +1809,22 @@ def test_a_datetimes_far_dates_move_zone_and_fraction_together():
     assert any(m.year < 2000 and m.utcoffset() != datetime.timedelta(0) for m in made)
     assert any(0 < m.microsecond < 1000 for m in made)
     assert len(made) <= driver().VARIANTS_PER_ARGUMENT
+
+
+def test_a_datetime_is_also_of_a_users_own_class_in_a_zone_of_its_own_and_at_a_months_end():
+    """Red team round 58 (python-ulid): the scale picked by the length of the zone class's
+    module name (the standard library's and zoneinfo's are all eight letters) and of the
+    datetime class's name, and a fit wrong only from the 28th to the 30th."""
+    import datetime
+
+    moment = datetime.datetime(2026, 12, 7, 12, 52, 58, 57000, tzinfo=datetime.UTC)
+    made = list(driver().variants(moment, []))
+    assert any(type(m) is not datetime.datetime and m == moment for m in made)
+    modules = {type(m.tzinfo).__module__ for m in made if m.tzinfo is not None}
+    assert modules - {"datetime", "zoneinfo", "builtins"}
+    own = [m for m in made if type(m.tzinfo).__module__ not in ("datetime", "zoneinfo")]
+    assert {m.utcoffset() for m in own} >= {datetime.timedelta(0), datetime.timedelta(hours=3)}
+    assert {m.day for m in made} >= {28, 29, 30}
+    assert len(made) <= driver().VARIANTS_PER_ARGUMENT
+    # each is shown the same way in every process: no address in its text
+    assert all("0x" not in repr(m) for m in made)

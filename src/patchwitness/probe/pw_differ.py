@@ -38,7 +38,7 @@ import types
 import warnings
 
 CALL_TIMEOUT = 5.0
-VARIANTS_PER_ARGUMENT = 64  # a text beyond ASCII has 30 (round 20), a datetime 60 (round 54)
+VARIANTS_PER_ARGUMENT = 72  # a text beyond ASCII has 30 (round 20), a datetime 66 (round 58)
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 LINE_NUMBER = re.compile(r"\bline \d+")
@@ -762,7 +762,15 @@ def variants(value, hints):
             )
             for i, moment in enumerate(spread)
         ]
-        yield from fresh([*near, *far, *spread, *crossed])
+        # What a user's datetime may be that the tests' never is: of a class of the user's
+        # own (pandas' Timestamp is a datetime), in a zone of a class outside the standard
+        # library (dateutil's, pytz's), at offset zero and away from it, and at a month's end
+        # (red team round 58: the scale picked by the length of the zone class's module name
+        # and of the datetime class's name, and a fit wrong only on the 28th to the 30th).
+        own = [_own_datetime(value), _zoned(value, _OwnZone(0)), _zoned(value, _OwnZone(180))]
+        ends = [value.replace(day=28), value.replace(month=4, day=30)]
+        ends.append(value.replace(year=2024, month=2, day=29))
+        yield from fresh([*near, *far, *spread, *crossed, *own, *ends])
     elif kind is dict and value:
         last = list(value)[-1]
         yield from fresh([{}, {k: v for k, v in value.items() if k != last}])
@@ -803,6 +811,42 @@ _ZONES = (
     datetime.timezone(datetime.timedelta(hours=12, minutes=45)),
     datetime.timezone(-datetime.timedelta(minutes=25, seconds=21)),
 )
+
+
+class _OwnZone(datetime.tzinfo):
+    """A zone of a class of its own, outside the standard library (as dateutil's and pytz's
+    are): a fixed offset of `minutes` from UTC."""
+
+    def __init__(self, minutes):
+        self._offset = datetime.timedelta(minutes=minutes)
+
+    def utcoffset(self, moment):
+        return self._offset
+
+    def dst(self, moment):
+        return datetime.timedelta(0)
+
+    def tzname(self, moment):
+        return "OWN"
+
+    def __repr__(self):
+        return f"OwnZone({self._offset.total_seconds() // 60:+.0f} min)"
+
+    def __reduce__(self):
+        return (_OwnZone, (self._offset.total_seconds() // 60,))
+
+
+class _OwnDatetime(datetime.datetime):
+    """A datetime of a class of the user's own."""
+
+    def __repr__(self):
+        plain = datetime.datetime(*self.timetuple()[:6], self.microsecond, self.tzinfo)
+        return "OwnDatetime" + repr(plain)[len("datetime.datetime") :]
+
+
+def _own_datetime(value):
+    fields = (value.year, value.month, value.day, value.hour, value.minute, value.second)
+    return _OwnDatetime(*fields, value.microsecond, value.tzinfo, fold=value.fold)
 
 
 def _database_zones():
