@@ -1826,5 +1826,17 @@ def test_a_datetime_is_also_of_a_users_own_class_in_a_zone_of_its_own_and_at_a_m
     assert {m.utcoffset() for m in own} >= {datetime.timedelta(0), datetime.timedelta(hours=3)}
     assert {m.day for m in made} >= {28, 29, 30}
     assert len(made) <= driver().VARIANTS_PER_ARGUMENT
-    # each is shown the same way in every process: no address in its text
+    # each is shown the same way in every process (no address in its text), and crosses to
+    # the processes that run it as itself
     assert all("0x" not in repr(m) for m in made)
+    import pickle
+    import sys
+
+    module = driver()
+    sys.modules[module.__name__] = module  # as the driver's own `__main__` is
+    try:
+        for m in module.variants(moment, []):
+            back = pickle.loads(pickle.dumps(m))
+            assert (type(back), repr(back), back) == (type(m), repr(m), m)
+    finally:
+        del sys.modules[module.__name__]

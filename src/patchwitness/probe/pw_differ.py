@@ -767,7 +767,7 @@ def variants(value, hints):
         # library (dateutil's, pytz's), at offset zero and away from it, and at a month's end
         # (red team round 58: the scale picked by the length of the zone class's module name
         # and of the datetime class's name, and a fit wrong only on the 28th to the 30th).
-        own = [_own_datetime(value), _zoned(value, _OwnZone(0)), _zoned(value, _OwnZone(180))]
+        own = [_own_datetime(value), _zoned(value, OwnZone(0)), _zoned(value, OwnZone(180))]
         ends = [value.replace(day=28), value.replace(month=4, day=30)]
         ends.append(value.replace(year=2024, month=2, day=29))
         yield from fresh([*near, *far, *spread, *crossed, *own, *ends])
@@ -813,11 +813,16 @@ _ZONES = (
 )
 
 
-class _OwnZone(datetime.tzinfo):
+class OwnZone(datetime.tzinfo):
     """A zone of a class of its own, outside the standard library (as dateutil's and pytz's
-    are): a fixed offset of `minutes` from UTC."""
+    are): a fixed offset of `minutes` from UTC. Its module is named as no standard one is (this
+    file runs as `__main__`, eight letters like `datetime` and `zoneinfo`), and it is rebuilt
+    by `_own_zone` wherever it is unpickled."""
+
+    __module__ = "user_zones"
 
     def __init__(self, minutes):
+        self._minutes = minutes
         self._offset = datetime.timedelta(minutes=minutes)
 
     def utcoffset(self, moment):
@@ -830,23 +835,37 @@ class _OwnZone(datetime.tzinfo):
         return "OWN"
 
     def __repr__(self):
-        return f"OwnZone({self._offset.total_seconds() // 60:+.0f} min)"
+        return f"OwnZone({self._minutes:+d} min)"
 
-    def __reduce__(self):
-        return (_OwnZone, (self._offset.total_seconds() // 60,))
+    def __reduce_ex__(self, protocol):
+        return (_own_zone, (self._minutes,))
 
 
-class _OwnDatetime(datetime.datetime):
-    """A datetime of a class of the user's own."""
+class OwnDatetime(datetime.datetime):
+    """A datetime of a class of the user's own (as pandas' Timestamp is a datetime), named as
+    neither `datetime` nor freezegun's `FakeDatetime` is."""
+
+    __module__ = "user_times"
 
     def __repr__(self):
-        plain = datetime.datetime(*self.timetuple()[:6], self.microsecond, self.tzinfo)
-        return "OwnDatetime" + repr(plain)[len("datetime.datetime") :]
+        return "OwnDatetime" + repr(_plain(self))[len("datetime.datetime") :]
+
+    def __reduce_ex__(self, protocol):  # datetime's own __reduce_ex__ names the class
+        return (_own_datetime, (_plain(self),))
+
+
+def _own_zone(minutes):
+    return OwnZone(minutes)
+
+
+def _plain(value):
+    fields = (value.year, value.month, value.day, value.hour, value.minute, value.second)
+    return datetime.datetime(*fields, value.microsecond, value.tzinfo, fold=value.fold)
 
 
 def _own_datetime(value):
     fields = (value.year, value.month, value.day, value.hour, value.minute, value.second)
-    return _OwnDatetime(*fields, value.microsecond, value.tzinfo, fold=value.fold)
+    return OwnDatetime(*fields, value.microsecond, value.tzinfo, fold=value.fold)
 
 
 def _database_zones():
