@@ -835,3 +835,36 @@ def test_only_a_logger_call_is_quiet_not_any_call_of_that_name():
     )
     deleted = [line for line, _ in _said(text, list(range(5, 12)), STATEMENT_DELETED)]
     assert deleted == [5, 6, 11]
+
+
+def test_a_constant_written_where_the_module_steps_is_made_each_step():
+    """Red team round 58 set pluggy's tracer depth to 0 after a raise: one step from the
+    tests' top-level calls a reset and a step agree. A constant written on an added line to
+    what the module steps by a constant elsewhere is made each of those steps; a constant
+    written to what nothing steps, or a value that is no constant, is not."""
+    text = (
+        "class T:\n"
+        "    depth = 0\n"
+        "def before(t):\n"
+        "    t.depth += 1\n"
+        "def after(t, failed):\n"
+        "    if failed:\n"
+        "        t.depth = 0\n"
+        "    else:\n"
+        "        t.depth -= 1\n"
+        "    t.name = 'x'\n"
+        "    t.depth = len(t.name)\n"
+    )
+    said = _said(text, [7, 10, 11], VALUE_PICKED)
+    assert said == [
+        (7, "`t.depth = 0` made `t.depth += 1`, a step the module takes on it elsewhere"),
+        (7, "`t.depth = 0` made `t.depth -= 1`, a step the module takes on it elsewhere"),
+    ]
+    [back] = [m for m in mutants_of("m.py", text, [7]) if m.description.endswith("elsewhere")][1:]
+    namespace: dict = {}
+    exec(compile(back.text, "m.py", "exec"), namespace)
+    t = namespace["T"]()
+    namespace["before"](t)
+    namespace["before"](t)
+    namespace["after"](t, True)
+    assert t.depth == 1  # a step back, where the reset would have said 0

@@ -136,6 +136,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _compared_values(tree, text, added)
     edits += _picks_of(tree, text, lines)
     edits += _table_picks(tree, text, lines)
+    edits += _steps_for_resets(tree, text, lines)
     edits += _starred(tree, text, lines)
     edits += _suppressions(tree, text, lines)
     edits += _by_a_variable(tree, text, lines)
@@ -541,6 +542,36 @@ def _a_table(node: ast.AST) -> bool:
         and isinstance(node.func.value, ast.Name)
         and node.func.value.id == "dict"
     )
+
+
+def _steps_for_resets(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """A constant written on an added line to what the module elsewhere steps by a constant
+    (`depth = 0` where `depth += 1` and `depth -= 1` are), made each of those steps: where the
+    tests only look one step from the reset, a reset and a step agree (red team round 58 set
+    pluggy's tracer depth to 0 after a raise, right for the tests' top-level calls and wrong
+    for a hook called inside another's call)."""
+    steps: dict[str, list[tuple[str, str]]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.AugAssign) or not isinstance(node.op, ast.Add | ast.Sub):
+            continue
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, int | float):
+            symbol = "+=" if isinstance(node.op, ast.Add) else "-="
+            taken = steps.setdefault(ast.dump(node.target), [])
+            if (symbol, _source(text, node.value)) not in taken:
+                taken.append((symbol, _source(text, node.value)))
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or node.lineno not in lines or len(node.targets) != 1:
+            continue
+        if not _constant_like(node.value):
+            continue
+        target = node.targets[0]
+        shown = _segment(text, node)
+        for symbol, step in steps.get(ast.dump(target), []):
+            made = f"{_source(text, target)} {symbol} {step}"
+            said = f"`{shown}` made `{made}`, a step the module takes on it elsewhere"
+            out.append((VALUE_PICKED, node, made, said))
+    return out
 
 
 def _starred(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:

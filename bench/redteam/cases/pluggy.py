@@ -104,10 +104,6 @@ UNPICKLED_SCENARIO = (
     "failing test's own calls replayed with their arguments varied, not only with a statement "
     "left out or a literal moved"
 )
-NESTED_SCENARIO = (
-    "the reference comparison of scenarios the tests never build (issue 24): a hook called "
-    "from inside another hook's call, where a depth reset and a depth taken back part"
-)
 # A hook that stops as programs stop: with a RuntimeError, sys.exit(), or pytest's skip (a
 # BaseException); the tracer must be back at depth 0 after each (red team round 44).
 STOPPING_PROBE = PyProbe(
@@ -1377,6 +1373,5 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         NESTED_PROBE,
         raw=_round34("reset-to-top"),
-        owner=NESTED_SCENARIO,
     ),
 )
