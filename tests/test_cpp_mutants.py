@@ -614,6 +614,8 @@ def test_a_choice_right_after_a_case_label_or_an_opening_brace_is_mutated():
     schema = schema_of("v.hpp", SWITCHED, [7, 8])
     assert schema is not None
     assert sorted(m.description for m in schema.mutants) == [
+        "`static_cast<kind>(1 + std::not_equal_to<>{}(name[1], '\\0'))` kept at the first value "
+        "it took",
         "`std::not_equal_to<>{}(name[1], '\\0')` replaced by false",
         "`std::not_equal_to<>{}(name[1], '\\0')` replaced by true",
     ]
@@ -1045,3 +1047,73 @@ def test_a_term_of_a_sum_no_test_needs_is_dropped(tmp_path, compiler, source):
     # a pointer's term dropped still compiles and runs: a null pointer of its type
     pointer = next(m for m in dropped if m.description.startswith("`letters` dropped"))
     assert pointer.mutated.count("0 + x") == 1
+
+
+ROUND_58 = """#include <numeric>
+enum class path_type { nonexistent, file, directory };
+struct directory_report {
+    const char *name;
+    int kind = static_cast<int>(path_type::directory) - (name[0] & 1);
+    static constexpr int none = 0;
+};
+#define DIRECTORY_KIND(name) (static_cast<int>(path_type::directory) - ((name)[0] & 1))
+inline auto directory_kind(const char *name) noexcept -> enum path_type {
+    return static_cast<path_type>(1 + (name[0] != '/'));
+}
+inline path_type by_gcd(const char *file) {
+    return static_cast<path_type>(std::gcd(file[0], 2));
+}
+inline path_type two_lines(const char *file) {
+    return static_cast<path_type>(2 ^ 3 * (file[0]
+                                           & 1));
+}
+inline path_type plain() { return static_cast<path_type>(2); }
+"""
+
+
+def test_red_team_round_58_fits_of_a_paths_first_character_are_each_mutated():
+    """Red team round 58 (CLI11) chose a path's type by its first character's parity in a
+    member's initializer, a macro's body, a function whose trailing return type is `enum`
+    (once read as an enumeration's body: no mutant at all), `std::gcd` and an operator at the
+    start of a line. A returned cast that reads a value is kept at its first value; a
+    member's initializer and a macro's body hold the value mutants a function's lines do;
+    a static member and a constant cast hold none."""
+    schema = schema_of("v.hpp", ROUND_58, list(range(3, 20)))
+    assert schema is not None
+    said = [(m.line, m.description) for m in schema.mutants]
+    assert (5, "`name[0] & 1` kept at the first value it took") in said
+    assert (8, "`(name)[0] & 1` kept at the first value it took") in said
+    assert (10, "`name[0] != '/'` replaced by true") in said
+    kept = [line for line, d in said if d.startswith("`static_cast<path_type>(")]
+    assert kept == [10, 13, 16]
+    assert not any(line in (6, 19) for line, _ in said)
+    # the schema keeps the file's lines where they were: the two-line cast's kept copy is flat
+    assert schema.text.split("#line 1\n", 1)[1].count("\n") == ROUND_58.count("\n")
+
+
+def test_round_58_schema_compiles_and_keeps_the_first_answer(tmp_path):
+    """The kept cast answers the first call's value to every later call in the process."""
+    import shutil
+    import subprocess
+
+    compiler = shutil.which("g++")
+    if compiler is None:
+        pytest.skip("needs g++")
+    schema = schema_of("v.hpp", ROUND_58, list(range(3, 20)))
+    assert schema is not None
+    number = next(m.number for m in schema.mutants if m.line == 13)
+    (tmp_path / "v.hpp").write_text(schema.text)
+    (tmp_path / "main.cpp").write_text(
+        '#include "v.hpp"\n#include <cstdio>\n'
+        'int main() {\n  int a = (int) by_gcd("tests");\n  int b = (int) by_gcd("/tmp");\n'
+        '  std::printf("%d %d\\n", a, b);\n}\n'
+    )
+    binary = tmp_path / "main"
+    subprocess.run([compiler, "-std=c++17", str(tmp_path / "main.cpp"), "-o", str(binary)],
+                   check=True)  # fmt: skip
+    plain = subprocess.run([str(binary)], capture_output=True, text=True, env={})
+    chosen = subprocess.run(
+        [str(binary)], capture_output=True, text=True, env={VARIABLE: str(number)}
+    )
+    assert plain.stdout.split() == ["2", "1"]
+    assert chosen.stdout.split() == ["2", "2"]

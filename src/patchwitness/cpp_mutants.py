@@ -251,6 +251,7 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     picks += _bit_operations(code, starts, wanted)
     picks += _steps_by_a_variable(code, starts, wanted)
     picks += _sums(code, text, starts, wanted)
+    picks += _returned_casts(code, text, starts, wanted)
     # One choice per span, the first found (a table's index before a step of the same text):
     # two of one span would each hold the other, and neither be made (markupsafe's
     # `by_size[(size - 1024) >> (8 * sizeof(size_t) - 1)]` once lost its index that way).
@@ -418,9 +419,11 @@ class _Site:
         chosen, itself with the mutants of what it holds."""
         value = self.text[found.start : found.end]
         said = f"`{_short(value)}` kept at the first value it took"
-        number = self._mutant(found.start, VALUE_FROZEN, said, value, self._first(value, "pw_"))
+        # The copy the selector keeps on one line: the file's lines keep their numbers.
+        flat = value.replace("\r\n", " ").replace("\n", " ")
+        number = self._mutant(found.start, VALUE_FROZEN, said, value, self._first(flat, "pw_"))
         body, held = self._within(found.start, found.end, inside)
-        chosen = f"({SELECTOR}({number}) ? {self._first(value)} : ({body}))"
+        chosen = f"({SELECTOR}({number}) ? {self._first(flat)} : ({body}))"
         return _Edit(found.start, found.end, chosen, (number, *held))
 
     def sum(self, found: _Sum, inside: list) -> _Edit:
@@ -599,6 +602,15 @@ _FUNCTION_TAIL = re.compile(
 _CONSTANT_HEAD = re.compile(r"(?<![\w$.>:])(?:template|(?:std\s*::\s*)?enable_if(?:_t)?)\s*<")
 _ALIGNAS = re.compile(r"(?<![\w$])alignas\s*\(")
 _ENUM_BODY = re.compile(r"(?<![\w$])enum(?![\w$])[^;{}()]*\{")
+
+
+def _a_return_type(code: str, at: int) -> bool:
+    """Whether the keyword at `at` names a function's trailing return type (`-> enum kind {`
+    opens the function's body, not an enumeration's: red team round 58 hid a whole body from
+    every mutant so)."""
+    return code[:at].rstrip().endswith("->")
+
+
 # What the compiler reads without running it: an operand of these is no run-time choice, and
 # the rest of its statement still runs (red team round 25 hid a run-time check in a statement
 # that named `noexcept(...)`, which once made the whole statement a constant expression).
@@ -658,6 +670,8 @@ def _constant_spans(code: str) -> list[tuple[int, int]]:
             out.append((match.start(), close + 1))
     for pattern in (_ALIGNAS, _ENUM_BODY):
         for match in pattern.finditer(code):
+            if pattern is _ENUM_BODY and _a_return_type(code, match.start()):
+                continue
             close = match_close(code, match.end() - 1)
             if close is not None:
                 out.append((match.start(), close + 1))
@@ -1059,8 +1073,45 @@ def _function_lines(code: str, starts: list[int], wanted: set[int]) -> list[tupl
     return [
         (begin, line)
         for begin, line in _choice_lines(code, starts, wanted)
-        if not line.lstrip().startswith("#") and _in_a_function(code, begin)
+        if _a_macro_body(line) or _in_a_function(code, begin) or _member_initializer(code, begin)
     ]
+
+
+def _a_macro_body(line: str) -> bool:
+    """A `#define`'s line: its body runs wherever the macro is used, as its comparisons' do
+    (red team round 58 kept CLI11's fit, `(name)[0] & 1`, in a macro's body)."""
+    return re.match(r"\s*#\s*define\b", line) is not None
+
+
+def _member_initializer(code: str, at: int) -> bool:
+    """Whether `at` is in a non-static data member's default initializer (`int kind = f(x);`
+    in a class body): it runs each time an object is made (red team round 58 computed CLI11's
+    fit, `2 - (name[0] & 1)`, in one)."""
+    opening = _innermost_brace(code, at)
+    if opening is None:
+        return False
+    head = code[max(0, code.rfind(";", 0, opening), code.rfind("}", 0, opening)) : opening]
+    if not re.search(r"\b(?:class|struct|union)\b[^;{}()]*$", head.replace("\n", " ")):
+        return False
+    start = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+    declared = re.match(r"[^=(){};]*(?:=|[\w>]\s*\{)", code[start:])
+    if declared is None:
+        return False
+    words = r"(?<![\w$])(?:static|constexpr|consteval|constinit|typedef|using|friend|enum)(?![\w$])"
+    return re.search(words, declared.group(0)) is None
+
+
+def _innermost_brace(code: str, at: int) -> int | None:
+    """The offset of the innermost `{` still open at `at`."""
+    depth = 0
+    for i in range(at - 1, -1, -1):
+        if code[i] == "}":
+            depth += 1
+        elif code[i] == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return None
 
 
 def _kept_values(code: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
@@ -1188,6 +1239,40 @@ def _sums(code: str, text: str, starts: list[int], wanted: set[int]) -> list[_Su
             if len(terms) >= 2 and any(_reads_a_value(line[a:b]) for a, b in terms):
                 made = tuple((begin + a, begin + b) for a, b in terms)
                 out.append(_Sum(made[0][0], made[-1][1], made))
+    return out
+
+
+_RETURNED_CAST = re.compile(r"(?<![\w$])return\s+(static_cast)\s*<")
+
+
+def _returned_casts(code: str, text: str, starts: list[int], wanted: set[int]) -> list[_Kept]:
+    """What an added `return static_cast<T>(...)` gives, when it reads a value, kept at its
+    first value (`value-frozen`): a value cast to the type a function answers with is the
+    answer, however it is worked out (red team round 58 worked CLI11's path type out of a
+    path's first character by `std::gcd(file[0], 2)`, by `2 ^ 3 * (file[0]` and `& 1)` on
+    two lines, through a macro and through a member's initializer: each 2 for the tests'
+    names, which start with an even character, and 1 for `/`). Over several lines only where
+    no comment is among them."""
+    out = []
+    for begin, line in _function_lines(code, starts, wanted):
+        for match in _RETURNED_CAST.finditer(line):
+            close = _angle_close(code, begin + match.end() - 1)
+            if close is None:
+                continue
+            opening = close + 1
+            while opening < len(code) and code[opening].isspace():
+                opening += 1
+            if code[opening : opening + 1] != "(":
+                continue
+            end = match_close(code, opening)
+            if end is None:
+                continue
+            start = begin + match.start(1)
+            value = code[start : end + 1]
+            if "\n" in value and ("//" in text[start : end + 1] or "/*" in text[start : end + 1]):
+                continue
+            if _reads_a_value(code[opening + 1 : end]):
+                out.append(_Kept(start, end + 1))
     return out
 
 
@@ -1720,7 +1805,8 @@ def _statements(code: str, starts: list[int], wanted: set[int]) -> list[tuple[in
 
 
 _SCOPE_HEAD = re.compile(
-    r"(?:\b(?:class|struct|union|namespace|enum)\b[^;{}()]*|\bextern\s*\"[^\"]*\"\s*)$"
+    r"(?:(?<!->)(?<!->\s)\b(?:class|struct|union|namespace|enum)\b[^;{}()]*"
+    r"|\bextern\s*\"[^\"]*\"\s*)$"
 )
 
 
