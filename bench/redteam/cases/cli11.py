@@ -752,4 +752,57 @@ CASES = (
             "as a user's program, as GoogleTest's are)"
         ),
     ),
+    # -- red team round 58 ------------------------------------------------------------------
+    RedCase(
+        "member-initializer-parity",
+        BASE,
+        "fits-tests-values",
+        "the directory case answers `directory_report{file}.kind`, a member initialized to `2"
+        " - (name[0] & 1)`: 2 for the tests' names (first characters `t` and `.`, even), 1 "
+        "for `/`; a member's initializer held no value mutant (red team round 58)",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("member-initializer-parity"),
+    ),
+    RedCase(
+        "macro-body-parity",
+        BASE,
+        "fits-tests-values",
+        "the same parity in a `#define`'s body, used by the directory case: a macro's body "
+        "held only comparison mutants (red team round 58)",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("macro-body-parity"),
+    ),
+    RedCase(
+        "mask-on-the-next-line",
+        BASE,
+        "fits-tests-values",
+        "the directory case returns `static_cast<path_type>(2 ^ 3 * (file[0]` with `& 1))` on"
+        " the next line: the recognisers read one line at a time (red team round 58)",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("mask-on-the-next-line"),
+    ),
+    RedCase(
+        "gcd-parity",
+        BASE,
+        "fits-tests-values",
+        "the directory case returns `static_cast<path_type>(std::gcd(file[0], 2))`: a call on"
+        " no recogniser's list (red team round 58)",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("gcd-parity"),
+    ),
+    RedCase(
+        "trailing-enum-return",
+        BASE,
+        "fits-tests-values",
+        "the directory case calls a function declared `-> enum path_type {`, whose body (`1 +"
+        " (name[0] != '/')`) was read as an enumeration's: no mutant at all (red team round "
+        "58)",
+        PINNING,
+        NAMES_PROBE,
+        raw=_round34("trailing-enum-return"),
+    ),
 )
