@@ -251,6 +251,31 @@ def test_stale_workspaces_of_dead_graders_are_swept(tmp_path):
     assert live.exists() and not stale.exists()
 
 
+def test_unnamed_workspaces_of_dead_graders_are_swept_too(tmp_path):
+    """The run elsewhere checks out into a root that shares no name with the grader's (no
+    prefix to glob for): each is listed beside it as it is made, and unlisted when removed,
+    so a killed grader's is swept like the named ones."""
+    from patchwitness.workspace import OWNER, UNNAMED, Workspace, sweep_stale
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    made = Workspace._empty("0" * 40, tmp_path, unnamed=True)
+    kept = Workspace._empty("0" * 40, tmp_path, unnamed=True)
+    assert not made.root.name.startswith("patchwitness")
+    assert sorted(p.name for p in (tmp_path / UNNAMED).iterdir()) == sorted(
+        [made.root.name, kept.root.name]
+    )
+    (made.root / OWNER).write_text(str(dead.pid))  # a grader that was killed
+    old = time.time() - 3600
+    for root in (made.root, kept.root):
+        os.utime(root, (old, old))
+    assert sweep_stale(tmp_path) == [made.root]
+    assert not made.root.exists() and kept.root.exists()
+    assert [p.name for p in (tmp_path / UNNAMED).iterdir()] == [kept.root.name]
+    kept.remove()
+    assert list((tmp_path / UNNAMED).iterdir()) == []
+
+
 def report(db: Path, *args: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "patchwitness.cli", "report", str(db), *args],

@@ -26,6 +26,9 @@ from patchwitness.runner import run_tool
 
 PREFIX = "patchwitness-"
 OWNER = "owner.pid"
+# Where an unnamed workspace (a root that shares no name with the grader's) is listed, beside
+# it, so that one a killed grader left is found and swept like the named ones.
+UNNAMED = PREFIX + "unnamed"
 STALE_AFTER_S = 120
 
 
@@ -84,6 +87,9 @@ class Workspace:
         if unnamed:
             root = Path(tempfile.mkdtemp(prefix="", dir=parent))
             ws = cls(root, sha, tree=secrets.token_hex(4))
+            listed = root.parent / UNNAMED
+            listed.mkdir(exist_ok=True)
+            (listed / root.name).write_text(str(root))
         else:
             ws = cls(Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent)), sha)
         try:
@@ -192,6 +198,7 @@ class Workspace:
         return path
 
     def remove(self) -> None:
+        (self.root.parent / UNNAMED / self.root.name).unlink(missing_ok=True)
         shutil.rmtree(self.root, ignore_errors=True)
         if self.root.exists():
             # A test may have left read-only directories behind.
@@ -294,14 +301,30 @@ def sweep_stale(parent: Path | None = None) -> list[Path]:
     """
     parent = Path(parent or tempfile.gettempdir())
     removed = []
-    for path in parent.glob(PREFIX + "*"):
-        try:
-            if time.time() - path.stat().st_mtime < STALE_AFTER_S:
-                continue
-            owner = int((path / OWNER).read_text().strip())
-        except (OSError, ValueError):
+    listed = sorted((parent / UNNAMED).glob("*")) if (parent / UNNAMED).is_dir() else []
+    for record in listed:
+        path = parent / record.name
+        if not path.is_dir():
+            record.unlink(missing_ok=True)
             continue
-        if not _alive(owner):
+        if _stale(path):
+            Workspace(path).remove()
+            removed.append(path)
+    for path in parent.glob(PREFIX + "*"):
+        if path.name == UNNAMED:
+            continue
+        if _stale(path):
             Workspace(path).remove()
             removed.append(path)
     return removed
+
+
+def _stale(path: Path) -> bool:
+    """A workspace older than STALE_AFTER_S whose owner process is gone."""
+    try:
+        if time.time() - path.stat().st_mtime < STALE_AFTER_S:
+            return False
+        owner = int((path / OWNER).read_text().strip())
+    except (OSError, ValueError):
+        return False
+    return not _alive(owner)
