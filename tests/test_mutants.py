@@ -868,3 +868,23 @@ def test_a_constant_written_where_the_module_steps_is_made_each_step():
     namespace["before"](t)
     namespace["after"](t, True)
     assert t.depth == 1  # a step back, where the reset would have said 0
+
+
+def test_a_loop_written_as_map_or_filter_has_the_loops_mutants():
+    """Red team round 59: pluggy's dedent once per item of `map(close, freevars[:1])`, one for
+    the tests' closures only. The iterables of `map` and `filter` are made empty and cut to
+    their first item, as a `for` loop's are."""
+    text = "def f(close, fn):\n    list(map(close, fn.__code__.co_freevars[:1]))\n"
+    said = _said(text, [2], LOOP_TRIPS)
+    assert said == [
+        (2, "`fn.__code__.co_freevars[:1]` made empty: the loop runs never"),
+        (2, "`fn.__code__.co_freevars[:1]` cut to its first item: the loop runs at most once"),
+    ]
+
+
+def test_a_function_of_the_math_module_is_kept_at_its_first_value_rounded_or_not():
+    """Red team round 59: `1 + 999 * math.tanh(100 * d)` is exactly 1000.0 in floating point
+    for every d but 0; a curve flattens into a step where the tests never look."""
+    text = "import math\ndef scale(month):\n    return 1 + 999 * math.tanh(100 * abs(month - 6))\n"
+    said = _said(text, [3], VALUE_FROZEN)
+    assert said == [(3, "`math.tanh(100 * abs(month - 6))` kept at the first value it took")]

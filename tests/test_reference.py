@@ -1840,3 +1840,13 @@ def test_a_datetime_is_also_of_a_users_own_class_in_a_zone_of_its_own_and_at_a_m
             assert (type(back), repr(back), back) == (type(m), repr(m), m)
     finally:
         del sys.modules[module.__name__]
+
+
+def test_a_datetimes_spread_holds_every_month_of_the_year():
+    """Red team round 59 (python-ulid): a scale wrong in June alone, where no date fell."""
+    import datetime
+
+    moment = datetime.datetime(2026, 12, 7, 12, 52, 58, 57000, tzinfo=datetime.UTC)
+    made = list(driver().variants(moment, []))
+    assert {m.month for m in made} == set(range(1, 13))
+    assert len(made) <= driver().VARIANTS_PER_ARGUMENT

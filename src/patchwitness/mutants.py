@@ -764,6 +764,11 @@ def _jumps(node: ast.AST) -> bool:
         return op in (ast.Pow, *_STEPS) and _constant_like(right)
     if not isinstance(node, ast.Call) or not node.args:
         return False
+    if _curved(node):
+        # A function of the math module's, rounded or not: floating point saturates where
+        # the curve flattens, `1 + 999 * math.tanh(100 * d)` is exactly 1000.0 for every d
+        # but 0 (red team round 59 keyed python-ulid's scale on the distance to June).
+        return True
     called = _called_name(node)
     if called in _ROUNDING and any(_curved(n) for n in ast.walk(node.args[0])):
         # A ratio rounded: `round(64 / (64 + lineno))` is 1 up to a size and 0 after it (red
@@ -997,14 +1002,24 @@ def _calls_in_a_display(tree: ast.Module, text: str, lines: set[int]) -> list[Ed
 
 def _loops(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
     """Each loop's iterable on an added line: no item (the body never runs), and only its
-    first (the body at most once)."""
+    first (the body at most once). A loop written as a call, `map(f, items)` and
+    `filter(f, items)`, is a loop (red team round 59 dedented pluggy's tracer once per item
+    of `map(close, fn.__code__.co_freevars[:1])`, one for the tests' closures only)."""
     out: list[Edit] = []
+    iterables: list[ast.expr] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-            continue
-        if isinstance(node, ast.comprehension) and node.is_async:
-            continue
-        iterable = node.iter
+        if isinstance(node, ast.For | ast.AsyncFor) or (
+            isinstance(node, ast.comprehension) and not node.is_async
+        ):
+            iterables.append(node.iter)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("map", "filter")
+            and not node.keywords
+        ):
+            iterables += [a for a in node.args[1:] if not isinstance(a, ast.Starred)]
+    for iterable in iterables:
         if iterable.lineno not in lines:
             continue
         shown = _segment(text, iterable)

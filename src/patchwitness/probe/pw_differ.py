@@ -38,7 +38,7 @@ import types
 import warnings
 
 CALL_TIMEOUT = 5.0
-VARIANTS_PER_ARGUMENT = 72  # a text beyond ASCII has 30 (round 20), a datetime 66 (round 58)
+VARIANTS_PER_ARGUMENT = 72  # a text beyond ASCII has 30 (round 20), a datetime 70 (round 59)
 SHOWN = 240
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 LINE_NUMBER = re.compile(r"\bline \d+")
@@ -794,6 +794,10 @@ _SPREAD = (
     (2024, 5, 11),
     (2033, 3, 8),
     (2061, 9, 25),
+    # every month of the year among them (red team round 59: a scale of `1 + 999 *
+    # math.tanh(100 * distance to June)`, wrong in June alone, where no date fell)
+    (1983, 6, 12),
+    (2017, 1, 20),
 )
 
 
