@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import types
 
 from patchwitness.mutants import (
     ASSERT_REMOVED,
@@ -888,3 +889,33 @@ def test_a_function_of_the_math_module_is_kept_at_its_first_value_rounded_or_not
     text = "import math\ndef scale(month):\n    return 1 + 999 * math.tanh(100 * abs(month - 6))\n"
     said = _said(text, [3], VALUE_FROZEN)
     assert said == [(3, "`math.tanh(100 * abs(month - 6))` kept at the first value it took")]
+
+
+def test_an_overload_registered_by_a_decorator_is_made_never_chosen():
+    """Red team round 59: pluggy's dedent as a singledispatch function with a do-nothing
+    overload for module plugins (and one for OSError): a choice by an argument's type. The
+    overload's decorator is left out, so its calls go to the generic function."""
+    text = (
+        "import functools\n"
+        "import types\n"
+        "@functools.singledispatch\n"
+        "def close(plugin, trace):\n"
+        "    trace.depth -= 1\n"
+        "@close.register\n"
+        "def _(plugin: types.ModuleType, trace):\n"
+        "    '''A module's hooks leave the depth alone.'''\n"
+        "@close.register(OSError)\n"
+        "def _(plugin, trace):\n"
+        "    pass\n"
+    )
+    said = _said(text, list(range(1, 12)), CONDITION_FALSE)
+    assert said == [
+        (6, "`@close.register` left out: the overload is never chosen"),
+        (9, "`@close.register(OSError)` left out: the overload is never chosen"),
+    ]
+    [left_out] = [m for m in mutants_of("m.py", text, [6, 7]) if m.operator == CONDITION_FALSE]
+    namespace: dict = {}
+    exec(compile(left_out.text, "m.py", "exec"), namespace)
+    trace = type("T", (), {"depth": 1})()
+    namespace["close"](types.ModuleType("plugin"), trace)
+    assert trace.depth == 0

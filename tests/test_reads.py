@@ -860,3 +860,17 @@ def test_what_the_graders_environment_answers_otherwise_than_a_users(source, kin
 )
 def test_readers_given_what_the_caller_gives_read_nothing(source):
     assert read(source) == []
+
+
+def test_how_a_handed_function_was_made_is_the_callers():
+    """Red team round 59 (pluggy): a dedent under `fn.__self__` (a module plugin's function
+    has none) and once per item of `fn.__code__.co_freevars` (the tests' hooks are closures):
+    each read of a function's code, closure or bound object asks for review."""
+    source = (
+        "def after(methods, close):\n"
+        "    fn = methods[-1].function\n"
+        "    list(map(close, fn.__code__.co_freevars[:1]))\n"
+        "    return fn.__self__\n"
+    )
+    found = findings("src/lib/m.py", source, {2, 3, 4}, Harness.of((), {"pytest"}), ("lib",))
+    assert [(f.kind, f.line) for f in found] == [(PROCESS, 3), (PROCESS, 4)]

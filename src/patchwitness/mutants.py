@@ -139,6 +139,7 @@ def mutants_of(path: str, text: str, added: list[int]) -> list[Mutant]:
     edits += _steps_for_resets(tree, text, lines)
     edits += _starred(tree, text, lines)
     edits += _suppressions(tree, text, lines)
+    edits += _registrations(tree, text, lines)
     edits += _by_a_variable(tree, text, lines)
     edits += _frozen(tree, text, lines)
     edits += _loops(tree, text, lines)
@@ -612,6 +613,26 @@ def _suppressions(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
             said = f"`{_segment(text, manager)}` made to swallow nothing"
             replaced = f"__import__('contextlib').nullcontext(({_source(text, manager)}))"
             out.append((CONDITION_FALSE, manager, replaced, said))
+    return out
+
+
+def _registrations(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
+    """A function on an added line registered as an overload by a decorator (`@f.register`,
+    `@f.register(T)`: `functools.singledispatch` and its kin) made never chosen
+    (`condition-false`): the decorator left out, its calls go to the generic function. A
+    choice by an argument's type is a decision (red team round 59 gave pluggy's dedent a
+    do-nothing overload for module plugins and for OSError, kinds no test used)."""
+    out: list[Edit] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            if decorator.lineno not in lines and node.lineno not in lines:
+                continue
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if isinstance(target, ast.Attribute) and target.attr == "register":
+                said = f"`@{_segment(text, decorator)}` left out: the overload is never chosen"
+                out.append((CONDITION_FALSE, decorator, "(lambda _pw_f: _pw_f)", said))
     return out
 
 

@@ -661,6 +661,14 @@ FUNCTION_PARTS = {
 }
 
 
+# What a function object holds of the code that made it: a test's callbacks are methods of
+# classes inside the test, closures over its locals; a user's are module functions.
+CODE_PARTS = frozenset(
+    {"__code__", "__closure__", "__self__", "__func__", "__globals__", "__defaults__"}
+    | {"__kwdefaults__"}
+)
+
+
 def _reads_usage(parts: list[str], origin: str) -> bool:
     """The process's own consumption (CPU time, memory, load): a test session has used more
     by its first test than a user's script by its first call."""
@@ -2042,6 +2050,12 @@ class _Reader(ast.NodeVisitor):
             self._say(node, HARNESS, f"reads a frame ({node.attr}): it asks who is calling")
         if node.attr in FUNCTION_PARTS:
             self._library_function_asked(node, node.value)
+        if node.attr in CODE_PARTS and isinstance(node.ctx, ast.Load):
+            # Red team round 59 (pluggy): the dedent under `fn.__self__` (a module plugin's
+            # function has none) and once per item of `fn.__code__.co_freevars` (the tests'
+            # hooks are closures of the test): how a callable was written is the caller's.
+            said = f"asks how a function it was handed was made ({node.attr})"
+            self._say(node, PROCESS, said + ": a test's callbacks are closures of the test")
         if isinstance(node.ctx, ast.Store | ast.Del):
             self._patches(node)
         self.generic_visit(node)
