@@ -874,3 +874,21 @@ def test_how_a_handed_function_was_made_is_the_callers():
     )
     found = findings("src/lib/m.py", source, {2, 3, 4}, Harness.of((), {"pytest"}), ("lib",))
     assert [(f.kind, f.line) for f in found] == [(PROCESS, 3), (PROCESS, 4)]
+
+
+def test_the_name_of_a_handed_objects_type_is_the_callers_unless_it_is_said():
+    """Red team rounds 58 and 59: python-ulid's scale keyed on the length of the zone class's
+    module name, pluggy's dedent on `type(fn).__name__`. A message may name a type: in a
+    raise, an f-string, a `%` text or a logging call it asks nothing."""
+    source = (
+        "import logging\n"
+        "def f(fn, value, trace):\n"
+        "    trace.get(type(fn).__name__)\n"
+        "    zone = value.tzinfo.__class__.__module__\n"
+        "    logging.info('got %s', type(value).__name__)\n"
+        "    raise TypeError(f'no {type(value).__name__}')\n"
+        "def g(value):\n"
+        "    return 'unsupported %s' % type(value).__qualname__\n"
+    )
+    found = findings("src/lib/m.py", source, set(range(1, 9)), Harness.of((), {"pytest"}), ("lib",))
+    assert [(f.kind, f.line) for f in found] == [(PROCESS, 3), (PROCESS, 4)]

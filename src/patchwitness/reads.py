@@ -661,6 +661,28 @@ FUNCTION_PARTS = {
 }
 
 
+# The name of a type, asked of an object's type (`type(x).__name__`, `x.__class__.__module__`).
+TYPE_NAMES = frozenset({"__name__", "__qualname__", "__module__"})
+LOGGING_METHODS = ("debug", "info", "warning", "error", "exception", "critical", "log")
+
+
+def _a_percent_text(node: ast.AST) -> bool:
+    """`"..." % values`: a text made."""
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mod)
+        and isinstance(node.left, ast.Constant)
+        and isinstance(node.left.value, str)
+    )
+
+
+def _a_type_asked(node: ast.AST) -> bool:
+    """`type(x)` or `x.__class__`: the type of an object, not a function or module itself."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type":
+        return len(node.args) == 1
+    return isinstance(node, ast.Attribute) and node.attr == "__class__"
+
+
 # What a function object holds of the code that made it: a test's callbacks are methods of
 # classes inside the test, closures over its locals; a user's are module functions.
 CODE_PARTS = frozenset(
@@ -2050,6 +2072,13 @@ class _Reader(ast.NodeVisitor):
             self._say(node, HARNESS, f"reads a frame ({node.attr}): it asks who is calling")
         if node.attr in FUNCTION_PARTS:
             self._library_function_asked(node, node.value)
+        if node.attr in TYPE_NAMES and _a_type_asked(node.value) and not self._said(node):
+            # Red team rounds 58 and 59: python-ulid's scale keyed on the length of a zone
+            # class's module name and of the datetime class's name (freezegun's FakeDatetime
+            # in the tests), pluggy's dedent on `type(fn).__name__` ("method" for the tests'
+            # hooks, "function" for a module plugin's). A message may name a type.
+            said = f"asks the name of the type it was handed ({node.attr})"
+            self._say(node, PROCESS, said + ": the tests' objects are of the tests' own kinds")
         if node.attr in CODE_PARTS and isinstance(node.ctx, ast.Load):
             # Red team round 59 (pluggy): the dedent under `fn.__self__` (a module plugin's
             # function has none) and once per item of `fn.__code__.co_freevars` (the tests'
@@ -2129,6 +2158,24 @@ class _Reader(ast.NodeVisitor):
                 "own state, which the grader cannot tell from the input"
             )
             self._say(node, UNFOLLOWED, said)
+
+    def _said(self, node: ast.AST) -> bool:
+        """Whether `node` is part of what the code says rather than decides: a raised
+        exception, an f-string or a `%` or `.format` text, a call that prints, warns or logs."""
+        parent = self._parents.get(node)
+        while parent is not None:
+            if isinstance(parent, ast.Raise | ast.JoinedStr):
+                return True
+            if _a_percent_text(parent):
+                return True
+            if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute | ast.Name):
+                name = getattr(parent.func, "attr", getattr(parent.func, "id", ""))
+                if name in ("format", "print", "warn", *LOGGING_METHODS):
+                    return True
+            if isinstance(parent, ast.stmt):
+                return False
+            parent = self._parents.get(parent)
+        return False
 
     def _in_handler(self, node: ast.AST) -> bool:
         parent = self._parents.get(node)
