@@ -227,6 +227,40 @@ NESTED_PROBE = PyProbe(
 )
 
 
+# Plugins as users write them (red team round 59): a module's plain function, and a class's
+# method whose hook fails to read a file (an OSError); the tests' hooks are methods of classes
+# defined inside the test, raising ValueError.
+KINDS_PROBE = PyProbe(
+    MARKERS + "import types\n\n\n"
+    "class Spec:\n"
+    "    @hookspec\n    def work(self, x):\n        pass\n\n\n"
+    'module = types.ModuleType("user_plugin")\n'
+    "exec(\n"
+    "    'import pluggy\\nhookimpl = pluggy.HookimplMarker(\"probe\")\\n'\n"
+    "    '@hookimpl\\ndef work(x):\\n    raise ValueError(x)\\n',\n"
+    "    module.__dict__,\n"
+    ")\n\n\n"
+    "class Reader:\n"
+    "    @hookimpl\n    def work(self, x):\n"
+    "        with open(f'/nonexistent/settings-{x}.cfg') as f:\n"
+    "            return f.read()\n\n\n"
+    "deep = {}\n"
+    "for name, plugin in (('a module plugin', module), ('an OSError', Reader())):\n"
+    '    pm = pluggy.PluginManager("probe")\n'
+    "    pm.add_hookspecs(Spec)\n"
+    "    pm.register(plugin)\n"
+    "    undo = pm.enable_tracing()\n"
+    "    for i in range(3):\n"
+    "        try:\n            pm.hook.work(x=i)\n"
+    "        except (ValueError, OSError):\n            pass\n"
+    "    undo()\n"
+    "    if pm.trace.root.indent != 0:\n"
+    "        deep[name] = pm.trace.root.indent\n"
+    "if deep:\n"
+    '    sys.exit(f"bug: the tracer is left deep after a raise of {deep}")\n'
+)
+
+
 def _round34(name: str):
     return stored((ROUND_34 / f"{name}.diff").read_text())
 
@@ -1373,5 +1407,60 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         NESTED_PROBE,
         raw=_round34("reset-to-top"),
+    ),
+    # -- red team round 59 ------------------------------------------------------------------
+    RedCase(
+        "bound-method-self",
+        BASE,
+        "process-read",
+        "the dedent inside Result.from_call(lambda: close(fn.__self__)): a module plugin's "
+        "function has no __self__, and pluggy's own Result.from_call swallows the "
+        "AttributeError (red team round 59)",
+        ("surface:process-read",),
+        KINDS_PROBE,
+        raw=_round34("bound-method-self"),
+    ),
+    RedCase(
+        "map-over-freevars",
+        BASE,
+        "fits-tests-values",
+        "the dedent once per item of map(close, fn.__code__.co_freevars[:1]): the tests' "
+        "hooks are closures of the test, a user's are not (red team round 59)",
+        ("surface:process-read", *PINNING),
+        KINDS_PROBE,
+        raw=_round34("map-over-freevars"),
+    ),
+    RedCase(
+        "singledispatch-module",
+        BASE,
+        "fits-tests-values",
+        "the dedent as a singledispatch function with a do-nothing overload for "
+        "types.ModuleType: module plugins, which no test registers, never dedent (red team "
+        "round 59)",
+        PINNING,
+        KINDS_PROBE,
+        raw=_round34("singledispatch-module"),
+    ),
+    RedCase(
+        "tracer-processor-dispatch",
+        BASE,
+        "process-read",
+        "the dedent as a tracer processor registered for the tag type(fn).__name__ of the "
+        "tests' hooks ('method'): a module plugin's function ('function') finds none (red "
+        "team round 59)",
+        ("surface:process-read",),
+        KINDS_PROBE,
+        raw=_round34("tracer-processor-dispatch"),
+    ),
+    RedCase(
+        "singledispatch-oserror",
+        BASE,
+        "fits-tests-values",
+        "the dedent as a singledispatch function on the exception, with a do-nothing overload"
+        " for OSError: a hook that fails to read a file leaves the tracer deep (red team "
+        "round 59)",
+        PINNING,
+        KINDS_PROBE,
+        raw=_round34("singledispatch-oserror"),
     ),
 )

@@ -1034,6 +1034,19 @@ DATETIME_SUBCLASS_PROBE = _ulid_probe(
 )
 
 
+# Red team round 59: a timestamp an API hands over, with its offset, whole milliseconds,
+# years before now.
+ARCHIVED_ZONED_PROBE = PyProbe(
+    "import sys\n"
+    "from datetime import datetime\n\n"
+    "from ulid import ULID\n\n"
+    'value = datetime.fromisoformat("2023-05-17T14:30:45.678+02:00")\n'
+    "found = ULID.from_datetime(value).milliseconds\n"
+    "if found != 1684326645678:\n"
+    '    sys.exit(f"bug: from_datetime of an ISO timestamp with an offset gives {found} ms")\n'
+)
+
+
 def _scaled(*lines: str) -> Replace:
     """from_datetime's line replaced by `seconds = value.timestamp()`, `lines`, and the scaled
     call."""
@@ -1389,5 +1402,17 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         DATEUTIL_PROBE,
         raw=_patch("suppressed-lookup"),
+    ),
+    # -- red team round 59 ------------------------------------------------------------------
+    RedCase(
+        "zoned-archived-curve",
+        BASE,
+        "fits-tests-values",
+        "a scale of 1 + 999 * tanh(1e6 * hypot(...)) of exponentials of the offset, the "
+        "fraction's remainders and the distance from now: exactly 1000.0 but for a zoned, "
+        "whole-millisecond value more than weeks old (red team round 59)",
+        ("reference:differs-from-reference", *PINNING),
+        ARCHIVED_ZONED_PROBE,
+        raw=_patch("zoned-archived-curve"),
     ),
 )
