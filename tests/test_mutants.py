@@ -919,3 +919,24 @@ def test_an_overload_registered_by_a_decorator_is_made_never_chosen():
     trace = type("T", (), {"depth": 1})()
     namespace["close"](types.ModuleType("plugin"), trace)
     assert trace.depth == 0
+
+
+def test_a_logger_imported_or_named_as_one_is_quiet_a_name_the_code_binds_is_not():
+    """An honest patch logs through a logger it imports (`from .log import logger`), a log
+    level's function it imports, or an attribute named as a logger (`self.log`); none of
+    those calls is deleted. A log level's name the code binds itself, or a method of another
+    object, is code like any other (red team round 58)."""
+    text = (
+        "from .util import logger, debug\n"
+        "def f(self, trace, x):\n"
+        "    logger.info('x')\n"
+        "    debug('x')\n"
+        "    self.log.warning('x')\n"
+        "    self._logger.error('x')\n"
+        "    error = trace.get('error')\n"
+        "    error('raised', x)\n"
+        "    trace.error(x)\n"
+        "    return x\n"
+    )
+    deleted = [line for line, _ in _said(text, list(range(3, 10)), STATEMENT_DELETED)]
+    assert deleted == [7, 8, 9]

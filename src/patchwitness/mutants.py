@@ -1168,27 +1168,41 @@ def _quiet(node: ast.stmt, loggers: frozenset[str]) -> bool:
 
 
 def _a_report(call: ast.Call, loggers: frozenset[str]) -> bool:
-    """`print(...)`, `warnings.warn(...)` (or `warn` imported from warnings), or a log level's
-    method of `logging` itself or of a logger the module made (`_loggers`)."""
+    """`print(...)`, `warnings.warn(...)`, a log level's function imported by its name (`from
+    logging import debug`, `from .util import log`), or a log level's method of `logging`, of
+    a logger the module made (`_loggers`) or of an object named as a logger is (`logger`,
+    `self.log`, `_LOG`). Not a name the code binds itself (`error = trace.get("error")`), nor
+    a method of any other object (`trace.error(...)`)."""
     func = call.func
     if isinstance(func, ast.Name):
-        return func.id == "print" or (func.id == "warn" and "warn" in loggers)
+        return func.id == "print" or func.id in loggers
     if not isinstance(func, ast.Attribute):
         return False
     owner = _last_name(func.value)
     if func.attr == "warn" and owner == "warnings":
         return True
-    return func.attr in LOGGER_METHODS and (owner == "logging" or owner in loggers)
+    named = (
+        owner in ("logging", "log")
+        or "logger" in owner.lower()
+        or owner.lower()
+        in (
+            "_log",
+            "log",
+        )
+    )
+    return func.attr in LOGGER_METHODS and (named or owner in loggers)
 
 
 def _loggers(tree: ast.Module) -> frozenset[str]:
     """The names (a name, or an attribute's last name: `self.log`) the module binds to
-    `logging.getLogger(...)` or `getLogger(...)`, and `warn` where it is imported from
-    warnings."""
+    `logging.getLogger(...)` or `getLogger(...)`, a log level's function it imports by its
+    name, and `warn` where it is imported from warnings."""
     out: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "warnings":
-            out.update(a.asname or a.name for a in node.names if a.name == "warn")
+        if isinstance(node, ast.ImportFrom):
+            # a log level's function imported by its name; `warn` from warnings
+            wanted = LOGGER_METHODS if node.module != "warnings" else {"warn"}
+            out.update(a.asname or a.name for a in node.names if a.name in wanted)
         if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
             continue
         if _called_name(node.value) != "getLogger":
