@@ -1181,15 +1181,8 @@ def _a_report(call: ast.Call, loggers: frozenset[str]) -> bool:
     owner = _last_name(func.value)
     if func.attr == "warn" and owner == "warnings":
         return True
-    named = (
-        owner in ("logging", "log")
-        or "logger" in owner.lower()
-        or owner.lower()
-        in (
-            "_log",
-            "log",
-        )
-    )
+    bare = owner.lower().strip("_")
+    named = owner == "logging" or "logger" in bare or bare in ("log", "logs")
     return func.attr in LOGGER_METHODS and (named or owner in loggers)
 
 
