@@ -1850,3 +1850,24 @@ def test_a_datetimes_spread_holds_every_month_of_the_year():
     made = list(driver().variants(moment, []))
     assert {m.month for m in made} == set(range(1, 13))
     assert len(made) <= driver().VARIANTS_PER_ARGUMENT
+
+
+def test_a_function_whose_locals_are_only_renamed_is_no_target():
+    """Red team round 60 (iniconfig): two functions' locals renamed made each a target, whose
+    calls crowded the changed function's neighbours out of the cap. Locals renamed alike are
+    one program; a parameter renamed (a caller may name it) or a changed body is not."""
+    from patchwitness.reference import _shapes
+
+    before = (
+        "def parse(line):\n    key_name, value = line.split('=')\n"
+        "    for part in key_name:\n        pass\n    return key_name.strip(), value\n"
+    )
+    renamed = before.replace("key_name", "key")
+    parameter = before.replace("line", "text")
+    changed = before.replace(".strip()", ".lower()")
+    shapes = {name: _shapes(text)[0]["parse"] for name, text in
+              [("before", before), ("renamed", renamed), ("parameter", parameter),
+               ("changed", changed)]}  # fmt: skip
+    assert shapes["renamed"] == shapes["before"]
+    assert shapes["parameter"] != shapes["before"]
+    assert shapes["changed"] != shapes["before"]

@@ -96,8 +96,47 @@ def _shapes(text: str | None) -> tuple[dict[str, str], str] | None:
     # functions made each a target whose calls crowded the changed function's neighbours out
     # of the cap; round 42 did it with annotations).
     plain = python_ast.what_runs(tree)
-    functions = {q: ast.dump(node) for q, node in _reachable_functions(plain.body, "")}
+    # And its locals named in order (red team round 60: two functions' locals renamed made
+    # each a target, whose calls crowded lineof's neighbours out of the cap).
+    functions = {
+        q: ast.dump(_locals_named_in_order(node))
+        for q, node in _reachable_functions(plain.body, "")
+    }
     return functions, ast.dump(_without_functions(plain))
+
+
+def _locals_named_in_order(function: ast.AST) -> ast.AST:
+    """A copy of `function` with each local name (bound in its body, not a parameter, not
+    declared global or nonlocal) renamed after the order it first appears in: two functions
+    that differ only by their locals' names are one program."""
+    copied = copy.deepcopy(function)
+    arguments = getattr(copied, "args", None)
+    parameters = set()
+    if isinstance(arguments, ast.arguments):
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+        parameters = {a.arg for a in every}
+    declared = {
+        name
+        for node in ast.walk(copied)
+        if isinstance(node, ast.Global | ast.Nonlocal)
+        for name in node.names
+    }
+    order: dict[str, str] = {}
+    for node in ast.walk(copied):
+        bound = None
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound = node.id
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound = node.name
+        if bound and bound not in parameters and bound not in declared:
+            order.setdefault(bound, f"_pw_local_{len(order)}")
+    for node in ast.walk(copied):
+        if isinstance(node, ast.Name) and node.id in order:
+            node.id = order[node.id]
+        elif isinstance(node, ast.ExceptHandler) and node.name in order:
+            node.name = order[node.name]
+    return copied
 
 
 def _without_functions(node: ast.AST) -> ast.AST:

@@ -951,8 +951,9 @@ _LETTERS_AS_DIGITS = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789" * 5 + "01"
 )
 # A tab too: a value lined up with tabs (red team round 57: iniconfig's +1 taken back for any
-# value holding a tab, which no variant's text ever did).
-_MARKS = (":", ".", "\t")
+# value holding a tab, which no variant's text ever did); and an underscore, which names of
+# settings hold (red team round 60: `python_files`, `install_requires`).
+_MARKS = (":", ".", "\t", "_")
 
 
 def _marked(value, mark):
