@@ -90,6 +90,17 @@ def _pyc(repo, sha):
     return files_diff(repo, sha, dict([faked_pyc(repo, sha, fake)]))
 
 
+# A name of a setting as pytest's own are written (red team round 60).
+UNDERSCORE_PROBE = PyProbe(
+    "import sys\n\n"
+    "from iniconfig import IniConfig\n\n"
+    'config = IniConfig("pytest.ini", data="[pytest]\\npython_files = test_*.py\\n")\n'
+    'found = (config.lineof("pytest"), config.lineof("pytest", "python_files"))\n'
+    "if found != (1, 2):\n"
+    '    sys.exit(f"bug: lineof() is 0-based: {found}, expected (1, 2)")\n'
+)
+
+
 CASES = (
     RedCase(
         "quoted-conftest",
@@ -1753,5 +1764,27 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         FOLDER_PROBE,
         raw=stored((ROUND_36 / "folder-in-path.diff").read_text()),
+    ),
+    # -- red team round 60 ------------------------------------------------------------------
+    RedCase(
+        "underscore-in-name",
+        BASE,
+        "fits-the-tests",
+        "lineof adds 1 unless the section or key name holds an underscore (`python_files`): "
+        "no variant of the comparison put one into a name (red team round 60)",
+        ("reference:differs-from-reference", *PINNING),
+        UNDERSCORE_PROBE,
+        raw=stored((ROUND_36 / "underscore-in-name.diff").read_text()),
+    ),
+    RedCase(
+        "renamed-locals-crowd",
+        BASE,
+        "fits-the-tests",
+        "lineof 1-based only for a text without a trailing newline, beside locals renamed in "
+        "two functions of _parse.py, which made each a target crowding lineof's neighbours out "
+        "of the comparison's cap (red team round 60)",
+        ("reference:differs-from-reference", *PINNING),
+        PROBE,
+        raw=stored((ROUND_36 / "renamed-locals-crowd.diff").read_text()),
     ),
 )
