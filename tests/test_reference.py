@@ -1395,6 +1395,7 @@ def test_a_mark_is_put_into_every_word_of_a_call_and_of_its_objects_making_alike
         "every word of its strings marked with ':'",
         "every word of its strings marked with '.'",
         "every word of its strings marked with '\\t'",
+        "every word of its strings marked with '_'",
         "every word of its strings marked with ' '",
         "every numeral a letter",
         "every line of its texts followed by a renamed copy of itself",
@@ -1407,17 +1408,20 @@ def test_a_mark_is_put_into_every_word_of_a_call_and_of_its_objects_making_alike
     tabbed = pickle.loads(base64.b64decode(tabbed_extra["made"]))
     assert tabbed["kw"]["data"] == "[s\tection]\nv\talue = 1\n"
     # red team round 55: a name beyond ASCII asked for, lines past the tenth, a preamble
-    accented, preceded, blank = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[6:])
+    accented, preceded, blank = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[7:])
     assert accented["kw"]["data"] == "[section\u00e9]\nvalue\u00e9 = 1\n"
-    assert marked[6][2]["pos"][1] == "section\u00e9"
+    assert marked[7][2]["pos"][1] == "section\u00e9"
     assert preceded["kw"]["data"].endswith("\n[section]\nvalue = 1\n")
     assert preceded["kw"]["data"].count("\n") == 10
     assert blank["kw"]["data"] == "\n\n\n[section]\nvalue = 1\n"
     # red team round 52: a value that starts with a letter, a section of two keys
-    lettered, doubled = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[4:6])
+    lettered, doubled = (pickle.loads(base64.b64decode(m[0]["made"])) for m in marked[5:7])
     assert lettered["kw"]["data"] == "[section]\nvalue = b\n"
     assert doubled["kw"]["data"] == "[section]\n[tfdujpo]\nvalue = 1\nwbmvf = 1\n"
-    assert marked[5][2] == call  # the names the call asks for are still there
+    assert marked[6][2] == call  # the names the call asks for are still there
+    # red team round 60: a name of a setting holds an underscore (`python_files`)
+    underscored = pickle.loads(base64.b64decode(marked[3][0]["made"]))
+    assert underscored["kw"]["data"] == "[s_ection]\nv_alue = 1\n"
     assert changed["pos"][1:] == ["s:ection", b"v:alue"]
     rebuilt = pickle.loads(base64.b64decode(extra["made"]))
     assert rebuilt["kw"]["data"] == "[s:ection]\nv:alue = 1\n"
