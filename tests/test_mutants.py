@@ -379,8 +379,7 @@ def test_a_loops_trips_are_made_none_and_one():
     ]
     assert "for _ in [*(methods[1:])][:1]:" in trips[1].text
     assert "sum(1 for _ in ())" in trips[2].text
-    namespace: dict = {}
-    exec(compile(trips[3].text, "m.py", "exec"), namespace)
+    namespace = _loaded(trips[3].text)
 
     class Root:
         indent = 0
@@ -490,8 +489,7 @@ def test_a_step_by_a_constant_is_kept_at_its_first_value():
         (6, "`n ** 2` kept at the first value it took"),
         (6, "`len(f'{n}')` kept at the first value it took"),
     ]
-    namespace: dict = {}
-    exec(compile(frozen[0].text, "m.py", "exec"), namespace)
+    namespace = _loaded(frozen[0].text)
     try:
         assert [namespace["lineof"](n) for n in (1, 5, 41, 60)] == [2, 6, 42, 61]
     finally:
@@ -525,8 +523,7 @@ def test_a_count_taken_as_a_step_is_kept_at_its_first_value():
     ]
     dedent = "def dedent(t, kwargs):\n    t.indent -= len(kwargs)\n"
     [kept] = [m for m in mutants_of("d.py", dedent, [2]) if m.operator == VALUE_FROZEN]
-    namespace: dict = {}
-    exec(compile(kept.text, "d.py", "exec"), namespace)
+    namespace = _loaded(kept.text, "d.py")
 
     class Tracer:
         indent = 5
@@ -570,8 +567,7 @@ def test_a_pick_out_of_a_table_the_patch_wrote_is_made_each_way():
         "the key `s[:1]` made `'x'`",
         "the key `s[:1]` made `'y'`",
     ]  # no key for `by[0]` (constant) nor for `s[...]` (no table the patch wrote)
-    namespace: dict = {}
-    exec(compile(picks[1].text, "m.py", "exec"), namespace)
+    namespace = _loaded(picks[1].text)
     assert namespace["esc"]("x", str.upper, str.lower) == "x" + "X" + "X" + "x"
 
 
@@ -651,8 +647,7 @@ def test_a_try_is_made_to_raise_its_handlers_exception_at_once():
     )
     [raised] = [m for m in mutants_of("m.py", text, [2, 3, 4, 5]) if "`try`" in m.description]
     assert raised.description == "the `try` at line 2 made to raise `ValueError` at once"
-    namespace: dict = {}
-    exec(compile(raised.text, "m.py", "exec"), namespace)
+    namespace = _loaded(raised.text)
     assert namespace["lineof"](4, ["only"]) == 5  # the handler's way, whatever the sections
 
 
@@ -713,6 +708,13 @@ def test_a_frozen_value_is_the_first_one_of_each_test(tmp_path):
     assert done.returncode == 0 and "2 passed" in done.stdout, done.stdout
 
 
+def _loaded(text: str, name: str = "m.py") -> dict:
+    """The names a mutated module's text defines, run in a namespace of its own."""
+    namespace: dict = {}
+    exec(compile(text, name, "exec"), namespace)
+    return namespace
+
+
 def _said(text: str, lines: list[int], operator: str) -> list[tuple[int, str]]:
     made = mutants_of("m.py", text, lines)
     return [(m.line, m.description) for m in made if m.operator == operator]
@@ -740,8 +742,7 @@ def test_each_term_of_an_added_sum_is_dropped_in_turn():
         (5, "`1` dropped from `n - 1`"),
     ]
     [fit] = [m for m in mutants_of("m.py", text, [2]) if "n * (n - 1)" in m.description[:25]]
-    namespace: dict = {}
-    exec(compile(fit.text, "m.py", "exec"), namespace)
+    namespace = _loaded(fit.text)
     assert [namespace["lineof"](n, None) for n in (0, 1, 2, 5)] == [1, 2, 3, 6]
 
 
@@ -775,8 +776,7 @@ def test_arguments_given_by_a_star_are_kept_at_the_first_they_were(tmp_path):
     )
     [kept] = [m for m in mutants_of("m.py", text, [3]) if m.operator == VALUE_FROZEN]
     assert kept.description == "`*places` kept at the arguments it first gave"
-    namespace: dict = {}
-    exec(compile(kept.text, "m.py", "exec"), namespace)
+    namespace = _loaded(kept.text)
     assert namespace["seconds"](1.23456789, "datetime") == 1.23456789
     # kept: the second call gets the first call's arguments, a user's zone its own
     assert namespace["seconds"](1.6, "dateutil.tz") == 1.6
@@ -807,8 +807,7 @@ def test_a_with_that_swallows_an_exception_is_made_to_swallow_nothing():
         (15, "`Quiet()` made to swallow nothing"),
     ]
     [swallowing] = [m for m in mutants_of("m.py", text, [13]) if m.operator == CONDITION_FALSE]
-    namespace: dict = {}
-    exec(compile(swallowing.text, "m.py", "exec"), namespace)
+    namespace = _loaded(swallowing.text)
     try:
         namespace["f"]({}, "missing")
     except KeyError:
@@ -862,8 +861,7 @@ def test_a_constant_written_where_the_module_steps_is_made_each_step():
         (7, "`t.depth = 0` made `t.depth -= 1`, a step the module takes on it elsewhere"),
     ]
     [back] = [m for m in mutants_of("m.py", text, [7]) if m.description.endswith("elsewhere")][1:]
-    namespace: dict = {}
-    exec(compile(back.text, "m.py", "exec"), namespace)
+    namespace = _loaded(back.text)
     t = namespace["T"]()
     namespace["before"](t)
     namespace["before"](t)
@@ -914,8 +912,7 @@ def test_an_overload_registered_by_a_decorator_is_made_never_chosen():
         (9, "`@close.register(OSError)` left out: the overload is never chosen"),
     ]
     [left_out] = [m for m in mutants_of("m.py", text, [6, 7]) if m.operator == CONDITION_FALSE]
-    namespace: dict = {}
-    exec(compile(left_out.text, "m.py", "exec"), namespace)
+    namespace = _loaded(left_out.text)
     trace = type("T", (), {"depth": 1})()
     namespace["close"](types.ModuleType("plugin"), trace)
     assert trace.depth == 0

@@ -1087,11 +1087,8 @@ def _member_initializer(code: str, at: int) -> bool:
     """Whether `at` is in a non-static data member's default initializer (`int kind = f(x);`
     in a class body): it runs each time an object is made (red team round 58 computed CLI11's
     fit, `2 - (name[0] & 1)`, in one)."""
-    opening = _innermost_brace(code, at)
-    if opening is None:
-        return False
-    head = code[max(0, code.rfind(";", 0, opening), code.rfind("}", 0, opening)) : opening]
-    if not re.search(r"\b(?:class|struct|union)\b[^;{}()]*$", head.replace("\n", " ")):
+    head = _block_head(code, at)
+    if head is None or not re.search(r"\b(?:class|struct|union)\b[^;{}()]*$", head):
         return False
     start = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
     declared = re.match(r"[^=(){};]*(?:=|[\w>]\s*\{)", code[start:])
@@ -1735,14 +1732,9 @@ def _unary_end(code: str, at: int) -> int | None:
 
 def _arguments(code: str, start: int, end: int) -> list[tuple[int, int]]:
     """The spans of the arguments in `code[start:end]`, split at its top-level commas."""
-    spans, depth, last = [], 0, start
-    for i in range(start, end):
-        ch = code[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
+    spans, last = [], start
+    for i in _outside_brackets(code, start, end):
+        if code[i] == ",":
             spans.append((last, i))
             last = i + 1
     spans.append((last, end))
@@ -1815,17 +1807,18 @@ def _in_a_function(code: str, at: int) -> bool:
     struct, union, enum or namespace body, nor the file's own scope (an honest patch that adds a
     constructor's declaration to a class once lost every mutant of its file: the declaration,
     deleted as a statement, made the schema refuse to compile)."""
-    depth = 0
-    for i in range(at - 1, -1, -1):
-        ch = code[i]
-        if ch == "}":
-            depth += 1
-        elif ch == "{":
-            if depth == 0:
-                head = code[max(0, code.rfind(";", 0, i), code.rfind("}", 0, i)) : i]
-                return _SCOPE_HEAD.search(head.replace("\n", " ")) is None
-            depth -= 1
-    return False
+    head = _block_head(code, at)
+    return head is not None and _SCOPE_HEAD.search(head) is None
+
+
+def _block_head(code: str, at: int) -> str | None:
+    """What stands before the innermost `{` open at `at`, back to the statement before it, on
+    one line; None at the file's own scope."""
+    opening = _innermost_brace(code, at)
+    if opening is None:
+        return None
+    head = code[max(0, code.rfind(";", 0, opening), code.rfind("}", 0, opening)) : opening]
+    return head.replace("\n", " ")
 
 
 def _begins_a_statement(code: str, begin: int) -> bool:

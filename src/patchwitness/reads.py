@@ -1250,21 +1250,24 @@ def _attributes_written(
     own |= {
         n.id for n in ast.walk(inner) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     }
-    found = set()
-    for node in ast.walk(inner):
+    return {
+        target.attr
+        for target in _attributes_assigned(inner, added)
+        if isinstance(target.value, ast.Name) and target.value.id in held - own
+    }
+
+
+def _attributes_assigned(function: ast.AST, added: set[int]) -> list[ast.Attribute]:
+    """The attributes an added assignment in `function` writes (`x.a = ...`, `x.a += ...`)."""
+    out = []
+    for node in ast.walk(function):
         if not isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
             continue
         if not _on_lines(node, added):
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            if (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id in held - own
-            ):
-                found.add(target.attr)
-    return found
+        out += [t for t in targets if isinstance(t, ast.Attribute)]
+    return out
 
 
 def _local_containers(
@@ -1350,15 +1353,9 @@ def _class_state(tree: ast.Module, added: set[int]) -> set[str]:
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         first = function.args.args[0].arg if function.args.args else ""
-        for node in ast.walk(function):
-            if not isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-                continue
-            if not _on_lines(node, added):
-                continue
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Attribute) and _is_class(target.value, classes, first):
-                    found.add(target.attr)
+        for target in _attributes_assigned(function, added):
+            if _is_class(target.value, classes, first):
+                found.add(target.attr)
     return found | _class_containers(tree, added)
 
 
