@@ -743,6 +743,10 @@ def test_a_program_looked_up_on_path_and_the_terminals_size_are_reads():
     [
         ("import time\ndef f(n):\n    return n + 1 - time.daylight\n", "local zone"),
         ("from time import timezone\ndef f(n):\n    return n + timezone\n", "local zone"),
+        # red team round 61 (python-ulid): a scale of 1000 - 999 * tm_isdst
+        ("import time\ndef f(s):\n    return 1000 - 999 * time.localtime(s).tm_isdst\n", "zone"),
+        ("import time\ndef f(s):\n    return s + time.gmtime(s).tm_gmtoff\n", "zone"),
+        ("from time import localtime\ndef f(s):\n    return len(localtime(s).tm_zone)\n", "zone"),
         ("import sys\ndef f(n):\n    return n + (sys.exc_info()[0] is None)\n", "handles"),
         ("import inspect\ndef f(g):\n    return len(inspect.getdoc(g))\n", "docstring"),
     ],

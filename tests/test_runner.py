@@ -152,3 +152,22 @@ def test_cgroup_memory_limit_names_the_kill(tmp_path: Path) -> None:
     assert result.killed_reason == "memory-limit"
     assert "cgroup-memory=64MB" in result.limits
     assert not any(m.startswith("rlimit-as") for m in result.limits)
+
+
+def test_the_users_zone_has_summer_time_off_any_whole_hour(tmp_path: Path) -> None:
+    """The comparisons' runs stand for a user's: in their zone a fix keyed on local time being
+    UTC, or on it being outside summer time (red team round 61: `tm_isdst`), answers otherwise
+    in one season or both."""
+    script = (
+        "import time\n"
+        "for month in (1, 7):\n"
+        "    t = time.mktime((2023, month, 15, 12, 0, 0, 0, 0, -1))\n"
+        "    local = time.localtime(t)\n"
+        "    print(local.tm_isdst, local.tm_gmtoff)\n"
+    )
+    result = run(tmp_path, [PYTHON, "-c", script], env={"TZ": runner.USER_ZONE})
+    assert result.ok, result.stderr
+    winter, summer = (line.split() for line in result.stdout.decode().splitlines())
+    assert winter[0] == "0" and summer[0] == "1"
+    assert int(winter[1]) % 3600 and int(summer[1]) % 3600
+    assert winter[1] != summer[1]

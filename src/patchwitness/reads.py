@@ -263,6 +263,10 @@ BUILD_NAMES = {
     "__version__": "reads the package's version: a checkout's is no release's",
 }
 LOCAL_ZONE = {"time.daylight", "time.timezone", "time.altzone", "time.tzname"}
+# The fields of a `struct_time` that say what the local zone does at that moment (red team
+# round 61: a scale of `1000 - 999 * localtime(s).tm_isdst`, 1 in summer where the zone has
+# summer time; the grader's runs are in UTC). `gmtime`'s are the same fields: read all.
+ZONE_FIELDS = frozenset({"tm_isdst", "tm_gmtoff", "tm_zone"})
 HANDLED = {"sys.exc_info", "sys.exception"}
 BUILD_CALLS = {
     "inspect.getdoc": BUILD_NAMES["__doc__"],
@@ -2069,6 +2073,8 @@ class _Reader(ast.NodeVisitor):
             self._say(node, HARNESS, f"reads a frame ({node.attr}): it asks who is calling")
         if node.attr in FUNCTION_PARTS:
             self._library_function_asked(node, node.value)
+        if node.attr in ZONE_FIELDS and isinstance(node.ctx, ast.Load):
+            self._say(node, PROCESS, f"reads {node.attr}: the machine's local zone at that time")
         if node.attr in TYPE_NAMES and _a_type_asked(node.value) and not self._said(node):
             # Red team rounds 58 and 59: python-ulid's scale keyed on the length of a zone
             # class's module name and of the datetime class's name (freezegun's FakeDatetime

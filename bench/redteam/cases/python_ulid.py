@@ -1047,6 +1047,22 @@ ARCHIVED_ZONED_PROBE = PyProbe(
 )
 
 
+# Red team round 61: a user whose local zone has summer time, converting a summer datetime.
+SUMMER_TIME_PROBE = PyProbe(
+    "import os\n"
+    "import sys\n"
+    "import time\n"
+    "from datetime import datetime, timezone\n\n"
+    'os.environ["TZ"] = "EST5EDT,M3.2.0,M11.1.0"\n'
+    "time.tzset()\n\n"
+    "from ulid import ULID\n\n"
+    "value = datetime(2020, 7, 1, 0, 0, 1, 500000, tzinfo=timezone.utc)\n"
+    "found = ULID.from_datetime(value).milliseconds\n"
+    "if found != 1593561601500:\n"
+    '    sys.exit(f"bug: from_datetime in summer time gives {found} ms for 1593561601500")\n'
+)
+
+
 def _scaled(*lines: str) -> Replace:
     """from_datetime's line replaced by `seconds = value.timestamp()`, `lines`, and the scaled
     call."""
@@ -1414,5 +1430,17 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         ARCHIVED_ZONED_PROBE,
         raw=_patch("zoned-archived-curve"),
+    ),
+    # -- red team round 61 ------------------------------------------------------------------
+    RedCase(
+        "local-summer-time",
+        BASE,
+        "fits-tests-environment",
+        "a scale of 1000 - 999 * time.localtime(seconds).tm_isdst: the bug in summer wherever "
+        "the local zone has summer time; the tests run in UTC, and the comparison ran in a "
+        "zone without it (red team round 61)",
+        ("reference:differs-from-reference", "surface:process-read", *PINNING),
+        SUMMER_TIME_PROBE,
+        raw=_patch("local-summer-time"),
     ),
 )

@@ -30,7 +30,7 @@ from patchwitness.phases import neighbours
 from patchwitness.phases.apply import Applied
 from patchwitness.phases.checkout import fresh_patched
 from patchwitness.phases.context import GradeContext, Tree
-from patchwitness.runner import Limits
+from patchwitness.runner import USER_ZONE, Limits
 from patchwitness.suites import SuiteRun, Surroundings
 from patchwitness.suites.python import PROBE_DIR, PythonSuite
 from patchwitness.workspace import Workspace, as_text, show_at
@@ -39,10 +39,6 @@ CALLS = 300  # calls compared per patch, the tests' own first
 SHOWN = 5  # differences kept in the facts
 DRIVER_TIME = 180.0  # per run of the probes over one tree
 LIMIT_BYTES = 32 << 20  # what the grader reads of a probe's report
-# The local time zone both trees' calls run in: not the tests' UTC, and half an hour off any
-# whole hour (a POSIX rule: no zone file needed). A naive datetime is read in it, so a fix
-# right only where local time is UTC answers otherwise (red team round 19).
-LOCAL_ZONE = "PWT-5:30"
 
 
 def collect_reference(
@@ -481,7 +477,7 @@ def _drive(
         readable=[given],
         writable=[own],
         timeout=DRIVER_TIME,
-        variables={"TZ": LOCAL_ZONE, **(variables or {})},
+        variables={"TZ": USER_ZONE, **(variables or {})},
         limits=CALL_LIMITS,
     )
     return out
