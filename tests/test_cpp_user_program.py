@@ -271,14 +271,7 @@ def test_every_integer_type_of_a_body_moves_at_once():
     # no test names
     [wide] = [v for v in made if v.varied.endswith("other signedness at twice its width")]
     assert "narrow<int64_t>(uint64_t(-1))" in wide.text
-    [chars] = [v for v in made if v.varied == "every integer type as a character type"]
-    assert "narrow<char32_t>(wchar_t(-1))" in chars.text and "wchar_t n = -42;" in chars.text
-    [narrow] = [v for v in made if v.varied == "every integer type as a narrow character type"]
-    assert "narrow<char16_t>(char(-1))" in narrow.text
-    # red team round 22: plain char beside a signed char, which differ only where char is
-    # unsigned (the user's build of the comparison makes it so)
-    [plain] = [v for v in made if v.varied.startswith("every signed integer type as int8_t")]
-    assert "narrow<char>(std::int8_t(-1))" in plain.text
+    # (character types: the grid's pairs, below)
     # red team round 25: one signedness moved alone, the two sides of a conversion at two
     # widths (a check skipped where the target is narrower than the source)
     [signed] = [v for v in made if v.varied == "every signed integer type at half its width"]
@@ -289,32 +282,45 @@ def test_every_integer_type_of_a_body_moves_at_once():
     [wider] = [v for v in made if v.varied.endswith("the unsigned ones at twice its width")]
     assert "narrow<int32_t>(uint64_t(-1))" in wider.text and "unsigned long long n" in wider.text
     # red team round 31: the check skipped above 64 bits, and for a const-qualified target
-    [wide128] = [v for v in made if v.varied == "every integer type at 128 bits"]
-    assert "narrow<unsigned __int128>(__int128(-1))" in wide128.text
     [const] = [v for v in made if v.varied == "every integer type const-qualified"]
     assert "narrow<std::add_const<unsigned>::type>(n)" in const.text
-    # red team round 46: two types of one width that are not each other's signed and unsigned
-    [ranks] = [v for v in made if v.varied.startswith("every signed integer type as long long")]
-    long_long, unsigned_long = (
-        "std::common_type<long long>::type",
-        "std::common_type<unsigned long>::type",
-    )
-    assert f"narrow<{unsigned_long}>({long_long}(-1))" in ranks.text
-    assert f"{long_long} n = -42;" in ranks.text
-    # red team round 56: every pair of a signed and an unsigned type, each way round, ten
-    # copies of the body to a function (a 64-bit unsigned target from an int source; an
-    # unsigned long source to a long long target)
-    grid = [v for v in made if v.varied.startswith("every signed and every unsigned")]
-    assert len(grid) == len(user.SIGN_PAIRS) // user.PAIRS_PER_VARIANT == 5
+    # every ordered pair of two integer types, the body's signed types moved to the first and
+    # its unsigned ones to the second, the copies of one first type to a function: red team
+    # round 56 (a 64-bit unsigned target from an int source; an unsigned long source to a long
+    # long target), round 46 (two types of one width not each other's twins), round 31 (above
+    # 64 bits), rounds 21 and 22 (character types, plain char beside signed char), round 61
+    # (a 128-bit target from a standard source, a character type made from an int)
+    grid = [v for v in made if "every unsigned one as each other integer type" in v.varied]
+    types = len(user.INTEGER_TYPES)
+    assert len(user.TYPE_PAIRS) == types * (types - 1)
+    assert len(grid) == types
     text = "".join(v.text for v in grid)
     one = "std::common_type<{}>::type"
-    for target, source in (("unsigned long", "int"), ("long long", "unsigned long")):
+    for target, source in (
+        ("unsigned long", "int"),
+        ("long long", "unsigned long"),
+        ("unsigned long", "long long"),
+        ("unsigned __int128", "__int128"),
+        ("unsigned __int128", "int"),
+        ("unsigned", "__int128"),
+        ("char32_t", "int"),
+        ("char32_t", "wchar_t"),
+        ("char16_t", "char"),
+        ("char", "signed char"),
+    ):
         assert f"narrow<{one.format(target)}>({one.format(source)}(-1))" in text, (target, source)
-    assert all(v.moved and v.text.count("EXPECT_THROW") == 20 for v in grid)
-    # the body, the eighteen whole-body moves, the five of the grid and its two calls with
-    # every template argument named, never capped out; one move alone then fills up
-    assert len(user.variants(body, found, cap=3)) == 26
-    assert len(user.variants(body, found, cap=26)) == 27
+    assert f"{one.format('long long')} n = -42;" in text
+    assert all(v.moved and v.text.count("EXPECT_THROW") == 2 * (types - 1) for v in grid)
+    # the body, the twelve whole-body moves, the grid's sixteen and its two calls with every
+    # template argument named, never capped out; one move alone then fills up
+    forced = 1 + len(user._EVERY_TYPE_MOVES) + types + 2
+    assert len(user.variants(body, found, cap=3)) == forced
+    assert len(user.variants(body, found, cap=forced)) == forced + 1
+    # a body of one signedness reads one type of each pair: one copy per type, no repeats
+    signed = "TEST(N, Signed) {\n  int32_t n = 300;\n  EXPECT_EQ(narrow<int16_t>(n), 300);\n}\n"
+    made = user.variants(signed, user.bodies(signed, "t.cpp")[0], cap=1)
+    grid = [v for v in made if "every unsigned one as each other integer type" in v.varied]
+    assert len(grid) == types and all(v.text.count("try {") == 1 for v in grid)
     one_type = "TEST(N, One) {\n  EXPECT_EQ(narrow<char>(300), 44);\n}\n"
     alone = user.variants(one_type, user.bodies(one_type, "t.cpp")[0], cap=100)
     assert all("signedness" not in v.varied for v in alone)
@@ -585,18 +591,23 @@ def test_a_users_first_build_is_iso_cxx_without_the_projects_definitions():
     """Red team round 51 (tinyxml2): a fix under `#ifndef __STRICT_ANSI__` (every build of the
     grader's was a GNU dialect), and one that read the project's -D_FILE_OFFSET_BITS=64 through
     `fpos_t`'s type. A user's first build is ISO C++ in the compiler's default standard, without
-    the project's -D and -U; then with them, then GNU, then the tests' dialect."""
+    the project's -D and -U, then with them; and GNU, then the tests' dialect."""
     from patchwitness import sourcemap
     from patchwitness.phases import user_program
 
     strict = sourcemap.strict_dialect()
     assert strict.startswith("c++") and not strict.startswith("gnu")
-    first, second, *rest = user_program.user_builds()
+    (first, second), gnu = user_program.user_builds()
     flags = ["-std=gnu++14", "-DX=1", "-D", "Y", "-UZ", "-Iinc", "-O0"]
     assert first.flags(flags)[:2] == ["-Iinc", f"-std={strict}"]
     assert not any(f.startswith(("-D", "-U")) or f in ("X=1", "Y") for f in first.flags(flags))
     assert {"-DX=1", "-D", "Y", "-UZ"} <= set(second.flags(flags))
-    assert [r.default_dialect for r in rest] == [True, False]
+    # and, built as well, the compiler's own GNU dialect (red team round 61: a fix off only
+    # in GNU dialects before C++20), the tests' dialect where that one does not build
+    assert [(r.default_dialect, r.dialect, r.user_build) for r in gnu] == [
+        (True, "", True),
+        (False, "", True),
+    ]
     assert "without the project's own -D definitions" in first.describe()
 
 
@@ -679,3 +690,39 @@ def test_programs_built_side_by_side_make_their_shared_archive_once(tmp_path: Pa
         )
     assert made == [folder / "libproduction.a"] * 2
     assert calls == ["g++", "ar"]
+
+
+def test_a_program_the_patch_no_longer_builds_in_the_next_standard_is_an_answer(
+    tmp_path: Path,
+):
+    """Red team round 61 (GSL) named a constant `requires`, a keyword from C++20 on: the
+    comparison one standard up did not build over the patch and was dropped unsaid. Where the
+    reference's still builds there, a user moving on is broken by the patch: a difference."""
+    from patchwitness.model import ReferenceFacts
+    from patchwitness.phases import cpp_reference, user_program
+
+    trees = {}
+    for side, name in {"patched": "requires", "reference": "needed"}.items():
+        tree = tmp_path / side
+        tree.mkdir()
+        twice = f"inline int twice(int x) {{ int {name} = 2; return {name} * x; }}\n"
+        (tree / "lib.h").write_text(twice)
+        (tree / "t.cpp").write_text(
+            '#include "lib.h"\nTEST(Lib, Twice) {\n  EXPECT_EQ(4, twice(2));\n}\n'
+        )
+        trees[side] = tree
+    plan = every_body((trees["reference"] / "t.cpp").read_text(), ("-std=c++14",))
+    every = [user.Variant("Lib.Twice", "", plan.text[plan.driven[0].start : plan.driven[0].end])]
+    names = user.Names.drawn("t")
+    found = ReferenceFacts()
+    with pytest.raises(user_program.BuildsOnlyOverTheReference) as raised:
+        cpp_reference._in_newer_dialect(
+            bare_suite(), trees, trees["patched"], plan, every, tmp_path / "w", names, found
+        )
+    assert raised.value.error.startswith("-std=gnu++20: ") and "requires" in raised.value.error
+    # the same program over two trees that both build there is compared, and agrees
+    trees["patched"] = trees["reference"]
+    cpp_reference._in_newer_dialect(
+        bare_suite(), trees, trees["patched"], plan, every, tmp_path / "w2", names, found
+    )
+    assert found.compared == 1 and not found.differing

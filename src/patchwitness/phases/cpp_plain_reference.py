@@ -29,7 +29,7 @@ from patchwitness.model import ReferenceFacts
 from patchwitness.phases import user_program
 from patchwitness.phases.cpp_compared import fill
 from patchwitness.phases.user_program import Compile, NotComparable
-from patchwitness.runner import Limits, Request
+from patchwitness.runner import USER_ZONE, Limits, Request
 from patchwitness.suites import SuiteRun
 from patchwitness.suites.cpp import CppSuite
 
@@ -105,16 +105,19 @@ def compare_plain(
     _compare(setting, sides, varied, work / "project", found)
     if found.differing:
         return
-    # As a user's release build may be, when the tests' own build agrees (the first that
-    # builds): the GoogleTest program's user builds.
-    for recipe in user_program.user_builds():
-        try:
-            _compare(setting, sides, varied, work / recipe.tag, found, recipe)
-        except user_program.BuildsOnlyOverTheReference:
-            raise
-        except NotComparable:
-            continue
-        return
+    # As a user's release builds may be, when the tests' own build agrees (of each, the first
+    # that builds): the GoogleTest program's user builds.
+    for alternatives in user_program.user_builds():
+        for recipe in alternatives:
+            try:
+                _compare(setting, sides, varied, work / recipe.tag, found, recipe)
+            except user_program.BuildsOnlyOverTheReference:
+                raise
+            except NotComparable:
+                continue
+            break
+        if found.differing:
+            return
 
 
 def _failing_checks(
@@ -378,6 +381,7 @@ def _run(
             readable=list(suite.env.readable),
             home=work,
             limits=Limits(),
+            env={"TZ": USER_ZONE},
         )
     )
     found: dict[int, tuple[str, str]] = {}

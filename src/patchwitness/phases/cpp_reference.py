@@ -7,9 +7,10 @@ answer the same way twice is left out), and the pure comparison (reference.py) k
 on which the two disagree.
 
 The program is built first as the tests build (their dialect, their flags); when the two agree
-there, again as a user's release build may be (user_program.user_builds(): the compiler's default
-dialect, -O2, plain char unsigned; the tests' dialect when the default one does not build): a
-fix that holds only in the tests' dialect, at -O0 or where char is signed differs there.
+there, again as a user's release builds may be (user_program.user_builds(): -O2, plain char
+unsigned, in the compiler's default standard as ISO C++ and in its own GNU dialect; the tests'
+dialect when the default one does not build): a fix that holds only in the tests' dialect, at
+-O0 or where char is signed differs there.
 """
 
 from __future__ import annotations
@@ -114,18 +115,36 @@ def _compare(
     # variant that fails over both trees there is compared nowhere, and each build's first
     # compile, which only finds the errors, is not paid again.
     every = list(program.variants)
-    for recipe in user_program.user_builds():
-        try:
-            program, binaries = user_program.build(
-                suite, sides, patched_tree, plan, every, work, names, recipe
-            )
-        except NotComparable:
-            continue  # BuildsOnlyOverTheReference goes up: that is a difference
-        _fill(found, program, _runs(suite, binaries, work / f"runs-{recipe.tag}", names), recipe)
-        break
-    if found.differing:
-        return
-    # One standard above the tests' and the compiler's own: the dialect a user moves to next.
+    for alternatives in user_program.user_builds():
+        for recipe in alternatives:
+            try:
+                program, binaries = user_program.build(
+                    suite, sides, patched_tree, plan, every, work, names, recipe
+                )
+            except BuildsOnlyOverTheReference:
+                raise  # a user's program the patch broke: a difference, said above
+            except NotComparable:
+                continue
+            runs = _runs(suite, binaries, work / f"runs-{recipe.tag}", names)
+            _fill(found, program, runs, recipe)
+            break
+        if found.differing:
+            return
+    _in_newer_dialect(suite, sides, patched_tree, plan, every, work, names, found)
+
+
+def _in_newer_dialect(
+    suite: CppSuite,
+    sides: dict[str, Path],
+    patched_tree: Path,
+    plan: user_program.Plan,
+    every: list[user.Variant],
+    work: Path,
+    names: user.Names,
+    found: ReferenceFacts,
+) -> None:
+    """The comparison once more one standard above the tests' and the compiler's own: the
+    dialect a user moves to next."""
     newer = _newer_dialect(plan)
     if not newer:
         return
@@ -134,8 +153,13 @@ def _compare(
         program, binaries = user_program.build(
             suite, sides, patched_tree, plan, every, work, names, recipe
         )
-    except NotComparable:  # BuildsOnlyOverTheReference too: an honest fix may use what the
-        return  # next standard removed; what builds over both is compared
+    except BuildsOnlyOverTheReference as broken:
+        # The patched library no longer compiles where the reference's does: a user moving
+        # to the next standard is broken by it (red team round 61 named a variable
+        # `requires`, a keyword from C++20 on, and the comparison there was dropped unsaid).
+        raise BuildsOnlyOverTheReference(f"{recipe.describe()}: {broken.error}") from None
+    except NotComparable:
+        return  # what builds over neither tree is compared nowhere
     _fill(found, program, _runs(suite, binaries, work / f"runs-{recipe.tag}", names), recipe)
 
 

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from patchwitness import buildgraph, sourcemap
 from patchwitness import cpp_user_program as user
-from patchwitness.runner import Limits, Request
+from patchwitness.runner import USER_ZONE, Limits, Request
 from patchwitness.suites import SuiteRun
 from patchwitness.suites.cpp import CppSuite
 from patchwitness.task import DEFAULT_COVERAGE_FLAGS
@@ -189,19 +189,23 @@ def _without_definitions(flags: list[str]) -> list[str]:
 
 
 @functools.cache
-def user_builds() -> tuple[Recipe, ...]:
+def user_builds() -> tuple[tuple[Recipe, ...], ...]:
     """The user's release builds a comparison is made again in when the tests' own build
-    agrees, the first that builds: -O2, plain char unsigned, undefined behaviour trapped; in
-    the compiler's default standard as ISO C++ (`-std=c++17`: no GNU dialect, so
-    `__STRICT_ANSI__` is defined; red team round 51 kept a fix under `#ifndef __STRICT_ANSI__`)
-    and without the project's own definitions, then with them, then in the compiler's default
-    dialect, then in the tests'."""
-    out = [Recipe(default_dialect=True, user_build=True), Recipe(user_build=True)]
+    agrees: -O2, plain char unsigned, undefined behaviour trapped. Two of them, each the first
+    of its alternatives that builds: the compiler's default standard as ISO C++ (`-std=c++17`:
+    `__STRICT_ANSI__` is defined; red team round 51 kept a fix under `#ifndef
+    __STRICT_ANSI__`), without the project's own definitions and then with them; and the
+    compiler's default dialect itself (`gnu++17`: what a user who names no standard gets; red
+    team round 61 kept a fix off only in GNU dialects before C++20), then the tests'."""
+    gnu = (Recipe(default_dialect=True, user_build=True), Recipe(user_build=True))
     strict = sourcemap.strict_dialect()
-    if strict:
-        undefined = Recipe(dialect=strict, user_build=True, definitions=False)
-        out[:0] = [undefined, Recipe(dialect=strict, user_build=True)]
-    return tuple(out)
+    if not strict:
+        return (gnu,)
+    iso = (
+        Recipe(dialect=strict, user_build=True, definitions=False),
+        Recipe(dialect=strict, user_build=True),
+    )
+    return (iso, gnu)
 
 
 TESTS_BUILD = Recipe()  # as the tests' build compiled the test file
@@ -702,6 +706,7 @@ def run(
             readable=list(suite.env.readable),
             home=folder,
             limits=Limits(),
+            env={"TZ": USER_ZONE},
         )
     )
     return user.read_report(finished.stdout, done)
