@@ -712,6 +712,30 @@ def test_a_statement_that_names_noexcept_still_runs():
     assert not [d for d in said if d.startswith(("`u > 0`", "`u < 1`")) or "in `u < 1`" in d]
 
 
+def test_requires_as_a_name_leaves_a_statement_run_time_and_the_keyword_does_not():
+    """Red team round 61 named GSL's run-time operand `requires` (a name before C++20), and
+    every statement naming it was taken for a requires-clause: the sign check off from -12 to
+    -3 had no mutant. The keyword stands after a declarator or opens an expression's body."""
+    text = (
+        "template <class T, class U> T narrow(U u) {\n"
+        "  constexpr const bool requires = sizeof(T) != sizeof(U);\n"
+        "  const bool d = requires & ((u < U(-12)) | (u > U(-3)));\n"
+        "  return d;\n"
+        "}\n"
+    )
+    schema = schema_of("a.hpp", text, [3])
+    assert schema is not None
+    assert "`u > U(-3)` replaced by true" in [m.description for m in schema.mutants]
+    for keyword in (
+        "template <class T> struct S {\n  void f(T t) const requires (sizeof(T) > 2) {}\n};\n",
+        "template <class T> constexpr bool has(T t) {\n"
+        "  return requires (T x) { x.size() > 1; };\n}\n",
+        "template <class T> constexpr bool has() {\n  bool b = requires { T::n > 1; };\n"
+        "  return b;\n}\n",
+    ):
+        assert schema_of("k.hpp", keyword, [2]) is None, keyword
+
+
 def test_a_declaration_in_a_class_body_is_no_statement_to_delete():
     """With every line of CLI11's headers taken as added, a constructor's declaration in a class
     body (`ConfigINI();`, `App(const App &) = delete;`) was deleted as a call: the schema did not

@@ -587,7 +587,16 @@ def _comparisons(code: str, text: str, starts: list[int], wanted: set[int]) -> l
 # it. A template's head, `enable_if`'s arguments, `alignas(...)` and an enumeration's body are
 # constant where they stand (`_constant_spans`), not the statement around them (red team round
 # 31 declared a run-time check's variable of type `std::enable_if<true, bool>::type`).
-_CONSTANT_CONTEXT = re.compile(r"(?<![\w$])(?:requires|case)(?![\w$])|^\s*template(?![\w$])")
+_CONSTANT_CONTEXT = re.compile(r"(?<![\w$])case(?![\w$])|^\s*template(?![\w$])")
+# `requires` where the keyword stands: a clause after a declarator (`)`, a qualifier; after a
+# template's head the statement is a template's already), or an expression with its body where
+# an operand begins (`= requires (T t) { ... }`). Elsewhere it is a name, as it may be before
+# C++20 (red team round 61 named a run-time check's operand `requires`, and every statement
+# naming it went unmutated).
+_REQUIRES = re.compile(
+    r"(?:\)|(?<![\w$])(?:const|volatile|noexcept))\s*requires(?![\w$])"
+    r"|(?:[=(,!?:]|&&|\|\||(?<![\w$])return)\s*requires\s*(?:\([^(){};]*\)\s*)?\{"
+)
 # Declared constant, and asserted: constant where they stand, to the end of the declaration or
 # the assertion's parentheses (`_constant_statements`), not the line around them (red team round
 # 33 shared a line with a `static_assert`, and wrote a one-line constexpr function, whose body
@@ -762,7 +771,8 @@ def _asks_a_constant(statement: str) -> bool:
     requires-clause's, a template's declaration. What else the compiler evaluates is constant
     where it stands (`_constant_statements`, `_constant_spans`): a lambda's own `constexpr`
     (red team round 28) and `x.template get<0>()` are no such request."""
-    return _CONSTANT_CONTEXT.search(statement) is not None
+    asked = _CONSTANT_CONTEXT.search(statement) or _REQUIRES.search(statement)
+    return asked is not None
 
 
 def _statement_so_far(code: str, begin: int, line: str) -> str:
@@ -932,9 +942,14 @@ def _body_start(line: str) -> int | None:
     """Where a function's body begins on a line that holds its head too: just after the first
     `{` that follows a parameter list (and its qualifiers), or None."""
     for match in re.finditer(r"\{", line):
+        if _REQUIREMENTS.search(line, 0, match.start()):
+            continue  # a requires-expression's body: never run
         if _FUNCTION_TAIL.search(line, 0, match.start()):
             return match.end()
     return None
+
+
+_REQUIREMENTS = re.compile(r"(?<![\w$])requires\s*\([^(){};]*\)\s*$")
 
 
 def _negations(code: str, starts: list[int], wanted: set[int]) -> list[_Negation]:
