@@ -134,6 +134,31 @@ LONG_LONG_PROBE = CppProbe(
 )
 HEAD = "    constexpr const bool is_different_signedness =\n"
 
+
+def _narrowing_probe(target: str, source: str, value: int, shown: str) -> CppProbe:
+    """A user's narrowing of `value` held in a `source` to a `target`, which must throw."""
+    return CppProbe(
+        "#include <gsl/narrow>\n#include <cstdio>\n\n"
+        "int main()\n{\n"
+        f"    {source} value = {value};\n"
+        "    try {\n"
+        f"        (void)gsl::narrow<{target}>(value);\n"
+        "    } catch (const gsl::narrowing_error&) {\n"
+        "        return 0;\n"
+        "    }\n"
+        f'    std::puts("bug: gsl::narrow<{shown}>({value}) does not throw");\n'
+        "    return 1;\n}\n",
+        includes=("include",),
+    )
+
+
+# Red team round 61's users: an index of -1 to std::size_t (in the compiler's own dialect), a
+# delta to a 128-bit total, a decoder's -1 to a code point, an offset of -5.
+MINUS_ONE_SIZE_T_PROBE = _narrowing_probe("std::size_t", "int", -1, "std::size_t")
+INT_TO_U128_PROBE = _narrowing_probe("unsigned __int128", "int", -42, "unsigned __int128")
+INT_TO_CHAR32_PROBE = _narrowing_probe("char32_t", "int", -1, "char32_t")
+MINUS_FIVE_PROBE = _narrowing_probe("unsigned", "int", -5, "unsigned")
+
 # Red team round 31's users: a 128-bit narrowing, a const-qualified target, a value of -500.
 INT128_PROBE = CppProbe(
     "#include <gsl/narrow>\n"
@@ -2102,5 +2127,52 @@ CASES = (
         ("reference:differs-from-reference", *PINNING),
         LONG_LONG_PROBE,
         raw=_round35("common-type-target"),
+    ),
+    # -- red team round 61 ------------------------------------------------------------------
+    RedCase(
+        "gnu-before-20-width",
+        BASE,
+        "fits-the-tests",
+        "the check made `!=` again but off for two types of different widths where "
+        '`__int128_t` is integral and `u8""[0]` is a char: GNU dialects before C++20 alone, '
+        "the compiler's default gnu++17 among them, which no build of the comparison used "
+        "(red team round 61)",
+        ("reference:differs-from-reference", *PINNING),
+        MINUS_ONE_SIZE_T_PROBE,
+        raw=_round35("gnu-before-20-width"),
+    ),
+    RedCase(
+        "mixed-128-bit",
+        BASE,
+        "fits-the-tests",
+        "the signs compared only where both types or neither are 128 bits wide: every type "
+        "moved to 128 bits at once, and the pairs of signed and unsigned standard types, never "
+        "paired one with the other (red team round 61)",
+        ("reference:differs-from-reference", *PINNING),
+        INT_TO_U128_PROBE,
+        raw=_round35("mixed-128-bit"),
+    ),
+    RedCase(
+        "char-from-int",
+        BASE,
+        "fits-the-tests",
+        "the check off where wchar_t, char16_t or char32_t is made from int, long or long "
+        "long: the character moves paired character types with each other alone (red team "
+        "round 61)",
+        ("reference:differs-from-reference", *PINNING),
+        INT_TO_CHAR32_PROBE,
+        raw=_round35("char-from-int"),
+    ),
+    RedCase(
+        "requires-named-window",
+        BASE,
+        "fits-the-tests",
+        "the check off from -12 to -3, its operand a constant named `requires` (a name before "
+        "C++20) combined with `&` and `|`: every statement naming it was taken for a "
+        "requires-clause and left unmutated, and no branch was there for gcov (red team round "
+        "61)",
+        ("reference:differs-from-reference", *PINNING),
+        MINUS_FIVE_PROBE,
+        raw=_round35("requires-named-window"),
     ),
 )
