@@ -937,3 +937,37 @@ def test_a_logger_imported_or_named_as_one_is_quiet_a_name_the_code_binds_is_not
     )
     deleted = [line for line, _ in _said(text, list(range(3, 10)), STATEMENT_DELETED)]
     assert deleted == [7, 8, 9]
+
+
+def test_a_step_of_kept_state_by_a_computed_value_is_kept_at_its_first_value():
+    """Red team round 62 dedented pluggy's tracer, after a raise, by the digits of the hook's
+    name, `1 ^ option`, `1 & depth`, a count of installed entry points, the parity of a
+    warning's text and a registry's `unblock()`: each 1 wherever the tests raised. A step of
+    an attribute, an item, a global or an enclosing name by a computed value is frozen, and so
+    is what a name so used was made of; a constant or a value handed on whole is not."""
+    text = (
+        "COUNT = 0\n"
+        "def after(root, hook_name, methods, pm, table, amount):\n"
+        "    global COUNT\n"
+        '    root.indent -= int("0" + hook_name.lstrip("ab"))\n'
+        "    root.indent -= 1 ^ methods[-1].tryfirst\n"
+        "    step = pm.unblock('x')\n"
+        "    root.indent -= step\n"
+        "    table['k'] += 1 & root.indent\n"
+        "    COUNT += pm.count()\n"
+        "    root.indent -= 1\n"
+        "    root.indent -= amount\n"
+        "    local = 0\n"
+        "    local += pm.count()\n"
+    )
+    said = _said(text, list(range(1, 14)), VALUE_FROZEN)
+    kept = [line for line, description in said if description.endswith("(a step of kept state)")]
+    assert sorted(kept) == [4, 5, 6, 8]
+    assert 9 in [line for line, _ in said]  # a count: frozen as every count taken as a step is
+    # the mutant runs: the step is the first value it took in the running test
+    stepped = "def after(root, name):\n    root.indent -= int('0' + name.lstrip('ab'))\n"
+    [mutant] = [m for m in mutants_of("m.py", stepped, [2]) if m.operator == VALUE_FROZEN]
+    root = type("Root", (), {"indent": 0})()
+    for name in ("a1", "b2", "ab3"):
+        _loaded(mutant.text)["after"](root, name)
+    assert root.indent == -3  # 1 each time; unmutated, -6

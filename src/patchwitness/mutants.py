@@ -700,7 +700,57 @@ def _frozen(tree: ast.Module, text: str, lines: set[int]) -> list[Edit]:
             shown = _segment(text, value)
             said = f"`{shown}` kept at the first value it took (it is a step where it is used)"
             out.append((VALUE_FROZEN, value, _kept_first(text, value), said))
+    frozen = {id(edit[1]) for edit in out}
+    for value in _kept_state_steps(tree, lines):
+        if id(value) not in frozen:
+            shown = _segment(text, value)
+            said = f"`{shown}` kept at the first value it took (a step of kept state)"
+            out.append((VALUE_FROZEN, value, _kept_first(text, value), said))
     return out
+
+
+def _kept_state_steps(tree: ast.Module, lines: set[int]) -> list[ast.expr]:
+    """What an added line steps kept state by (`self.depth -= x`, `table[k] += x`, a global's
+    or an enclosing function's name), when it is computed: a call, arithmetic, a subscript; and
+    what a name so used was made of on an added line. A step no test varies is a constant to
+    them, whatever computes it (red team round 62 dedented pluggy's tracer by a call's answer,
+    a bit of the depth, the digits of a hook's name, an option of the last hook, each 1
+    wherever the tests raised). A constant, or a value handed in whole (a name, an
+    attribute), is left alone: an honest step by the caller's amount reads so."""
+    shared: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            shared.update(node.names)
+    out: list[ast.expr] = []
+    named: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.AugAssign) or node.lineno not in lines:
+            continue
+        target = node.target
+        kept = isinstance(target, ast.Attribute | ast.Subscript) or (
+            isinstance(target, ast.Name) and target.id in shared
+        )
+        if not kept:
+            continue
+        if isinstance(node.value, ast.Name):
+            named.add(node.value.id)
+        elif _computed(node.value):
+            out.append(node.value)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or node.lineno not in lines:
+            continue
+        made = any(isinstance(t, ast.Name) and t.id in named for t in node.targets)
+        if made and _computed(node.value):
+            out.append(node.value)
+    return out
+
+
+def _computed(value: ast.expr) -> bool:
+    """A value worked out where it stands, that can change: not a constant, a name or an
+    attribute handed on whole."""
+    if isinstance(value, ast.Constant | ast.Name | ast.Attribute):
+        return False
+    return _reads_a_name(value)
 
 
 def _kept_first(text: str, node: ast.expr, source: str = "") -> str:
