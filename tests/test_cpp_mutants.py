@@ -736,6 +736,23 @@ def test_requires_as_a_name_leaves_a_statement_run_time_and_the_keyword_does_not
         assert schema_of("k.hpp", keyword, [2]) is None, keyword
 
 
+def test_a_sum_inside_other_arithmetic_and_a_constant_first_bit_operation_drop_their_terms():
+    """Red team round 62 fitted tinyxml2's digit with `10 * (1 + P)` and `(10 | P)`, P a
+    product zero at every letter the tests try: a sum in a group was part of its term, and
+    only `x | C` was read. Each sum's terms are dropped wherever it stands, and `|` or `^`
+    drops each operand as a sum does."""
+    for line, wanted in (
+        ("d = *q - 'a' + 10 * (1 + (*q - 'a') * (*q - 'd'));", "`(*q - 'a') * (*q - 'd')` dropped"),
+        ("d = *q - 'a' + (10 | (*q - 'a') * (*q - 'd'));", "`(*q - 'a') * (*q - 'd')` dropped"),
+        ("d = (3 ^ *q) + 1;", "`*q` dropped from `3 ^ *q`"),
+    ):
+        text = "int f(const char* q) {\n  int d = 0;\n  " + line + "\n  return d;\n}\n"
+        schema = schema_of("a.cpp", text, [3])
+        assert schema is not None
+        said = [m.description for m in schema.mutants if m.operator == TERM_DROPPED]
+        assert any(d.startswith(wanted) for d in said), (line, said)
+
+
 def test_a_declaration_in_a_class_body_is_no_statement_to_delete():
     """With every line of CLI11's headers taken as added, a constructor's declaration in a class
     body (`ConfigINI();`, `App(const App &) = delete;`) was deleted as a call: the schema did not
@@ -891,7 +908,8 @@ def test_a_bit_taken_out_or_set_by_a_constant_has_its_mutants(tmp_path, compiler
     """Red team round 30 (in Python) picked the fix or the bug by bit 39 of a count of
     milliseconds, set for every date the tests and the reference's variants tried, and set
     that bit with `| BIT`. In C and C++ too: a value masked by a constant is kept at its first
-    value, a constant's bits set are made as if they were not."""
+    value, a constant's bits set are made as if they were not (and the value as if it were
+    0)."""
     schema = schema_of(source, BITS, [4, 5, 6])
     assert schema is not None
     said = sorted(
@@ -901,7 +919,9 @@ def test_a_bit_taken_out_or_set_by_a_constant_has_its_mutants(tmp_path, compiler
         (4, "`ms / 1000` kept at the first value it took"),
         (5, "`(ms & EPOCH_BIT) >> 39` kept at the first value it took"),
         (5, "`ms & EPOCH_BIT` kept at the first value it took"),
-        (6, "`ms | 1` replaced by `ms`"),
+        # a constant's bits set: each operand dropped, as a sum's terms are (round 62)
+        (6, "`1` dropped from `ms | 1`"),
+        (6, "`ms` dropped from `ms | 1`"),
     ]
 
     def output(text: str, chosen: int) -> str:
@@ -995,11 +1015,14 @@ def test_a_choice_found_twice_for_one_span_is_made_once():
     schema = schema_of("p.c", text, [4])
     assert schema is not None
     index = "the index `(size - 1024) >> (8 * sizeof(unsigned long) - 1)`"
-    assert sorted(m.description for m in schema.mutants) == [
+    made = sorted(m.description for m in schema.mutants if m.description.startswith(index))
+    assert made == [
         f"{index} kept at the first value it took",
         f"{index} made 0",
         f"{index} made 1",
     ]
+    # and the sums inside it (round 62: a sum in a group is a sum)
+    assert "`1024` dropped from `size - 1024`" in [m.description for m in schema.mutants]
 
 
 def test_a_projects_own_question_used_as_a_number_is_mutated():

@@ -248,9 +248,11 @@ def schema_of(path: str, text: str, added: list[int], first: int = 1) -> Schema 
     ]
     picks += _choices(code, starts, wanted, comparisons)
     picks += _kept_values(code, starts, wanted)
+    # A sum before a bit operation of the same span: `x | C` and `C | x` have each operand
+    # dropped as terms, which holds the bit operation's own pick (x alone) and its other side.
+    picks += _sums(code, text, starts, wanted)
     picks += _bit_operations(code, starts, wanted)
     picks += _steps_by_a_variable(code, starts, wanted)
-    picks += _sums(code, text, starts, wanted)
     picks += _returned_casts(code, text, starts, wanted)
     # One choice per span, the first found (a table's index before a step of the same text):
     # two of one span would each hold the other, and neither be made (markupsafe's
@@ -1230,24 +1232,28 @@ def _bit_operations(code: str, starts: list[int], wanted: set[int]) -> list[_Kep
         for start, end in _whole_expressions(line):
             found = _bit_operation(line, start, end)
             if found is not None:
-                kind, a, b, operator_at = found
+                kind, a, b, (x_start, x_end) = found
                 if kind == "&":
                     out.append(_Kept(begin + a, begin + b))
                 else:
-                    out.append(_Pick(begin + a, begin + b, ((begin + a, begin + operator_at),)))
+                    out.append(_Pick(begin + a, begin + b, ((begin + x_start, begin + x_end),)))
     return out
 
 
 def _sums(code: str, text: str, starts: list[int], wanted: set[int]) -> list[_Sum]:
     """On `wanted` run-time lines in a function: each sum of two terms or more, one of them not
-    a constant, that is what `=`, a compound `+=` or `-=`, or `return` gives, or an argument
-    of a call (a group inside arithmetic, `x*(x-3)`, is part of its term, not a sum of its
-    own: its terms dropped would only move the product)."""
+    a constant, that is what `=`, a compound `+=` or `-=`, or `return` gives, an argument of a
+    call, or a group's content: a sum inside other arithmetic is a sum too (red team round 62
+    hid tinyxml2's fit as `10 * (1 + x*(x-3)*...)`, whose product no top-level term held)."""
     out: list[_Sum] = []
     for begin, line in _function_lines(code, starts, wanted):
         raw = text[begin : begin + len(line)]
-        for start, end in _whole_expressions(line, calls_only=True, compound=True):
+        for start, end in _whole_expressions(line, compound=True):
             terms = _terms(line, raw, start, end)
+            if not terms and not _an_argument(line, start):
+                # not an argument: a cast's or a condition's makes a dropped operand a
+                # constant in a truth value, which -Wint-in-bool-context refuses
+                terms = _bit_terms(line, raw, start, end)
             if len(terms) >= 2 and any(_reads_a_value(line[a:b]) for a, b in terms):
                 made = tuple((begin + a, begin + b) for a, b in terms)
                 out.append(_Sum(made[0][0], made[-1][1], made))
@@ -1325,6 +1331,49 @@ def _terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+def _an_argument(line: str, start: int) -> bool:
+    """Whether the expression at `start` is what a call, a cast or a keyword's parentheses
+    hold (`f(x | 4)`, `static_cast<bool>(x ^ 1)`, `if (x | y)`), not a group in arithmetic
+    or what `=` or `return` gives."""
+    head = line[:start].rstrip()
+    if not head.endswith("("):
+        return False
+    return bool(re.search(r"[\w>]\s*$", head[:-1]))
+
+
+def _bit_terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The operands of `line[start:end]` when its loosest operator is `|`, or else `^` (bits
+    set or flipped: a zero operand changes nothing, as a zero term of a sum), trimmed as
+    `_terms` trims; [] otherwise (red team round 62 fitted tinyxml2's digit with `10 | P`, P
+    zero at every letter the tests try)."""
+    found: dict[str, list[int]] = {"|": [], "^": []}
+    for i in _outside_brackets(line, start, end):
+        ch, before, after = line[i], line[i - 1 : i], line[i + 1 : i + 2]
+        if ch in "?,;" or (ch == "=" and not _compares(line, i)):
+            return []
+        if ch == ":" and ":" not in (before, after):
+            return []
+        if ch in "|&" and ch in (before, after):
+            return []  # `||`, `&&`: truth values
+        if ch in found and after != "=" and _binary(line, i):
+            found[ch].append(i)
+    cuts = found["|"] or found["^"]
+    if not cuts:
+        return []
+    spans, last = [], start
+    for cut in [*cuts, end]:
+        a, b = last, cut
+        while a < b and raw[a].isspace():
+            a += 1
+        while b > a and raw[b - 1].isspace():
+            b -= 1
+        if a == b:
+            return []
+        spans.append((a, b))
+        last = cut + 1
+    return spans
+
+
 def _whole_expressions(
     line: str, *, calls_only: bool = False, compound: bool = False
 ) -> list[tuple[int, int]]:
@@ -1372,10 +1421,11 @@ _CONSTANT_OPERAND = re.compile(
 )
 
 
-def _bit_operation(line: str, start: int, end: int) -> tuple[str, int, int, int] | None:
-    """`(operator, start, end, at)` when `line[start:end]` is a whole `x & C`, `x | C` or
-    `x ^ C` (its loosest operator that one, C a literal or a constant's capitals, `x` reading
-    something), trimmed; None otherwise."""
+def _bit_operation(line: str, start: int, end: int) -> tuple[str, int, int, tuple[int, int]] | None:
+    """`(operator, start, end, x)` when `line[start:end]` is a whole `x & C`, `x | C` or `x ^ C`,
+    or the same with the constant first (its loosest operator that one, C a literal or a
+    constant's capitals, `x` reading something), trimmed, with `x`'s span; None otherwise (red
+    team round 62 wrote tinyxml2's fit as `10 | (...)`, and only `x | 10` was read)."""
     while start < end and line[start].isspace():
         start += 1
     while end > start and line[end - 1].isspace():
@@ -1392,12 +1442,18 @@ def _bit_operation(line: str, start: int, end: int) -> tuple[str, int, int, int]
         elif ch in "&|^" and line[i + 1 : i + 2] != "=" and _binary(line, i):
             found[ch].append(i)
     for kind in ("|", "^", "&"):  # the loosest first
-        if found[kind]:
-            at = found[kind][-1]
-            right, left = line[at + 1 : end], line[start:at]
-            if _CONSTANT_OPERAND.fullmatch(right) and _reads(left) and left.strip():
-                return kind, start, end, len(line[:at].rstrip())
-            return None
+        if not found[kind]:
+            continue
+        at = found[kind][-1]
+        right, left = line[at + 1 : end], line[start:at]
+        if _CONSTANT_OPERAND.fullmatch(right) and _reads(left) and left.strip():
+            return kind, start, end, (start, len(line[:at].rstrip()))
+        first = found[kind][0]
+        left, right = line[start:first], line[first + 1 : end]
+        if len(found[kind]) == 1 and _CONSTANT_OPERAND.fullmatch(left) and _reads(right):
+            x_start = first + 1 + len(right) - len(right.lstrip())
+            return kind, start, end, (x_start, end)
+        return None
     return None
 
 
