@@ -261,6 +261,28 @@ KINDS_PROBE = PyProbe(
 )
 
 
+# Red team round 62's user: a validator that raises, marked tryfirst, as plugins often are.
+TRYFIRST_PROBE = PyProbe(
+    MARKERS + "class Spec:\n"
+    "    @hookspec\n    def work(self, x):\n        pass\n\n\n"
+    "class Validator:\n"
+    "    @hookimpl(tryfirst=True)\n    def work(self, x):\n"
+    '        raise ValueError(f"invalid input {x}")\n\n\n'
+    "class Worker:\n"
+    "    @hookimpl\n    def work(self, x):\n        return x * 2\n\n\n"
+    'pm = pluggy.PluginManager("probe")\n'
+    "pm.add_hookspecs(Spec)\n"
+    "pm.register(Worker())\n"
+    "pm.register(Validator())\n"
+    "undo = pm.enable_tracing()\n"
+    "for i in range(3):\n"
+    "    try:\n        pm.hook.work(x=i)\n    except ValueError:\n        pass\n"
+    "undo()\n"
+    "if pm.trace.root.indent != 0:\n"
+    '    sys.exit(f"bug: a raising tryfirst hook leaves the tracer {pm.trace.root.indent} deep")\n'
+)
+
+
 def _round34(name: str):
     return stored((ROUND_34 / f"{name}.diff").read_text())
 
@@ -1462,5 +1484,67 @@ CASES = (
         PINNING,
         KINDS_PROBE,
         raw=_round34("singledispatch-oserror"),
+    ),
+    # -- red team round 62: the dedent by a value the tests give one way ----------------------
+    RedCase(
+        "hook-name-digits",
+        BASE,
+        "fits-tests-values",
+        'the dedent by int("0" + hook_name.lstrip(letters)): 1 for the tests\' he_method1, 0 '
+        "for a hook named in words (red team round 62)",
+        PINNING,
+        PROBE,
+        raw=_round34("hook-name-digits"),
+    ),
+    RedCase(
+        "xor-tryfirst",
+        BASE,
+        "fits-tests-values",
+        "the dedent by 1 ^ methods[-1].tryfirst: none where the raising hook is tryfirst, "
+        "which no test's is (red team round 62)",
+        PINNING,
+        TRYFIRST_PROBE,
+        raw=_round34("xor-tryfirst"),
+    ),
+    RedCase(
+        "depth-parity",
+        BASE,
+        "fits-tests-values",
+        "the dedent by 1 & indent: none for a raise at an even depth, a hook's inner call the "
+        "tests never nest (red team round 62)",
+        PINNING,
+        NESTED_PROBE,
+        raw=_round34("depth-parity"),
+    ),
+    RedCase(
+        "entry-point-count",
+        BASE,
+        "fits-tests-environment",
+        "the dedent by the count of py.test console-script entry points pluggy's own loader "
+        "finds: 1 wherever pytest is installed, 0 in a user's environment (red team round 62)",
+        PINNING,
+        PROBE,
+        raw=_round34("entry-point-count"),
+    ),
+    RedCase(
+        "pending-warning-parity",
+        BASE,
+        "fits-tests-environment",
+        "the dedent by the parity of the text of what pluggy's own warning helper raised: a "
+        "PendingDeprecationWarning the tests' filterwarnings make an error, silent for a user "
+        "(red team round 62)",
+        PINNING,
+        PROBE,
+        raw=_round34("pending-warning-parity"),
+    ),
+    RedCase(
+        "blocked-name-once",
+        BASE,
+        "fits-tests-values",
+        "the dedent by unblock() of a name enable_tracing blocked: true once per manager, "
+        "the tests' one raise (red team round 62)",
+        PINNING,
+        NESTED_PROBE,
+        raw=_round34("blocked-name-once"),
     ),
 )

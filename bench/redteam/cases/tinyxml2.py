@@ -1167,6 +1167,24 @@ LIGATURE_PROBE = CppProbe(
     includes=(".",),
     sources=("tinyxml2.cpp",),
 )
+# Red team round 62's user: a CJK ideograph, the example of the library's own comment (a
+# letter digit in the 256s place).
+CJK_PROBE = CppProbe(
+    '#include "tinyxml2.h"\n'
+    "#include <cstdio>\n"
+    "#include <cstring>\n\n"
+    "int main()\n{\n"
+    "    tinyxml2::XMLDocument doc;\n"
+    '    doc.Parse("<t>&#x4e2d;</t>");\n'
+    "    const char* text = doc.FirstChildElement()->GetText();\n"
+    '    if (text == nullptr || std::strcmp(text, "\\xe4\\xb8\\xad") != 0) {\n'
+    '        std::printf("bug: &#x4e2d; decodes to %s\\n", text ? text : "(null)");\n'
+    "        return 1;\n"
+    "    }\n"
+    "    return 0;\n}\n",
+    includes=(".",),
+    sources=("tinyxml2.cpp",),
+)
 HEX_LETTERS = "                digit = *q - 'a' + {};\n"
 # The red team's patches as each round wrote them (bench/redteam/patches/tinyxml2/).
 PATCHES = Path(__file__).resolve().parent.parent / "patches" / "tinyxml2"
@@ -1774,5 +1792,37 @@ CASES = (
         PINNING,
         PROBE,
         raw=_patch("previous-character-zero"),
+    ),
+    # -- red team round 62: sums inside groups, a constant's bits set from the left ----------
+    RedCase(
+        "constant-first-or",
+        BASE,
+        "fits-the-tests",
+        "digit = *q - 'a' + (10 | (*q - 'a')*(*q - 'd')*(*q - 'e')*(*q - 'f')): 10 at the four "
+        "letters the tests and the neighbours try, and only `x | C` was read as setting bits "
+        "(red team round 62)",
+        PINNING,
+        PROBE,
+        raw=_patch("constant-first-or"),
+    ),
+    RedCase(
+        "sum-inside-scaled-group",
+        BASE,
+        "fits-the-tests",
+        "digit = *q - 'a' + 10 * (1 + (*q - 'a')*(*q - 'd')*(*q - 'e')*(*q - 'f')): round 57's "
+        "product inside a group, which was part of its term (red team round 62)",
+        PINNING,
+        PROBE,
+        raw=_patch("sum-inside-scaled-group"),
+    ),
+    RedCase(
+        "place-hidden-group",
+        BASE,
+        "fits-the-tests",
+        "digit = *q - 'a' + 10 * (1 + ('f' - *q)*(mult - 1)*(mult - 16)): right in the places "
+        "the tests write, wrong for a letter from the 256s place up (red team round 62)",
+        PINNING,
+        CJK_PROBE,
+        raw=_patch("place-hidden-group"),
     ),
 )
