@@ -1315,6 +1315,12 @@ def _terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int]]:
             return []
         elif ch in "+-" and after not in "+-=>" and before not in "+-" and _binary(line, i):
             cuts.append(i)
+    return _cut(raw, start, end, cuts)
+
+
+def _cut(raw: str, start: int, end: int, cuts: list[int]) -> list[tuple[int, int]]:
+    """`raw[start:end]` cut at each operator in `cuts`, each piece trimmed of its spaces; []
+    when there is no cut or a piece is empty."""
     if not cuts:
         return []
     spans, last = [], start
@@ -1357,21 +1363,7 @@ def _bit_terms(line: str, raw: str, start: int, end: int) -> list[tuple[int, int
             return []  # `||`, `&&`: truth values
         if ch in found and after != "=" and _binary(line, i):
             found[ch].append(i)
-    cuts = found["|"] or found["^"]
-    if not cuts:
-        return []
-    spans, last = [], start
-    for cut in [*cuts, end]:
-        a, b = last, cut
-        while a < b and raw[a].isspace():
-            a += 1
-        while b > a and raw[b - 1].isspace():
-            b -= 1
-        if a == b:
-            return []
-        spans.append((a, b))
-        last = cut + 1
-    return spans
+    return _cut(raw, start, end, found["|"] or found["^"])
 
 
 def _whole_expressions(
